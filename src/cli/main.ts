@@ -1,0 +1,37 @@
+/** The `loop-sentinel` command line: the engine in plain Node over recorded or live sessions. */
+import { SessionFormatError } from "../formats/reader";
+import { UsageError } from "./args";
+import { processIO, type CliIO } from "./io";
+import { REPLAY_USAGE, runReplay } from "./replay";
+
+type Command = { usage: string; run: (argv: string[], io: CliIO) => number | Promise<number> };
+
+/** Subcommands; each lives in its own file. */
+export const COMMANDS: Record<string, Command> = {
+  replay: { usage: REPLAY_USAGE, run: runReplay },
+};
+
+function usage(): string {
+  return ["usage:", ...Object.values(COMMANDS).map((c) => `  loop-sentinel ${c.usage}`)].join("\n");
+}
+
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") { io.out(usage()); return name ? 0 : 2; }
+  const command = COMMANDS[name];
+  if (!command) { io.err(`loop-sentinel: unknown command "${name}"\n${usage()}`); return 2; }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) { io.err(`loop-sentinel ${name}: ${err.message}`); return 2; }
+    if (err instanceof SessionFormatError) { io.err(`loop-sentinel ${name}: ${err.message}`); return 1; }
+    throw err;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
+    process.stderr.write(`loop-sentinel: internal error: ${(err as Error).stack ?? err}\n`);
+    process.exitCode = 70;
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * Engine settings: defaults, merging of partial user settings, and validation that never throws
+ * (a bad value gets a warning and its default; the extension shows the warning).
+ */
+import type { DetectorId, DetectorSettings } from "./detector";
+import { DETECTOR_DEFINITIONS } from "./detectors";
+import type { ToolNameLists } from "./toolKnowledge";
+
+export type Mode = "intervene" | "warnOnly";
+
+export interface ToolOverride {
+  warnAt?: number;
+  blockAt?: number;
+  stopAt?: number;
+  /** Calls of this tool are recorded but never the subject of an intervention. */
+  exempt?: boolean;
+}
+
+export interface EngineConfig {
+  enabled: boolean;
+  /** warnOnly: every intervention is a warning; the task is never touched. */
+  mode: Mode;
+  /** A new user message starts every count afresh. */
+  resetOnUserMessage: boolean;
+  /** Counts start afresh after this much silence between events (ms, from event ts); 0 = never. */
+  idleResetMs: number;
+  /** Aborts of the stream allowed in one user turn before the next one becomes a stop. */
+  maxAbortsPerTurn: number;
+  detectors: Record<DetectorId, DetectorSettings>;
+  /** Per-tool thresholds and exemptions, by the agent's tool name. */
+  perTool: Record<string, ToolOverride>;
+  /** Extra tool names per kind, for agents or MCP servers the defaults do not know. */
+  toolNames: Partial<ToolNameLists>;
+  /** Guidance templates per detector; {summary} and {suggestion} are filled in. */
+  guidance: Partial<Record<DetectorId, string>>;
+}
+
+export type PartialEngineConfig = Partial<Omit<EngineConfig, "detectors">> & {
+  detectors?: Partial<Record<DetectorId, Partial<DetectorSettings>>>;
+};
+
+export function defaultConfig(): EngineConfig {
+  const detectors = {} as Record<DetectorId, DetectorSettings>;
+  for (const d of DETECTOR_DEFINITIONS) detectors[d.id] = { ...d.defaults };
+  return {
+    enabled: true,
+    mode: "intervene",
+    resetOnUserMessage: true,
+    idleResetMs: 30 * 60 * 1000,
+    maxAbortsPerTurn: 2,
+    detectors,
+    perTool: {},
+    toolNames: {},
+    guidance: {},
+  };
+}
+
+export interface ResolvedConfig {
+  config: EngineConfig;
+  /** One line per rejected value: "detectors.tool-repeat.warnAt: expected a whole number ≥ 0, got -1". */
+  warnings: string[];
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+const RUNGS = ["warnAt", "blockAt", "stopAt"] as const;
+
+/** Merges user settings over the defaults, keeping each default whose override is invalid. */
+export function resolveConfig(input: unknown): ResolvedConfig {
+  const config = defaultConfig();
+  const warnings: string[] = [];
+  if (input === undefined || input === null) return { config, warnings };
+  if (!isRecord(input)) return { config, warnings: ["settings must be an object; using the defaults"] };
+  const reject = (path: string, expected: string, got: unknown) =>
+    warnings.push(`${path}: expected ${expected}, got ${JSON.stringify(got)}; using the default`);
+
+  const known = new Set(["enabled", "mode", "resetOnUserMessage", "idleResetMs", "maxAbortsPerTurn", "detectors", "perTool", "toolNames", "guidance"]);
+  for (const k of Object.keys(input)) if (!known.has(k)) warnings.push(`${k}: unknown setting, ignored`);
+
+  const bool = (k: "enabled" | "resetOnUserMessage") => {
+    if (input[k] === undefined) return;
+    if (typeof input[k] === "boolean") config[k] = input[k] as boolean; else reject(k, "true or false", input[k]);
+  };
+  bool("enabled");
+  bool("resetOnUserMessage");
+  if (input.mode !== undefined) {
+    if (input.mode === "intervene" || input.mode === "warnOnly") config.mode = input.mode; else reject("mode", `"intervene" or "warnOnly"`, input.mode);
+  }
+  const count = (path: string, v: unknown): v is number => {
+    if (typeof v === "number" && Number.isFinite(v) && v >= 0) return true;
+    reject(path, "a number ≥ 0", v);
+    return false;
+  };
+  if (input.idleResetMs !== undefined && count("idleResetMs", input.idleResetMs)) config.idleResetMs = input.idleResetMs;
+  if (input.maxAbortsPerTurn !== undefined && count("maxAbortsPerTurn", input.maxAbortsPerTurn)) config.maxAbortsPerTurn = Math.floor(input.maxAbortsPerTurn);
+
+  if (input.detectors !== undefined) {
+    if (!isRecord(input.detectors)) reject("detectors", "an object", input.detectors);
+    else for (const [id, overrides] of Object.entries(input.detectors)) {
+      const target = config.detectors[id as DetectorId];
+      if (!target) { warnings.push(`detectors.${id}: unknown detector, ignored`); continue; }
+      if (!isRecord(overrides)) { reject(`detectors.${id}`, "an object", overrides); continue; }
+      for (const [param, value] of Object.entries(overrides)) {
+        const path = `detectors.${id}.${param}`;
+        const current = target[param];
+        if (current === undefined) { warnings.push(`${path}: unknown parameter, ignored`); continue; }
+        if (typeof current === "boolean") {
+          if (typeof value === "boolean") target[param] = value; else reject(path, "true or false", value);
+        } else if (count(path, value)) target[param] = value;
+      }
+    }
+  }
+
+  if (input.perTool !== undefined) {
+    if (!isRecord(input.perTool)) reject("perTool", "an object", input.perTool);
+    else for (const [tool, o] of Object.entries(input.perTool)) {
+      if (!isRecord(o)) { reject(`perTool.${tool}`, "an object", o); continue; }
+      const clean: ToolOverride = {};
+      for (const r of RUNGS) if (o[r] !== undefined && count(`perTool.${tool}.${r}`, o[r])) clean[r] = o[r] as number;
+      if (o.exempt !== undefined) {
+        if (typeof o.exempt === "boolean") clean.exempt = o.exempt; else reject(`perTool.${tool}.exempt`, "true or false", o.exempt);
+      }
+      config.perTool[tool] = clean;
+    }
+  }
+
+  if (input.toolNames !== undefined) {
+    if (!isRecord(input.toolNames)) reject("toolNames", "an object", input.toolNames);
+    else for (const [kind, names] of Object.entries(input.toolNames)) {
+      if (!["read", "write", "edit", "search", "list", "command", "fetch"].includes(kind)) { warnings.push(`toolNames.${kind}: unknown tool kind, ignored`); continue; }
+      if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) { reject(`toolNames.${kind}`, "a list of tool names", names); continue; }
+      config.toolNames[kind as keyof ToolNameLists] = names as string[];
+    }
+  }
+
+  if (input.guidance !== undefined) {
+    if (!isRecord(input.guidance)) reject("guidance", "an object", input.guidance);
+    else for (const [id, text] of Object.entries(input.guidance)) {
+      if (!config.detectors[id as DetectorId]) { warnings.push(`guidance.${id}: unknown detector, ignored`); continue; }
+      if (typeof text !== "string" || text.trim() === "") { reject(`guidance.${id}`, "a non-empty text", text); continue; }
+      config.guidance[id as DetectorId] = text;
+    }
+  }
+  return { config, warnings };
+}
+
+/** Applies "a.b.c=value" overrides (CLI --set, stats calibration) on top of a config object. */
+export function applyOverride(target: Record<string, unknown>, assignment: string): void {
+  const eq = assignment.indexOf("=");
+  if (eq <= 0) throw new Error(`expected key=value, got "${assignment}"`);
+  const path = assignment.slice(0, eq).split(".");
+  const raw = assignment.slice(eq + 1);
+  let value: unknown = raw;
+  if (raw === "true" || raw === "false") value = raw === "true";
+  else if (raw !== "" && !Number.isNaN(Number(raw))) value = Number(raw);
+  let node = target;
+  for (const p of path.slice(0, -1)) {
+    if (!isRecord(node[p])) node[p] = {};
+    node = node[p] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]] = value;
+}

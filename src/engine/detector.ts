@@ -1,0 +1,115 @@
+/**
+ * The contract between the session and its detectors. A detector watches one kind of
+ * repetition and reports Findings; the session's ladder turns findings into interventions.
+ */
+import type { StreamEvent } from "./events";
+import type { CallRecord, ToolLedger } from "./ledger";
+import type { ToolKnowledge } from "./toolKnowledge";
+
+export type DetectorId =
+  | "stream-repeat"
+  | "line-repeat"
+  | "near-duplicate"
+  | "list-template"
+  | "stagnation"
+  | "tool-repeat"
+  | "tool-failure"
+  | "tool-cycle"
+  | "file-reread"
+  | "search-spiral"
+  | "edit-retry";
+
+export type Channel = "stream" | "tool";
+export type Action = "warn" | "block" | "abort" | "stop";
+
+export interface Evidence {
+  /** Event indices (0-based lines of the trace) that make up the repetition. */
+  events: number[];
+  /** How many times the thing repeated, in the detector's own unit. */
+  count: number;
+  /** The repeated text, cut to a readable length. */
+  span?: string;
+  /** The calls of a cycle, one short description each, in order. */
+  cycle?: string[];
+  tool?: string;
+  path?: string;
+  pattern?: string;
+  command?: string;
+  /** For near-duplicate and stagnation detectors: how alike the copies are (0..1). */
+  similarity?: number;
+  /** Whether the repeated calls returned identical output. */
+  identicalOutput?: boolean;
+}
+
+export interface Finding {
+  detector: DetectorId;
+  /** Identity of what repeats; the ladder escalates per key and "ignore this pattern" matches it. */
+  key: string;
+  /** Strength in the detector's unit (copies, calls, paths...), compared with warnAt/blockAt/stopAt. */
+  count: number;
+  /** The tool whose per-tool thresholds apply. */
+  tool?: string;
+  /** The call that a block would refuse (tool channel). */
+  toolCallId?: string;
+  /** What repeats, in one line, for people and for the model. */
+  summary: string;
+  /** What to do instead. */
+  suggestion: string;
+  evidence: Evidence;
+}
+
+/** Numbers and switches of one detector. warnAt/blockAt/stopAt of 0 switch that rung off. */
+export interface DetectorSettings {
+  enabled: boolean;
+  warnAt: number;
+  blockAt: number;
+  stopAt: number;
+  [param: string]: number | boolean;
+}
+
+export interface DetectorContext {
+  /** 0-based index of the event being processed. */
+  readonly index: number;
+  readonly ts: number | undefined;
+  /** Requests started in this session (the current one is requestCount - 1). */
+  readonly requestCount: number;
+  /** Progress epoch: bumped by every successful write, edit or mutating command. */
+  readonly epoch: number;
+  readonly tools: ToolKnowledge;
+  readonly ledger: ToolLedger;
+}
+
+export interface DetectorStatus {
+  id: DetectorId;
+  enabled: boolean;
+  /** How close the strongest candidate is to the first rung (1 = firing). */
+  progress: number;
+  /** What the strongest candidate is, in a few words ("read_file a.ts 2/3"). */
+  detail: string;
+}
+
+export interface Detector {
+  readonly id: DetectorId;
+  /** A request (model step) begins. */
+  onRequestStart?(ctx: DetectorContext): Finding[] | void;
+  /** A streamed chunk of reasoning or visible text. */
+  onStream?(ev: StreamEvent, ctx: DetectorContext): Finding[] | void;
+  /** The current request's stream finished. */
+  onRequestEnd?(ctx: DetectorContext): Finding[] | void;
+  /** A tool call, before it runs: a finding here can still block it. */
+  onToolCall?(call: CallRecord, ctx: DetectorContext): Finding[] | void;
+  /** A tool call's outcome (call.result is set). */
+  onToolResult?(call: CallRecord, ctx: DetectorContext): Finding[] | void;
+  /** Forget everything (new user message, manual or idle reset). */
+  reset(): void;
+  status(): DetectorStatus;
+}
+
+export interface DetectorDefinition {
+  id: DetectorId;
+  title: string;
+  description: string;
+  channel: Channel;
+  defaults: DetectorSettings;
+  create(settings: DetectorSettings): Detector;
+}

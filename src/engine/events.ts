@@ -1,0 +1,135 @@
+/**
+ * The neutral session event stream (trace format v1, see README "Trace format").
+ * Every host adapter and every file reader produces these; the detectors see nothing else.
+ */
+
+export interface Usage {
+  /** Prompt tokens of the request, as the host reported them. */
+  tokensIn?: number;
+  /** Completion (including reasoning) tokens of the request. */
+  tokensOut?: number;
+  /** Cost in the host's currency unit (USD for Roo and Cline). */
+  cost?: number;
+}
+
+interface Timed {
+  /** Milliseconds; absolute or from the start, only differences matter. */
+  ts?: number;
+}
+
+export interface UserEvent extends Timed { t: "user"; text: string }
+export interface RequestEvent extends Timed { t: "request"; model?: string; usage?: Usage }
+export interface ReasoningEvent extends Timed { t: "reasoning"; delta: string }
+export interface TextEvent extends Timed { t: "text"; delta: string }
+export interface ToolCallEvent extends Timed {
+  t: "tool_call";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+export interface ToolResultEvent extends Timed {
+  t: "tool_result";
+  id: string;
+  ok: boolean;
+  output?: string;
+  error?: string;
+}
+export interface EndEvent extends Timed { t: "end"; usage?: Usage }
+
+export type TraceEvent =
+  | UserEvent
+  | RequestEvent
+  | ReasoningEvent
+  | TextEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | EndEvent;
+
+export type EventKind = TraceEvent["t"];
+export const EVENT_KINDS: readonly EventKind[] = ["user", "request", "reasoning", "text", "tool_call", "tool_result", "end"];
+
+/** A stream chunk of either channel. */
+export type StreamEvent = ReasoningEvent | TextEvent;
+
+export class TraceEventError extends Error {}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function optionalNumber(o: Record<string, unknown>, key: string): void {
+  if (o[key] !== undefined && (typeof o[key] !== "number" || !Number.isFinite(o[key]))) {
+    throw new TraceEventError(`"${key}" must be a finite number`);
+  }
+}
+
+function requireString(o: Record<string, unknown>, key: string): string {
+  const v = o[key];
+  if (typeof v !== "string") throw new TraceEventError(`"${o.t}" event needs a string "${key}"`);
+  return v;
+}
+
+function usageOf(v: unknown): Usage | undefined {
+  if (v === undefined) return undefined;
+  if (!isRecord(v)) throw new TraceEventError(`"usage" must be an object`);
+  optionalNumber(v, "tokensIn");
+  optionalNumber(v, "tokensOut");
+  optionalNumber(v, "cost");
+  return { tokensIn: v.tokensIn as number | undefined, tokensOut: v.tokensOut as number | undefined, cost: v.cost as number | undefined };
+}
+
+/**
+ * Checks a parsed JSON value against the event schema and returns a clean copy.
+ * Throws TraceEventError with a message that names the problem (the caller adds file:line).
+ */
+export function toTraceEvent(value: unknown): TraceEvent {
+  if (!isRecord(value)) throw new TraceEventError("an event must be a JSON object");
+  const t = value.t;
+  if (typeof t !== "string") throw new TraceEventError(`missing event type field "t"`);
+  optionalNumber(value, "ts");
+  const ts = value.ts as number | undefined;
+  const withTs = <E extends TraceEvent>(e: E): E => (ts === undefined ? e : { ...e, ts });
+  switch (t) {
+    case "user":
+      return withTs({ t, text: requireString(value, "text") });
+    case "request": {
+      if (value.model !== undefined && typeof value.model !== "string") throw new TraceEventError(`"model" must be a string`);
+      const e: RequestEvent = { t };
+      if (value.model !== undefined) e.model = value.model as string;
+      const usage = usageOf(value.usage);
+      if (usage) e.usage = usage;
+      return withTs(e);
+    }
+    case "reasoning":
+    case "text":
+      return withTs({ t, delta: requireString(value, "delta") });
+    case "tool_call": {
+      const id = requireString(value, "id");
+      const name = requireString(value, "name");
+      const input = value.input === undefined ? {} : value.input;
+      if (!isRecord(input)) throw new TraceEventError(`"tool_call" input must be an object`);
+      return withTs({ t, id, name, input });
+    }
+    case "tool_result": {
+      const id = requireString(value, "id");
+      if (typeof value.ok !== "boolean") throw new TraceEventError(`"tool_result" needs a boolean "ok"`);
+      const e: ToolResultEvent = { t, id, ok: value.ok };
+      if (value.output !== undefined) e.output = typeof value.output === "string" ? value.output : JSON.stringify(value.output);
+      if (value.error !== undefined) e.error = typeof value.error === "string" ? value.error : JSON.stringify(value.error);
+      return withTs(e);
+    }
+    case "end": {
+      const e: EndEvent = { t };
+      const usage = usageOf(value.usage);
+      if (usage) e.usage = usage;
+      return withTs(e);
+    }
+    default:
+      throw new TraceEventError(`unknown event type "${t}" (expected one of ${EVENT_KINDS.join(", ")})`);
+  }
+}
+
+/** The text a tool result carries, whichever field it came in. */
+export function resultText(e: ToolResultEvent): string {
+  return e.ok ? (e.output ?? e.error ?? "") : (e.error ?? e.output ?? "");
+}

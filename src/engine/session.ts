@@ -1,0 +1,214 @@
+/**
+ * One agent session (one host task) as the engine sees it: fed one event at a time, it runs the
+ * detectors and turns their findings into interventions through the escalation ladder.
+ * Deterministic: time comes only from event ts.
+ */
+import type { Action, Detector, DetectorContext, DetectorId, DetectorStatus, Evidence, Finding } from "./detector";
+import type { EngineConfig } from "./config";
+import { defaultConfig } from "./config";
+import { DETECTOR_DEFINITIONS } from "./detectors";
+import type { TraceEvent, Usage } from "./events";
+import { guidanceFor } from "./guidance";
+import { ToolLedger } from "./ledger";
+import { createToolKnowledge, type ToolKnowledge } from "./toolKnowledge";
+
+export interface Intervention {
+  /** 0-based index of the event during which the engine intervened. */
+  event: number;
+  detector: DetectorId;
+  action: Action;
+  /** The guidance text for the model (and the user). */
+  message: string;
+  evidence: Evidence;
+  /** Identity of what repeats: "ignore this pattern" takes it. */
+  key: string;
+  /** One line saying what repeats. */
+  summary: string;
+  /** The call to refuse, for block. */
+  toolCallId?: string;
+  ts?: number;
+}
+
+export interface SessionStats {
+  events: number;
+  requests: number;
+  toolCalls: number;
+  reasoningChars: number;
+  textChars: number;
+  tokensIn: number;
+  tokensOut: number;
+  cost: number;
+  interventions: number;
+}
+
+const RUNG_ORDER: Record<Action, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
+
+export class LoopSession {
+  private config: EngineConfig;
+  private tools: ToolKnowledge;
+  private detectors: Detector[] = [];
+  private ledger: ToolLedger;
+  private index = -1;
+  private requestCount = 0;
+  private lastTs: number | undefined;
+  /** Highest rung already acted on, per finding key. */
+  private rungByKey = new Map<string, number>();
+  private ignored = new Set<string>();
+  private abortsThisTurn = 0;
+  private stopped = false;
+  private readonly counters: SessionStats = {
+    events: 0, requests: 0, toolCalls: 0, reasoningChars: 0, textChars: 0, tokensIn: 0, tokensOut: 0, cost: 0, interventions: 0,
+  };
+
+  constructor(config: EngineConfig = defaultConfig()) {
+    this.config = config;
+    this.tools = createToolKnowledge(config.toolNames);
+    this.ledger = new ToolLedger(this.tools);
+    this.buildDetectors();
+  }
+
+  /** Applies new settings live; counts start afresh (thresholds may have changed meaning). */
+  configure(config: EngineConfig): void {
+    this.config = config;
+    this.tools = createToolKnowledge(config.toolNames);
+    this.ledger = new ToolLedger(this.tools);
+    this.buildDetectors();
+    this.rungByKey.clear();
+  }
+
+  private buildDetectors(): void {
+    this.detectors = DETECTOR_DEFINITIONS
+      .filter((d) => this.config.detectors[d.id]?.enabled !== false)
+      .map((d) => d.create({ ...d.defaults, ...this.config.detectors[d.id] }));
+  }
+
+  /** Never again intervene on this key (the user said the pattern is fine). */
+  ignore(key: string): void { this.ignored.add(key); }
+  get ignoredKeys(): readonly string[] { return [...this.ignored]; }
+
+  /** Forget all counts: manual reset, new user message, long silence. */
+  reset(): void {
+    for (const d of this.detectors) d.reset();
+    this.ledger.reset();
+    this.rungByKey.clear();
+    this.abortsThisTurn = 0;
+    this.stopped = false;
+  }
+
+  stats(): SessionStats { return { ...this.counters }; }
+
+  detectorStatus(): DetectorStatus[] {
+    const running = new Map(this.detectors.map((d) => [d.id, d.status()]));
+    return DETECTOR_DEFINITIONS.map((d) => running.get(d.id) ?? { id: d.id, enabled: false, progress: 0, detail: "off" });
+  }
+
+  /** Feeds one event; returns the interventions it caused (usually none). */
+  push(ev: TraceEvent): Intervention[] {
+    this.index++;
+    this.counters.events++;
+    if (ev.ts !== undefined) {
+      if (this.lastTs !== undefined && this.config.idleResetMs > 0 && ev.ts - this.lastTs > this.config.idleResetMs) this.reset();
+      this.lastTs = ev.ts;
+    }
+    const findings: Finding[] = [];
+    const collect = (f: Finding[] | void) => { if (f) for (const x of f) findings.push(x); };
+    const ctx = this.context(ev.ts);
+    switch (ev.t) {
+      case "user":
+        if (this.config.resetOnUserMessage) this.reset();
+        break;
+      case "request":
+        this.ledger.settleUnanswered();
+        this.requestCount++;
+        this.counters.requests++;
+        this.addUsage(ev.usage);
+        for (const d of this.detectors) collect(d.onRequestStart?.(this.context(ev.ts)));
+        break;
+      case "reasoning":
+      case "text":
+        if (ev.t === "reasoning") this.counters.reasoningChars += ev.delta.length; else this.counters.textChars += ev.delta.length;
+        for (const d of this.detectors) collect(d.onStream?.(ev, ctx));
+        break;
+      case "tool_call": {
+        this.counters.toolCalls++;
+        if (this.requestCount === 0) { this.requestCount = 1; this.counters.requests++; }
+        const call = this.ledger.recordCall(ev, this.index, this.requestCount - 1);
+        const callCtx = this.context(ev.ts);
+        for (const d of this.detectors) collect(d.onToolCall?.(call, callCtx));
+        break;
+      }
+      case "tool_result": {
+        const call = this.ledger.recordResult(ev, this.index);
+        if (!call) break; // a result for a call we never saw (trace cut, or a host's own bookkeeping)
+        const resultCtx = this.context(ev.ts);
+        for (const d of this.detectors) collect(d.onToolResult?.(call, resultCtx));
+        break;
+      }
+      case "end":
+        this.addUsage(ev.usage);
+        for (const d of this.detectors) collect(d.onRequestEnd?.(ctx));
+        break;
+    }
+    if (!this.config.enabled || findings.length === 0) return [];
+    const out: Intervention[] = [];
+    for (const f of findings) {
+      const iv = this.escalate(f, ev.ts);
+      if (iv) out.push(iv);
+    }
+    this.counters.interventions += out.length;
+    return out;
+  }
+
+  private context(ts: number | undefined): DetectorContext {
+    return { index: this.index, ts, requestCount: this.requestCount, epoch: this.ledger.epoch, tools: this.tools, ledger: this.ledger };
+  }
+
+  private addUsage(u: Usage | undefined): void {
+    if (!u) return;
+    this.counters.tokensIn += u.tokensIn ?? 0;
+    this.counters.tokensOut += u.tokensOut ?? 0;
+    this.counters.cost += u.cost ?? 0;
+  }
+
+  /** The ladder: which rung a finding reaches, and whether that is news. */
+  private escalate(f: Finding, ts: number | undefined): Intervention | undefined {
+    if (this.ignored.has(f.key) || this.stopped) return undefined;
+    const settings = this.config.detectors[f.detector];
+    const perTool = f.tool !== undefined ? this.config.perTool[f.tool] : undefined;
+    if (!settings || perTool?.exempt) return undefined;
+    const rungAt = (r: "warnAt" | "blockAt" | "stopAt") => perTool?.[r] ?? settings[r];
+    const reached = (at: number) => at > 0 && f.count >= at;
+    const channel = DETECTOR_DEFINITIONS.find((d) => d.id === f.detector)?.channel ?? "tool";
+    let action: Action | undefined;
+    if (reached(rungAt("stopAt"))) action = "stop";
+    else if (reached(rungAt("blockAt"))) action = channel === "stream" ? "abort" : f.toolCallId !== undefined ? "block" : "warn";
+    else if (reached(rungAt("warnAt"))) action = "warn";
+    if (!action) return undefined;
+
+    if (action === "abort") {
+      if (this.abortsThisTurn >= this.config.maxAbortsPerTurn && this.config.maxAbortsPerTurn > 0) action = "stop";
+    }
+    const rung = RUNG_ORDER[action];
+    const previous = this.rungByKey.get(f.key) ?? 0;
+    // A block refuses each further identical call; other rungs act once per key.
+    if (rung < previous || (rung === previous && action !== "block")) return undefined;
+    if (this.config.mode === "warnOnly") {
+      if (rung === previous) return undefined;
+      action = "warn";
+    }
+    this.rungByKey.set(f.key, rung);
+    if (action === "abort") this.abortsThisTurn++;
+    if (action === "stop") this.stopped = true;
+    return {
+      event: this.index,
+      detector: f.detector,
+      action,
+      message: guidanceFor(f, action, this.config.guidance),
+      evidence: f.evidence,
+      key: f.key,
+      summary: f.summary,
+      toolCallId: action === "block" ? f.toolCallId : undefined,
+      ts,
+    };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Call signatures: what makes two tool calls "the same call". Written once here and used by
+ * every tool detector, so that they agree on identity.
+ */
+import stableStringify from "fast-json-stable-stringify";
+import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
+
+/** Input fields that change per call without changing what the call does. */
+export const VOLATILE_INPUT_KEYS = new Set([
+  "id", "_id", "toolCallId", "tool_call_id", "callId", "call_id", "requestId", "request_id", "traceId", "spanId",
+  "nonce", "timeout", "timeout_ms", "timeoutMs", "description", "task_progress", "requires_approval",
+  "is_background", "run_in_background",
+]);
+
+/** Edit inputs whose text is the replacement, not the target: dropped so that retries with a new replacement match. */
+export const REPLACEMENT_KEYS = new Set([
+  "new_string", "newString", "new_str", "replace", "replacement", "new_text", "newText", "content_new", "new",
+]);
+
+/** Fields holding the text an edit looks for. */
+export const EDIT_TARGET_KEYS = ["old_string", "oldString", "old_str", "search", "find", "old_text", "oldText", "target", "diff", "patch", "line", "start_line"];
+
+export function normaliseWhitespace(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
+}
+
+function stripVolatile(value: unknown, drop: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => stripVolatile(v, drop));
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (drop.has(k)) continue;
+      out[k] = typeof v === "string" ? v.trim() : stripVolatile(v, drop);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Apply_diff style SEARCH/REPLACE blocks: keep only the SEARCH halves. */
+export function searchHalvesOfDiff(diff: string): string {
+  const parts: string[] = [];
+  const re = /<<<<<<< SEARCH[^\n]*\n([\s\S]*?)\n?=======/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(diff)) !== null) parts.push(m[1]);
+  return parts.length > 0 ? parts.join("\n---\n") : diff;
+}
+
+/** The part of an edit call that says what is being changed, without what it is changed to. */
+export function editTargetOf(input: Record<string, unknown>, tools: ToolKnowledge): string {
+  const path = tools.pathOf(input) ?? "";
+  let target = "";
+  for (const k of EDIT_TARGET_KEYS) {
+    const v = input[k];
+    if (typeof v === "string" && v !== "") { target = k === "diff" ? searchHalvesOfDiff(v) : v; break; }
+    if (typeof v === "number") { target = String(v); break; }
+  }
+  return `${path}\u0000${normaliseWhitespace(target)}`;
+}
+
+/** Tool name plus a stable rendering of what the call asks for. */
+export function callSignature(name: string, kind: ToolKind, input: Record<string, unknown>, tools: ToolKnowledge): string {
+  if (kind === "edit") return `${name}\u0001edit\u0001${editTargetOf(input, tools)}`;
+  if (kind === "command") {
+    const cmd = tools.commandOf(input);
+    if (cmd !== undefined) {
+      const rest = stripVolatile({ ...input, command: undefined, cmd: undefined }, VOLATILE_INPUT_KEYS);
+      return `${name}\u0001cmd\u0001${normaliseWhitespace(cmd)}\u0001${stableStringify(rest)}`;
+    }
+  }
+  return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;
+}
+
+/** The thing a call acts on (file, URL, search pattern, command), for target-keyed counts. */
+export function callTarget(kind: ToolKind, input: Record<string, unknown>, tools: ToolKnowledge): string | undefined {
+  switch (kind) {
+    case "read": case "write": case "edit": case "list": return tools.pathOf(input);
+    case "search": return tools.patternOf(input);
+    case "command": { const c = tools.commandOf(input); return c === undefined ? undefined : normaliseWhitespace(c); }
+    case "fetch": return tools.urlOf(input) ?? tools.patternOf(input);
+    default: return undefined;
+  }
+}
+
+/**
+ * First meaningful error line with the parts that vary between retries of the same mistake
+ * replaced by placeholders (URLs, paths, quoted text, numbers, hex ids), lower-cased.
+ */
+export function errorFingerprint(text: string): string {
+  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "" && !/^[-=_*#`~>]+$/.test(l)) ?? "";
+  return line
+    .slice(0, 300)
+    .toLowerCase()
+    .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/g, "<url>")
+    .replace(/(["'`])(?:(?!\1).){0,200}\1/g, "<quoted>")
+    .replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/g, "<path>")
+    .replace(/\b[0-9a-f]{7,}\b/g, "<id>")
+    .replace(/\d+(?:\.\d+)?/g, "<num>")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** A fast 32-bit FNV-1a hash for output comparison (a collision only merges two outputs). */
+export function hashText(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36) + ":" + s.length.toString(36);
+}

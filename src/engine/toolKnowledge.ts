@@ -1,0 +1,110 @@
+/**
+ * What each agent's tool names do. The trace keeps the agent's own names; the detectors ask
+ * this table whether a call reads, writes, edits, searches or runs a command.
+ */
+
+export type ToolKind = "read" | "write" | "edit" | "search" | "list" | "command" | "fetch" | "other";
+
+export interface ToolNameLists {
+  read: string[];
+  write: string[];
+  edit: string[];
+  search: string[];
+  list: string[];
+  command: string[];
+  fetch: string[];
+}
+
+/** Names from Roo/Kilo, Cline, pi, opencode, Claude Code, Gemini CLI, mini-swe-agent and SWE-agent. */
+export const DEFAULT_TOOL_NAMES: ToolNameLists = {
+  read: [
+    "read_file", "read", "Read", "view", "open", "read_many_files", "readfile", "fetch_instructions",
+    "access_mcp_resource", "ctx_read", "str_replace_based_edit_tool:view", "NotebookRead",
+  ],
+  write: [
+    "write_to_file", "write", "Write", "write_file", "create_file", "create", "new_file", "NotebookEdit",
+    "generate_image",
+  ],
+  edit: [
+    "apply_diff", "edit", "Edit", "MultiEdit", "replace", "replace_in_file", "search_and_replace", "search_replace",
+    "insert_content", "edit_file", "apply_patch", "patch", "str_replace", "str_replace_editor", "multiedit",
+    "edit_block",
+  ],
+  search: [
+    "search_files", "grep", "Grep", "glob", "Glob", "search", "codebase_search", "search_file_content", "find",
+    "rg", "ripgrep", "ctx_grep", "ctx_find", "find_file", "search_dir", "search_file", "list_code_definition_names",
+  ],
+  list: ["list_files", "ls", "LS", "list_directory", "list", "tree"],
+  command: [
+    "execute_command", "bash", "Bash", "shell", "run_shell_command", "run_command", "terminal", "exec", "ctx_shell",
+    "BashOutput",
+  ],
+  fetch: ["web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "browser_action", "url_screenshot"],
+};
+
+const PATH_KEYS = ["path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path", "notebook_path", "uri"];
+const PATTERN_KEYS = ["regex", "pattern", "query", "search", "term", "q"];
+const DIR_KEYS = ["path", "dir", "directory", "cwd", "include", "glob", "file_pattern", "root"];
+const COMMAND_KEYS = ["command", "cmd", "script", "commandLine"];
+const URL_KEYS = ["url", "href", "uri"];
+
+export interface ToolKnowledge {
+  kindOf(name: string): ToolKind;
+  /** The file a read/write/edit call targets, if it names one. */
+  pathOf(input: Record<string, unknown>): string | undefined;
+  /** The search pattern of a search call. */
+  patternOf(input: Record<string, unknown>): string | undefined;
+  /** Where a search call looks (directory or glob). */
+  searchScopeOf(input: Record<string, unknown>): string | undefined;
+  /** The shell command of a command call. */
+  commandOf(input: Record<string, unknown>): string | undefined;
+  urlOf(input: Record<string, unknown>): string | undefined;
+}
+
+function firstString(input: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const k of keys) {
+    const v = input[k];
+    if (typeof v === "string" && v.trim() !== "") return v.trim();
+  }
+  // Roo's read_file takes {args:{file:[{path}]}} or {files:[{path}]}: look one level into the first file entry.
+  const files = (input.files ?? (input.args as Record<string, unknown> | undefined)?.file) as unknown;
+  if (Array.isArray(files) && files.length > 0 && typeof files[0] === "object" && files[0] !== null) {
+    return firstString(files[0] as Record<string, unknown>, keys);
+  }
+  return undefined;
+}
+
+export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKnowledge {
+  const byName = new Map<string, ToolKind>();
+  const lowerByName = new Map<string, ToolKind>();
+  const lists: ToolNameLists = { ...DEFAULT_TOOL_NAMES };
+  for (const kind of Object.keys(lists) as (keyof ToolNameLists)[]) {
+    const extra = overrides?.[kind];
+    if (extra) lists[kind] = [...extra, ...lists[kind]];
+  }
+  // Earlier kinds win on a clash; overrides come first within each kind, and are applied
+  // first overall so that a user moving a name to another kind is obeyed.
+  if (overrides) {
+    for (const kind of Object.keys(overrides) as (keyof ToolNameLists)[]) {
+      for (const n of overrides[kind] ?? []) { byName.set(n, kind); lowerByName.set(n.toLowerCase(), kind); }
+    }
+  }
+  for (const kind of Object.keys(lists) as (keyof ToolNameLists)[]) {
+    for (const n of lists[kind]) {
+      if (!byName.has(n)) byName.set(n, kind);
+      if (!lowerByName.has(n.toLowerCase())) lowerByName.set(n.toLowerCase(), kind);
+    }
+  }
+  return {
+    kindOf(name) {
+      // MCP tools arrive as "server.tool" or "mcp__server__tool": classify by the last part.
+      const tail = name.split(/__|\.|\//).pop() ?? name;
+      return byName.get(name) ?? lowerByName.get(name.toLowerCase()) ?? lowerByName.get(tail.toLowerCase()) ?? "other";
+    },
+    pathOf: (input) => firstString(input, PATH_KEYS),
+    patternOf: (input) => firstString(input, PATTERN_KEYS),
+    searchScopeOf: (input) => firstString(input, DIR_KEYS),
+    commandOf: (input) => firstString(input, COMMAND_KEYS),
+    urlOf: (input) => firstString(input, URL_KEYS),
+  };
+}

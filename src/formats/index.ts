@@ -1,0 +1,59 @@
+/**
+ * Auto-detection over every known session format. A path is offered to each reader in turn;
+ * the first that claims it reads it. Folders nobody claims are walked.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { SessionFormatError, type ReadOptions, type RecordedSession, type SessionReader } from "./reader";
+import { traceReader } from "./traceFile";
+
+/** Most specific first: host task folders before generic JSONL. Add a reader here. */
+export const SESSION_READERS: SessionReader[] = [
+  traceReader,
+];
+
+const HEAD_BYTES = 4096;
+
+function headOf(file: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, "r");
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const n = fs.readSync(fd, buf, 0, HEAD_BYTES, 0);
+    return buf.subarray(0, n).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+export function readerFor(p: string, isDirectory: boolean): SessionReader | undefined {
+  const head = isDirectory ? undefined : headOf(p);
+  return SESSION_READERS.find((r) => r.detect(p, isDirectory, head));
+}
+
+/**
+ * Every session under the given paths, in a stable (sorted) order. A file no reader claims is an
+ * error when named directly and skipped when met during a folder walk.
+ */
+export function readSessions(paths: string[], options: ReadOptions): RecordedSession[] {
+  const out: RecordedSession[] = [];
+  const visit = (p: string, named: boolean, depth: number) => {
+    let stat: fs.Stats;
+    try { stat = fs.statSync(p); } catch (err) { throw new SessionFormatError(p, (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or folder" : (err as Error).message); }
+    const reader = readerFor(p, stat.isDirectory());
+    if (reader) { out.push(...reader.read(p, options)); return; }
+    if (stat.isDirectory()) {
+      if (depth > 6) return;
+      for (const name of fs.readdirSync(p).sort()) {
+        if (name.startsWith(".") || name === "node_modules") continue;
+        visit(path.join(p, name), false, depth + 1);
+      }
+      return;
+    }
+    if (named) throw new SessionFormatError(p, `not a session file this tool can read (known formats: ${SESSION_READERS.map((r) => r.description).join("; ")})`);
+  };
+  for (const p of paths) visit(p, true, 0);
+  return out;
+}

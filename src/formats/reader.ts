@@ -1,0 +1,40 @@
+/**
+ * Session readers turn a recorded session (trace file, host task folder, another agent's export)
+ * into trace events. Each format is one reader; `index.ts` lists them for auto-detection.
+ */
+import type { TraceEvent } from "../engine/events";
+
+export interface RecordedSession {
+  /** The file or folder the session came from (as given, for output). */
+  file: string;
+  /** Reader that understood it ("trace", "roo-task", "cline-classic", ...). */
+  format: string;
+  events: TraceEvent[];
+  /** Lines or messages skipped in lenient mode. */
+  skipped: number;
+}
+
+export interface ReadOptions {
+  /** Skip bad lines/messages (counting them) instead of failing. */
+  lenient: boolean;
+}
+
+export interface SessionReader {
+  format: string;
+  /** What it reads, for help texts and errors. */
+  description: string;
+  /**
+   * Whether this reader claims the path. `head` is the first 4 KB of a file (undefined for a folder).
+   * Must be cheap: it is asked for every path a directory walk meets.
+   */
+  detect(path: string, isDirectory: boolean, head: string | undefined): boolean;
+  /** Reads one path; a folder of many sessions may yield several. Throws SessionFormatError. */
+  read(path: string, options: ReadOptions): RecordedSession[];
+}
+
+/** A bad input, located: "file:line: message" (line counted from 1), or "file: message". */
+export class SessionFormatError extends Error {
+  constructor(readonly file: string, readonly detail: string, readonly line?: number, readonly format?: string) {
+    super(`${file}${line !== undefined ? ":" + line : ""}: ${format ? `(${format}) ` : ""}${detail}`);
+  }
+}
