@@ -1,0 +1,85 @@
+/**
+ * The contract between the extension shell and one agent host (Roo Code, Kilo Code, Cline...).
+ * An adapter turns the host's messages into trace events (adapters in) and carries out the
+ * engine's interventions through the host's API (actions out). No detection logic lives here.
+ * Kept free of `vscode` types so that adapters' pure parts and tests run in plain Node.
+ */
+import type { TraceEvent } from "../engine/events";
+import type { Intervention } from "../engine/session";
+
+export interface Disposable { dispose(): void }
+export type Listener<T> = (value: T) => void;
+export type Subscribe<T> = (listener: Listener<T>) => Disposable;
+
+export type HostState =
+  /** Host extension or data folder not found. */
+  | "not-found"
+  /** Found but not usable yet (extension not activated, API missing). */
+  | "inactive"
+  /** Connected and delivering events. */
+  | "watching"
+  /** Found but unusable: API of an unexpected shape, unreadable files. Detail says why. */
+  | "error";
+
+export interface HostStatus {
+  hostId: string;
+  label: string;
+  state: HostState;
+  /** One sentence for the status bar tooltip: why it is (not) watched. */
+  detail: string;
+  /** Sessions (tasks) seen so far. */
+  sessions: number;
+}
+
+export interface HostSessionEvent {
+  hostId: string;
+  /** The host's task id; one engine session per task. */
+  taskId: string;
+  /** A readable task name (first user message), when known. */
+  title?: string;
+  event: TraceEvent;
+}
+
+export interface ActionOutcome {
+  /** What was done, in a sentence, for the log and the panel ("cancelled task, sent guidance"). */
+  done: string;
+  ok: boolean;
+}
+
+export interface HostAdapter extends Disposable {
+  readonly hostId: string;
+  readonly label: string;
+  /** Starts watching; never throws (problems show in status()). */
+  start(): Promise<void>;
+  status(): HostStatus;
+  readonly onStatusChange: Subscribe<HostStatus>;
+  readonly onEvent: Subscribe<HostSessionEvent>;
+  /**
+   * Carries out one intervention on a task: warn (send guidance), block (refuse the pending call),
+   * abort (cancel the running request, then guide), stop (halt the task). Never throws; a host that
+   * cannot do an action says so in the outcome.
+   */
+  act(taskId: string, intervention: Intervention): Promise<ActionOutcome>;
+}
+
+/** A tiny event emitter with the Subscribe shape (vscode.EventEmitter is not available in plain Node). */
+export class Emitter<T> {
+  private listeners = new Set<Listener<T>>();
+  readonly subscribe: Subscribe<T> = (listener) => {
+    this.listeners.add(listener);
+    return { dispose: () => { this.listeners.delete(listener); } };
+  };
+  fire(value: T): void {
+    for (const l of [...this.listeners]) {
+      try { l(value); } catch { /* a failing listener must not stop the others */ }
+    }
+  }
+  dispose(): void { this.listeners.clear(); }
+}
+
+/** What a host factory needs from the extension: logging and settings, without vscode types. */
+export interface HostEnvironment {
+  log(line: string): void;
+  /** Global storage folder of VS Code (…/User/globalStorage), where hosts keep their task files. */
+  globalStorageRoot: string | undefined;
+}
