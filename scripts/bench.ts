@@ -1,0 +1,164 @@
+/**
+ * `npm run bench`: throughput and memory of the engine on a live-like stream.
+ * Generates synthetic sessions of 1, 10 and 50 MB (trace JSONL: reasoning and text in chunks of
+ * 1-40 characters, tool calls and results mixed, many requests), then times a parse-only pass and a
+ * parse+engine pass over each file, streaming it line by line. Per-MB time must stay flat as the
+ * session grows (amortised O(chunk) work, bounded state); peak heap must not grow with size.
+ * Usage: node --expose-gc dist/bench.js [sizesMB...]  (default 1 10 50)
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { toTraceEvent } from "../src/engine/events";
+import { LoopSession } from "../src/engine/session";
+
+/** Deterministic PRNG (mulberry32) so every run benchmarks the same bytes. */
+function rng(seed: number): () => number {
+  return () => {
+    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ("the a function returns config loader path value test error file module import export class " +
+  "should check whether this that because then when before after update handler parser token stream " +
+  "request response cache index build compile run fix bug issue option setting default user session " +
+  "event state detector result output input line column offset buffer window chunk hash count").split(" ");
+
+function* syntheticSession(targetBytes: number, seed: number): Generator<string> {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+  let bytes = 0, call = 0, t = 0;
+  const emit = (o: object) => { const line = JSON.stringify(o); bytes += line.length + 1; return line; };
+  const sentence = () => {
+    const n = 6 + Math.floor(r() * 14);
+    const ws: string[] = [];
+    for (let i = 0; i < n; i++) ws.push(r() < 0.08 ? `${pick(WORDS)}${Math.floor(r() * 1000)}` : pick(WORDS));
+    return ws.join(" ") + (r() < 0.15 ? ".\n\n" : ". ");
+  };
+  const streamed = function* (kind: "reasoning" | "text", chars: number) {
+    let text = "";
+    while (text.length < chars) text += sentence();
+    for (let i = 0; i < text.length;) {
+      const n = 1 + Math.floor(r() * 40);
+      yield emit({ t: kind, delta: text.slice(i, i + n), ts: (t += 5) });
+      i += n;
+    }
+  };
+  yield emit({ t: "user", text: "Refactor the config loader and keep the tests green.", ts: t });
+  while (bytes < targetBytes) {
+    yield emit({ t: "request", ts: (t += 300) });
+    yield* streamed("reasoning", 300 + Math.floor(r() * 1500));
+    if (r() < 0.3) yield* streamed("text", 100 + Math.floor(r() * 600));
+    const calls = r() < 0.2 ? 3 : 1; // parallel batches now and then
+    const ids: string[] = [];
+    for (let c = 0; c < calls; c++) {
+      const id = `call${++call}`;
+      ids.push(id);
+      const kind = r();
+      if (kind < 0.4) yield emit({ t: "tool_call", id, name: "read_file", input: { path: `src/mod${Math.floor(r() * 5000)}.ts` }, ts: (t += 20) });
+      else if (kind < 0.6) yield emit({ t: "tool_call", id, name: "apply_diff", input: { path: `src/mod${Math.floor(r() * 5000)}.ts`, diff: sentence() }, ts: (t += 20) });
+      else if (kind < 0.8) yield emit({ t: "tool_call", id, name: "execute_command", input: { command: `npm test -- --grep ${pick(WORDS)}${call}` }, ts: (t += 20) });
+      else yield emit({ t: "tool_call", id, name: "search_files", input: { path: "src", regex: `${pick(WORDS)}${call}` }, ts: (t += 20) });
+    }
+    yield emit({ t: "end", ts: (t += 10) });
+    for (const id of ids) {
+      let out = "";
+      const n = 1 + Math.floor(r() * 20);
+      for (let i = 0; i < n; i++) out += `${i + 1} | ${sentence()}\n`;
+      yield emit({ t: "tool_result", id, ok: r() > 0.1, output: out, ts: (t += 200) });
+    }
+  }
+}
+
+function writeSession(file: string, mb: number): number {
+  const fd = fs.openSync(file, "w");
+  let buf: string[] = [], size = 0;
+  for (const line of syntheticSession(mb * 1024 * 1024, 42 + mb)) {
+    buf.push(line);
+    if (buf.length >= 5000) { const s = buf.join("\n") + "\n"; size += s.length; fs.writeSync(fd, s); buf = []; }
+  }
+  if (buf.length) { const s = buf.join("\n") + "\n"; size += s.length; fs.writeSync(fd, s); }
+  fs.closeSync(fd);
+  return fs.statSync(file).size;
+}
+
+/** Streams the file line by line (64 KB reads) so the file itself never sits in the heap. */
+function forEachLine(file: string, onLine: (line: string) => void): void {
+  const fd = fs.openSync(file, "r");
+  const buf = Buffer.alloc(1 << 16);
+  let rest = "";
+  for (;;) {
+    const n = fs.readSync(fd, buf, 0, buf.length, null);
+    if (n === 0) break;
+    const text = rest + buf.toString("utf8", 0, n);
+    let start = 0, nl: number;
+    while ((nl = text.indexOf("\n", start)) !== -1) { onLine(text.slice(start, nl)); start = nl + 1; }
+    rest = text.slice(start);
+  }
+  if (rest.trim()) onLine(rest);
+  fs.closeSync(fd);
+}
+
+interface PassResult { ms: number; peakHeapMB: number; retainedMB: number; events: number; interventions: number }
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function pass(file: string, withEngine: boolean): PassResult {
+  gc?.();
+  const base = process.memoryUsage().heapUsed;
+  let peak = base, events = 0, interventions = 0;
+  const session = withEngine ? new LoopSession() : undefined;
+  const t0 = process.hrtime.bigint();
+  forEachLine(file, (line) => {
+    const ev = toTraceEvent(JSON.parse(line));
+    events++;
+    if (session) interventions += session.push(ev).length;
+    if ((events & 0x3fff) === 0) peak = Math.max(peak, process.memoryUsage().heapUsed);
+  });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  // What the session still holds after a full collection: the bounded state, not garbage.
+  gc?.();
+  const retained = process.memoryUsage().heapUsed - base;
+  if (session && session.stats().events !== events) throw new Error("engine saw a different event count");
+  return { ms, peakHeapMB: (peak - base) / 1048576, retainedMB: retained / 1048576, events, interventions };
+}
+
+function main(): void {
+  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "loop-sentinel-bench-"));
+  const rows: string[] = [];
+  if (!gc) process.stdout.write("(run with node --expose-gc for heap figures after collection)\n");
+  try {
+    for (const mb of sizes.length ? sizes : [1, 10, 50]) {
+      const file = path.join(dir, `session-${mb}mb.trace.jsonl`);
+      const bytes = writeSession(file, mb);
+      const realMB = bytes / 1048576;
+      pass(file, true); // warm-up: JIT the engine before timing
+      // Best of three: the machine is shared, the minimum is the least disturbed run.
+      const best = (withEngine: boolean) => [0, 1, 2].map(() => pass(file, withEngine)).reduce((a, b) => (b.ms < a.ms ? b : a));
+      const parse = best(false);
+      const engine = best(true);
+      rows.push([
+        `${mb} MB`.padEnd(7),
+        `${engine.events} events`.padEnd(16),
+        `${(realMB / (engine.ms / 1000)).toFixed(1)} MB/s`.padEnd(12),
+        `${(engine.ms / realMB).toFixed(1)} ms/MB`.padEnd(13),
+        `parse-only ${(parse.ms / realMB).toFixed(1)} ms/MB`.padEnd(24),
+        `engine/parse ${(engine.ms / parse.ms).toFixed(2)}x`.padEnd(20),
+        `peak heap +${engine.peakHeapMB.toFixed(1)} MB`.padEnd(22),
+        `retained ${engine.retainedMB.toFixed(2)} MB`.padEnd(18),
+        `${engine.interventions} interventions`,
+      ].join(" "));
+      process.stdout.write(rows[rows.length - 1] + "\n");
+      fs.unlinkSync(file);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
