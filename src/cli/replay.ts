@@ -19,15 +19,24 @@ function describeEvent(s: RecordedSession, i: number): string {
   }
 }
 
+/** Seconds since the session's first timestamp, when the trace has timestamps. */
+function elapsed(s: RecordedSession, i: number): string {
+  const t0 = s.events.find((e) => e.ts !== undefined)?.ts;
+  const t = s.events[i]?.ts;
+  return t0 === undefined || t === undefined ? "" : `+${((t - t0) / 1000).toFixed(1)}s`;
+}
+
 function formatTimeline(s: RecordedSession, interventions: Intervention[]): string[] {
   const lines = [`${s.file}  (${s.format}, ${s.events.length} events${s.skipped ? `, ${s.skipped} skipped` : ""})`];
   if (interventions.length === 0) { lines.push("  nothing fired"); return lines; }
+  const guided = new Set<string>();
   for (const iv of interventions) {
-    lines.push(`  event ${String(iv.event).padStart(5)}  ${iv.action.toUpperCase().padEnd(5)}  ${iv.detector.padEnd(14)}  at ${describeEvent(s, iv.event)}`);
-    lines.push(`               ${iv.summary}`);
-    if (iv.evidence.span) lines.push(`               repeated: "${iv.evidence.span}"`);
-    if (iv.evidence.cycle) lines.push(`               cycle: ${iv.evidence.cycle.join(" → ")}`);
-    lines.push(`               guidance: ${iv.message}`);
+    lines.push(`  event ${String(iv.event).padStart(5)} ${elapsed(s, iv.event).padStart(8)}  ${iv.action.toUpperCase().padEnd(5)}  ${iv.detector.padEnd(14)}  at ${describeEvent(s, iv.event)}`);
+    lines.push(`        why: ${iv.summary}`);
+    if (iv.evidence.span) lines.push(`        repeated: "${iv.evidence.span}"`);
+    if (iv.evidence.cycle) lines.push(`        cycle: ${iv.evidence.cycle.join(" → ")}`);
+    // The guidance is long and repeats per rung: print it the first time a pattern fires.
+    if (!guided.has(iv.key)) { guided.add(iv.key); lines.push(`        guidance: ${iv.message}`); }
   }
   return lines;
 }
