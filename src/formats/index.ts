@@ -6,10 +6,18 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { SessionFormatError, type ReadOptions, type RecordedSession, type SessionReader } from "./reader";
 import { traceReader } from "./traceFile";
+import { piReader } from "./pi";
+import { opencodeReader } from "./opencode";
+import { claudeCodeReader } from "./claudeCode";
+import { geminiCliReader } from "./geminiCli";
 
 /** Most specific first: host task folders before generic JSONL. Add a reader here. */
 export const SESSION_READERS: SessionReader[] = [
   traceReader,
+  piReader,
+  opencodeReader,
+  claudeCodeReader,
+  geminiCliReader,
 ];
 
 const HEAD_BYTES = 4096;

@@ -1,0 +1,111 @@
+/**
+ * Reader for Claude Code transcripts (`~/.claude/projects/<project>/<session-id>.jsonl`).
+ *
+ * One JSON object a line, `type` = "user" | "assistant" | "system" | "summary" |
+ * "file-history-snapshot" | ... Assistant lines carry `message` (an Anthropic Messages API
+ * message); a streamed response is written as several lines sharing `message.id`, one content
+ * block each (text, thinking, tool_use). Tool results come back in "user" lines whose content is
+ * a list of `tool_result` blocks. `isSidechain` lines belong to a sub-agent, `isMeta` lines are
+ * injected context; neither is the main agent's own step or the user's message.
+ */
+import type { RequestEvent, Usage } from "../engine/events";
+import { contentText, firstLine, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder } from "./exportHelpers";
+import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
+
+const FORMAT = "claude-code";
+const LINE_TYPES = /"type"\s*:\s*"(user|assistant|system|summary|file-history-snapshot|queue-operation|progress)"/;
+const CLAUDE_KEYS = /"(parentUuid|leafUuid|sessionId|messageId|isSidechain)"\s*:/;
+
+function usageOf(u: unknown): Usage | undefined {
+  if (!isRecord(u)) return undefined;
+  const tokensIn = sumNumbers(u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens);
+  const tokensOut = sumNumbers(u.output_tokens);
+  return tokensIn === undefined && tokensOut === undefined ? undefined : { tokensIn, tokensOut };
+}
+
+/** Text of a tool_result block's content (a string or a list of text/image blocks). */
+function resultContentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return contentText(content);
+  return content === undefined || content === null ? "" : JSON.stringify(content);
+}
+
+export function parseClaudeCode(text: string, file: string, lenient: boolean): RecordedSession {
+  const { lines, skipped: badJson } = parseJsonLines(text, file, FORMAT, lenient);
+  let skipped = badJson;
+  const b = new TraceBuilder();
+  /** The assistant message being assembled: its id, and whether its request event is out. */
+  let currentMessageId: string | undefined;
+  let currentRequest: RequestEvent | undefined;
+  let sawConversation = false;
+  const fail = (line: number, detail: string) => {
+    if (lenient) { skipped++; return; }
+    throw new SessionFormatError(file, detail, line, FORMAT);
+  };
+
+  for (const { value, line } of lines) {
+    if (!isRecord(value) || typeof value.type !== "string") { fail(line, `expected a transcript entry with a string "type"`); continue; }
+    if (value.type !== "user" && value.type !== "assistant") continue; // summaries, snapshots, system notes
+    if (value.isSidechain === true) continue;
+    const message = value.message;
+    if (!isRecord(message)) { fail(line, `"${value.type}" entry needs a "message" object`); continue; }
+    sawConversation = true;
+    const ts = toMillis(value.timestamp);
+
+    if (value.type === "assistant") {
+      const id = typeof message.id === "string" ? message.id : typeof value.requestId === "string" ? value.requestId : `line${line}`;
+      const usage = usageOf(message.usage);
+      if (id !== currentMessageId || !currentRequest || !b.inRequest) {
+        currentRequest = b.request(ts, typeof message.model === "string" ? message.model : undefined, usage);
+        currentMessageId = id;
+      } else if (usage) currentRequest.usage = usage; // later lines of a streamed message carry the running totals
+
+      const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+      if (!Array.isArray(content)) { fail(line, `assistant "message.content" must be a list of blocks`); continue; }
+      for (const block of content) {
+        if (!isRecord(block)) continue;
+        if (block.type === "text" && typeof block.text === "string") b.text(block.text, ts);
+        else if (block.type === "thinking" && typeof block.thinking === "string") b.reasoning(block.thinking, ts);
+        else if (block.type === "tool_use" || block.type === "server_tool_use") {
+          if (typeof block.id !== "string" || typeof block.name !== "string") { fail(line, `tool_use block needs string "id" and "name"`); continue; }
+          b.toolCall(block.id, block.name, toInput(block.input), ts);
+        }
+      }
+      continue;
+    }
+
+    // A user line: tool results, the user's own words, or injected context.
+    b.endRequest();
+    currentMessageId = undefined;
+    if (value.isMeta === true || value.isCompactSummary === true) continue;
+    const content = message.content;
+    if (typeof content === "string") { b.user(content, ts); continue; }
+    if (!Array.isArray(content)) { fail(line, `user "message.content" must be a text or a list of blocks`); continue; }
+    const words: string[] = [];
+    for (const block of content) {
+      if (!isRecord(block)) continue;
+      if (block.type === "tool_result") {
+        if (typeof block.tool_use_id !== "string") { fail(line, `tool_result block needs a string "tool_use_id"`); continue; }
+        b.toolResult(block.tool_use_id, block.is_error !== true, resultContentText(block.content), ts);
+      } else if (block.type === "text" && typeof block.text === "string") words.push(block.text);
+    }
+    if (words.length > 0) b.user(words.join("\n"), ts);
+  }
+  if (!sawConversation && !lenient && lines.length > 0) {
+    throw new SessionFormatError(file, "no user or assistant entries: not a Claude Code conversation transcript", undefined, FORMAT);
+  }
+  return { file, format: FORMAT, events: b.finish(), skipped };
+}
+
+export const claudeCodeReader: SessionReader = {
+  format: FORMAT,
+  description: "Claude Code transcript (~/.claude/projects/**/*.jsonl)",
+  detect(path, isDirectory, head) {
+    if (isDirectory || !/\.jsonl$/i.test(path)) return false;
+    const first = firstLine(head);
+    return first.startsWith("{") && LINE_TYPES.test(first) && CLAUDE_KEYS.test(first);
+  },
+  read(path, options) {
+    return [parseClaudeCode(readTextFile(path, FORMAT), path, options.lenient)];
+  },
+};

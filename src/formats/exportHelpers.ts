@@ -1,0 +1,210 @@
+/**
+ * Small pieces shared by the readers of other agents' session files (pi, opencode, Claude Code,
+ * Gemini CLI): reading, JSON/JSONL parsing with located errors, timestamps, content text, and an
+ * event builder that keeps one request's events in trace order.
+ */
+import * as fs from "node:fs";
+import type { RequestEvent, ToolCallEvent, ToolResultEvent, TraceEvent, Usage } from "../engine/events";
+import { SessionFormatError } from "./reader";
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function readTextFile(file: string, format: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw new SessionFormatError(file, (err as Error).message, undefined, format);
+  }
+}
+
+/** 1-based line of a character offset. */
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/** Parses a whole-file JSON document; a syntax error names the line where the parser stopped. */
+export function parseJsonDocument(text: string, file: string, format: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const line = at ? lineAt(text, Number(at[1])) : undefined;
+    throw new SessionFormatError(file, `not valid JSON (${message})`, line, format);
+  }
+}
+
+export interface JsonLine {
+  value: unknown;
+  /** 1-based line number in the file. */
+  line: number;
+}
+
+/**
+ * Parses JSONL; a bad line throws (file:line) unless lenient, where it is counted.
+ * A last line cut off mid-write (a session still being recorded) is always only counted.
+ */
+export function parseJsonLines(text: string, file: string, format: string, lenient: boolean): { lines: JsonLine[]; skipped: number } {
+  const lines: JsonLine[] = [];
+  let skipped = 0;
+  const raw = text.split("\n");
+  let last = raw.length - 1;
+  while (last >= 0 && raw[last].trim() === "") last--;
+  for (let i = 0; i <= last; i++) {
+    const line = raw[i].trim();
+    if (line === "") continue;
+    try {
+      lines.push({ value: JSON.parse(line), line: i + 1 });
+    } catch (err) {
+      if (lenient || (i === last && !text.endsWith("\n"))) { skipped++; continue; }
+      throw new SessionFormatError(file, `not valid JSON (${(err as Error).message})`, i + 1, format);
+    }
+  }
+  return { lines, skipped };
+}
+
+/** The first non-empty line of a file head, trimmed. */
+export function firstLine(head: string | undefined): string {
+  if (!head) return "";
+  for (const l of head.split("\n")) if (l.trim() !== "") return l.trim();
+  return "";
+}
+
+/** Milliseconds from an ISO string or a number (seconds are told apart from milliseconds by size). */
+export function toMillis(v: unknown): number | undefined {
+  if (typeof v === "number" && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v;
+  if (typeof v === "string" && v !== "") {
+    const ms = Date.parse(v);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  return undefined;
+}
+
+/** Text of a message content that is a string or a list of blocks ({type:"text",text} and the like). */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    const parts: string[] = [];
+    for (const block of content) {
+      if (typeof block === "string") parts.push(block);
+      else if (isRecord(block) && typeof block.text === "string") parts.push(block.text);
+    }
+    return parts.join("\n");
+  }
+  if (isRecord(content) && typeof content.text === "string") return content.text;
+  return "";
+}
+
+/** A tool input must be an object in the trace; anything else is kept under "input". */
+export function toInput(v: unknown): Record<string, unknown> {
+  if (isRecord(v)) return v;
+  if (typeof v === "string") {
+    try {
+      const parsed = JSON.parse(v);
+      if (isRecord(parsed)) return parsed;
+    } catch { /* not JSON: keep the raw text */ }
+  }
+  return v === undefined || v === null ? {} : { input: v };
+}
+
+export function toText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v === undefined || v === null) return "";
+  return JSON.stringify(v);
+}
+
+/**
+ * Builds a trace in the order the live hosts produce it: request, stream chunks, tool calls,
+ * end, then the results of that request's calls. A request is opened implicitly when content
+ * arrives without one.
+ */
+export class TraceBuilder {
+  readonly events: TraceEvent[] = [];
+  private open = false;
+  private heldResults: ToolResultEvent[] = [];
+
+  get inRequest(): boolean { return this.open; }
+
+  user(text: string, ts?: number): void {
+    this.endRequest();
+    this.flushResults();
+    this.events.push(withTs({ t: "user", text }, ts));
+  }
+
+  /** Opens a request; returns its event so that usage known only later can still be set. */
+  request(ts?: number, model?: string, usage?: Usage): RequestEvent {
+    this.endRequest();
+    this.flushResults();
+    const e: RequestEvent = withTs({ t: "request" }, ts);
+    if (model) e.model = model;
+    if (usage && hasUsage(usage)) e.usage = usage;
+    this.events.push(e);
+    this.open = true;
+    return e;
+  }
+
+  reasoning(delta: string, ts?: number): void {
+    if (delta === "") return;
+    if (!this.open) this.request(ts);
+    this.events.push(withTs({ t: "reasoning", delta }, ts));
+  }
+
+  text(delta: string, ts?: number): void {
+    if (delta === "") return;
+    if (!this.open) this.request(ts);
+    this.events.push(withTs({ t: "text", delta }, ts));
+  }
+
+  toolCall(id: string, name: string, input: Record<string, unknown>, ts?: number): void {
+    if (!this.open) this.request(ts);
+    const e: ToolCallEvent = { t: "tool_call", id, name, input };
+    this.events.push(withTs(e, ts));
+  }
+
+  /** A result known while the request is still open is held until its end. */
+  toolResult(id: string, ok: boolean, text: string, ts?: number): void {
+    const e: ToolResultEvent = ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text };
+    const timed = withTs(e, ts);
+    if (this.open) this.heldResults.push(timed); else this.events.push(timed);
+  }
+
+  endRequest(ts?: number, usage?: Usage): void {
+    if (!this.open) return;
+    const e: TraceEvent = { t: "end" };
+    if (usage && hasUsage(usage)) e.usage = usage;
+    this.events.push(withTs(e, ts));
+    this.open = false;
+    this.flushResults();
+  }
+
+  private flushResults(): void {
+    if (this.open) return;
+    for (const r of this.heldResults) this.events.push(r);
+    this.heldResults = [];
+  }
+
+  finish(): TraceEvent[] {
+    this.endRequest();
+    this.flushResults();
+    return this.events;
+  }
+}
+
+function hasUsage(u: Usage): boolean {
+  return u.tokensIn !== undefined || u.tokensOut !== undefined || u.cost !== undefined;
+}
+
+function withTs<E extends TraceEvent>(e: E, ts: number | undefined): E {
+  return ts === undefined ? e : { ...e, ts };
+}
+
+/** Sums numeric fields that may be missing; undefined when none is a number. */
+export function sumNumbers(...values: unknown[]): number | undefined {
+  let total: number | undefined;
+  for (const v of values) if (typeof v === "number" && Number.isFinite(v)) total = (total ?? 0) + v;
+  return total;
+}

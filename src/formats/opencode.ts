@@ -1,0 +1,108 @@
+/**
+ * Reader for opencode session exports (`opencode export <sessionID> > session.json`).
+ *
+ * One JSON document: `{"info": Session, "messages": [{"info": Message, "parts": Part[]}], "todos"?}`.
+ * A user message's parts are mostly "text" (some `synthetic`, e.g. attached file contents). An
+ * assistant message holds one or more model steps, each bracketed by "step-start" and
+ * "step-finish" (which carries tokens and cost); between them "reasoning", "text" and "tool"
+ * parts. A tool part has `callID`, `tool` and `state` {status: pending|running|completed|error,
+ * input, output | error, time {start, end}}.
+ */
+import type { Usage } from "../engine/events";
+import { isRecord, parseJsonDocument, readTextFile, sumNumbers, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
+import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
+
+const FORMAT = "opencode";
+
+function usageOf(tokens: unknown, cost: unknown): Usage | undefined {
+  let tokensIn: number | undefined;
+  let tokensOut: number | undefined;
+  if (isRecord(tokens)) {
+    const cache = isRecord(tokens.cache) ? tokens.cache : {};
+    tokensIn = sumNumbers(tokens.input, cache.read, cache.write);
+    tokensOut = sumNumbers(tokens.output, tokens.reasoning);
+  }
+  const c = sumNumbers(cost);
+  if (tokensIn === undefined && tokensOut === undefined && c === undefined) return undefined;
+  return { tokensIn, tokensOut, cost: c };
+}
+
+export function parseOpencode(text: string, file: string, lenient: boolean): RecordedSession {
+  const doc = parseJsonDocument(text, file, FORMAT);
+  if (!isRecord(doc) || !isRecord(doc.info) || !Array.isArray(doc.messages)) {
+    throw new SessionFormatError(file, `expected an opencode export {"info": {...}, "messages": [...]}`, undefined, FORMAT);
+  }
+  let skipped = 0;
+  const fail = (where: string, detail: string): void => {
+    if (lenient) { skipped++; return; }
+    throw new SessionFormatError(file, `${where}: ${detail}`, undefined, FORMAT);
+  };
+  const b = new TraceBuilder();
+  doc.messages.forEach((m, mi) => {
+    const where = `messages[${mi}]`;
+    if (!isRecord(m) || !isRecord(m.info) || !Array.isArray(m.parts)) { fail(where, `expected {"info": {...}, "parts": [...]}`); return; }
+    const info = m.info;
+    const created = isRecord(info.time) ? toMillis(info.time.created) : undefined;
+    if (info.role === "user") {
+      const texts = m.parts.filter((p): p is Record<string, unknown> => isRecord(p) && p.type === "text" && typeof p.text === "string");
+      const typed = texts.filter((p) => p.synthetic !== true);
+      b.user((typed.length > 0 ? typed : texts).map((p) => p.text as string).join("\n"), created);
+      return;
+    }
+    if (info.role !== "assistant") { fail(`${where}.info.role`, `expected "user" or "assistant", got ${JSON.stringify(info.role)}`); return; }
+    const model = typeof info.modelID === "string" ? info.modelID : undefined;
+    // Steps carry their own usage; a message without step parts is one step with the message's usage.
+    const hasSteps = m.parts.some((p) => isRecord(p) && p.type === "step-finish");
+    b.request(created, model, hasSteps ? undefined : usageOf(info.tokens, info.cost));
+    let firstStep = true;
+    m.parts.forEach((p, pi) => {
+      const at = `${where}.parts[${pi}]`;
+      if (!isRecord(p) || typeof p.type !== "string") { fail(at, `expected a part with a string "type"`); return; }
+      const time = isRecord(p.time) ? p.time : undefined;
+      const ts = toMillis(time?.start);
+      switch (p.type) {
+        case "step-start":
+          if (!firstStep) b.request(ts, model);
+          firstStep = false;
+          break;
+        case "step-finish":
+          b.endRequest(ts, usageOf(p.tokens, p.cost));
+          break;
+        case "reasoning":
+          if (typeof p.text === "string") b.reasoning(p.text, ts);
+          break;
+        case "text":
+          if (typeof p.text === "string") b.text(p.text, ts);
+          break;
+        case "tool": {
+          const state = p.state;
+          if (typeof p.tool !== "string" || !isRecord(state)) { fail(at, `tool part needs a string "tool" and a "state" object`); return; }
+          const id = typeof p.callID === "string" ? p.callID : typeof p.id === "string" ? p.id : `${where}.${pi}`;
+          const stateTime = isRecord(state.time) ? state.time : undefined;
+          if (!b.inRequest) b.request(toMillis(stateTime?.start), model);
+          b.toolCall(id, p.tool, toInput(state.input), toMillis(stateTime?.start));
+          // Pending or running at export time: the call never returned.
+          if (state.status === "completed") b.toolResult(id, true, toText(state.output), toMillis(stateTime?.end));
+          else if (state.status === "error") b.toolResult(id, false, toText(state.error), toMillis(stateTime?.end));
+          break;
+        }
+        default:
+          break; // file, patch, snapshot, agent, retry, compaction parts
+      }
+    });
+    b.endRequest(isRecord(info.time) ? toMillis(info.time.completed) : undefined);
+  });
+  return { file, format: FORMAT, events: b.finish(), skipped };
+}
+
+export const opencodeReader: SessionReader = {
+  format: FORMAT,
+  description: "opencode session export (opencode export <id> > file.json)",
+  detect(path, isDirectory, head) {
+    if (isDirectory || !/\.json$/i.test(path) || !head) return false;
+    return /^\s*\{\s*"info"\s*:\s*\{/.test(head) && /"(ses_|projectID|sessionID)/.test(head);
+  },
+  read(path, options) {
+    return [parseOpencode(readTextFile(path, FORMAT), path, options.lenient)];
+  },
+};
