@@ -4,8 +4,8 @@
  */
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
-import { isMutatingCommand } from "./shellCommands";
-import { callSignature, callTarget, errorFingerprint, hashText } from "./signatures";
+import { commandRead, commandSearch, isMutatingCommand, isWaitCommand } from "./shellCommands";
+import { callSignature, callTarget, errorFingerprint, exactInputKey, hashText } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 export interface CallResult {
@@ -19,6 +19,19 @@ export interface CallResult {
   ts?: number;
 }
 
+/** One file (or part of one) that a call shows: a read tool or a display command such as `cat`. */
+export interface FileRead {
+  path: string;
+  /** Which part: "" for the whole file, "12-40", "offset:200+100", "head:50"... */
+  range: string;
+}
+
+/** What a search call (native or `grep`/`rg`/`find` in a shell) looks for, and where. */
+export interface SearchInfo {
+  pattern: string;
+  scope: string;
+}
+
 export interface CallRecord {
   id: string;
   name: string;
@@ -26,6 +39,16 @@ export interface CallRecord {
   input: Record<string, unknown>;
   /** Tool + stable input, volatile fields dropped; edits keyed by path + target text. */
   signature: string;
+  /** Hash of tool + the whole stable input, replacement text included (same edit, not just same target). */
+  inputHash: string;
+  /** Files the call shows, for re-read counting (native reads and shell display commands). */
+  reads?: FileRead[];
+  /** Pattern and scope, for search calls and shell searches. */
+  search?: SearchInfo;
+  /** Whether the call waits for time to pass (`sleep 60`): repeats after it are polls. */
+  waits: boolean;
+  /** How many waiting calls the session had made before this one. */
+  waitCount: number;
   /** File, pattern, URL or command the call acts on. */
   target?: string;
   /** For command calls: whether the command changes files or state. */
@@ -50,12 +73,16 @@ export class ToolLedger {
   private readonly pending = new Map<string, CallRecord>();
   private readonly history: CallRecord[] = [];
   private epochValue = 0;
+  private waitValue = 0;
   private batchRequest = -1;
   private batchSize = 0;
 
   constructor(private readonly tools: ToolKnowledge) {}
 
   get epoch(): number { return this.epochValue; }
+
+  /** How many waiting calls (`sleep`, `gh run watch`) the session has made. */
+  get waitCount(): number { return this.waitValue; }
 
   /** Calls in call order, oldest first, at most LEDGER_HISTORY of them (results attached when known). */
   get recent(): readonly CallRecord[] { return this.history; }
@@ -68,17 +95,36 @@ export class ToolLedger {
   }
 
   recordCall(ev: ToolCallEvent, eventIndex: number, requestIndex: number): CallRecord {
-    const kind = this.tools.kindOf(ev.name);
+    const kind = this.tools.kindOfCall(ev.name, ev.input);
     const command = kind === "command" ? this.tools.commandOf(ev.input) : undefined;
     if (requestIndex !== this.batchRequest) { this.batchRequest = requestIndex; this.batchSize = 0; }
+    const waits = command !== undefined && isWaitCommand(command);
+    const mutating = kind === "write" || kind === "edit" || (command !== undefined && isMutatingCommand(command));
+    let reads: FileRead[] | undefined;
+    let search: SearchInfo | undefined;
+    if (kind === "read") reads = readsOf(ev.input, this.tools);
+    else if (kind === "search") {
+      const pattern = this.tools.patternOf(ev.input);
+      if (pattern !== undefined) search = { pattern, scope: this.tools.searchScopeOf(ev.input) ?? "." };
+    } else if (command !== undefined && !mutating) {
+      const shown = commandRead(command);
+      if (shown) reads = [shown];
+      else search = commandSearch(command);
+    }
+    if (waits) this.waitValue++;
     const call: CallRecord = {
       id: ev.id,
       name: ev.name,
       kind,
       input: ev.input,
       signature: callSignature(ev.name, kind, ev.input, this.tools),
+      inputHash: hashText(exactInputKey(ev.name, ev.input)),
+      reads,
+      search,
+      waits,
+      waitCount: this.waitValue,
       target: callTarget(kind, ev.input, this.tools),
-      mutating: kind === "write" || kind === "edit" || (command !== undefined && isMutatingCommand(command)),
+      mutating,
       eventIndex,
       ts: ev.ts,
       requestIndex,
@@ -127,6 +173,38 @@ export class ToolLedger {
     this.batchSize = 0;
     // The epoch keeps counting: detectors compare epochs, never reset them.
   }
+}
+
+/** Input keys that select part of a file. */
+const RANGE_KEYS = ["offset", "limit", "start_line", "end_line", "startLine", "endLine", "line_range", "line_ranges", "view_range", "line_number", "lines", "range", "page"];
+
+function rangeOf(entry: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const k of RANGE_KEYS) {
+    const v = entry[k];
+    if (v === undefined || v === null || v === "") continue;
+    parts.push(`${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+  }
+  return parts.join(",");
+}
+
+/**
+ * The files a read call shows. Roo's read_file may carry several (`args.file[]` or `files[]`, each
+ * with its own line ranges); other agents name one path with offset/limit or a line range.
+ */
+export function readsOf(input: Record<string, unknown>, tools: ToolKnowledge): FileRead[] | undefined {
+  const list = (input.files ?? (input.args as Record<string, unknown> | undefined)?.file) as unknown;
+  if (Array.isArray(list) && list.length > 0) {
+    const out: FileRead[] = [];
+    for (const f of list.slice(0, 32)) {
+      if (typeof f !== "object" || f === null) continue;
+      const path = tools.pathOf(f as Record<string, unknown>);
+      if (path !== undefined) out.push({ path, range: rangeOf(f as Record<string, unknown>) });
+    }
+    return out.length > 0 ? out : undefined;
+  }
+  const path = tools.pathOf(input);
+  return path === undefined ? undefined : [{ path, range: rangeOf(input) }];
 }
 
 /** A short human description of a call: `read_file src/a.ts`, `execute_command "npm test"`. */

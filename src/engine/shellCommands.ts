@@ -17,7 +17,28 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\bpython3?\s+-c\s+.*\b(open\([^)]*['"][wa]['"]|write\(|\.write_text|unlink|rename|shutil)/,
   /\bcat\s*<<|\bcat\s+>/,
   /\bapply_patch\b|\bgit\s+apply\b/,
+  // Remote state: after a push or a PR/issue change, the same status query may rightly answer anew.
+  /\bgit\s+(push|fetch)\b/,
+  /\bgh\s+(pr|issue|release|repo|gist|label|workflow|run|secret|variable|cache)\s+(create|edit|ready|merge|close|reopen|comment|review|delete|rerun|cancel|run|set|fork|lock|unlock|transfer|develop|upload|enable|disable)\b/,
+  /\bgh\s+api\b.*(-X|--method)\s*(POST|PUT|PATCH|DELETE)\b/i,
+  /\bkubectl\s+(apply|delete|create|patch|scale|rollout|replace)\b/,
+  /\bdocker(?:-compose|\s+compose)?\s+(run|build|rm|rmi|up|down|restart|start|stop|pull)\b/,
+  /\b(Remove-Item|Set-Content|Add-Content|Out-File|New-Item|Copy-Item|Move-Item|Rename-Item)\b/i,
 ];
+
+/** Commands that wait for time to pass: a repeat after one is polling, not a loop. */
+const WAIT_PATTERNS: RegExp[] = [
+  /(^|[;&|(]\s*)sleep\s+\d/,
+  /\bStart-Sleep\b/i,
+  /(^|[;&|(]\s*)timeout\s+\/t\s+\d/i,
+  /\bgh\s+(run|pr)\s+(watch|checks\s+.*--watch)\b/,
+  /(^|[;&|(]\s*)(watch|wait)\b/,
+];
+
+export function isWaitCommand(command: string): boolean {
+  const c = normaliseWhitespace(command);
+  return WAIT_PATTERNS.some((re) => re.test(c));
+}
 
 export function isMutatingCommand(command: string): boolean {
   const c = normaliseWhitespace(command);
@@ -36,7 +57,7 @@ export interface CommandRead {
  */
 export function commandRead(command: string): CommandRead | undefined {
   const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
-  if (isMutatingCommand(c) || /[;&]|\|\s*(?!head|tail|nl|cat\b)/.test(c)) return undefined;
+  if (isMutatingCommand(c) || /[;&]|\|(?!\s*(?:head|tail|nl|cat\b|sed\s+-n))/.test(c)) return undefined;
   let m = /^cat\s+(?:-[a-zA-Z]+\s+)*([^\s|]+)(?:\s*\|\s*(head|tail)\s+-n?\s*(\d+))?$/.exec(c);
   if (m) return { path: m[1], range: m[2] ? `${m[2]}:${m[3]}` : "" };
   m = /^nl\s+(?:-[a-zA-Z]+\s+)*([^\s|]+)(?:\s*\|\s*sed\s+-n\s+['"]?(\d+),(\d+)p['"]?)?$/.exec(c);
@@ -46,4 +67,54 @@ export function commandRead(command: string): CommandRead | undefined {
   m = /^(head|tail)\s+(?:-n\s*|-)?(\d+)?\s*([^\s|]+)$/.exec(c);
   if (m) return { path: m[3], range: `${m[1]}:${m[2] ?? 10}` };
   return undefined;
+}
+
+/** Splits a simple command line into words, honouring single and double quotes (no expansion). */
+export function shellWords(command: string): string[] {
+  const words: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(command)) !== null) words.push(m[1] ?? m[2] ?? m[3]);
+  return words;
+}
+
+export interface CommandSearch {
+  pattern: string;
+  /** Where it looks: the paths given, or "." */
+  scope: string;
+}
+
+/** grep options that take a value (so that the value is not taken for the pattern). */
+const GREP_VALUE_OPTIONS = new Set(["-e", "-f", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir", "-g", "--glob", "-t", "--type", "--max-count", "--context"]);
+
+/**
+ * The pattern and scope of a shell search (`grep -rn pat src`, `rg pat`, `git grep pat`,
+ * `find dir -name pat`), optionally piped into head/wc/sort; undefined for anything else.
+ */
+export function commandSearch(command: string): CommandSearch | undefined {
+  const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
+  if (/[;&]/.test(c.replace(/2>&1|2>\/dev\/null/g, ""))) return undefined;
+  const [head, ...pipes] = c.split(/\s*\|\s*/);
+  if (pipes.some((p) => !/^(head|tail|wc|sort|uniq|cut|grep -v)\b/.test(p))) return undefined;
+  const words = shellWords(head.replace(/\s*2>(&1|\/dev\/null)/g, ""));
+  let i = 0;
+  if (words[0] === "git" && words[1] === "grep") i = 2;
+  else if (["grep", "egrep", "fgrep", "rg", "ag", "ack"].includes(words[0])) i = 1;
+  else if (words[0] === "find") {
+    const nameAt = words.findIndex((w) => w === "-name" || w === "-iname" || w === "-path");
+    if (nameAt < 0 || nameAt + 1 >= words.length) return undefined;
+    const roots = words.slice(1, words.findIndex((w, k) => k > 0 && w.startsWith("-")));
+    return { pattern: words[nameAt + 1], scope: roots.length > 0 ? roots.join(" ") : "." };
+  } else return undefined;
+  let pattern: string | undefined;
+  const paths: string[] = [];
+  for (; i < words.length; i++) {
+    const w = words[i];
+    if (w === "-e" && pattern === undefined && i + 1 < words.length) { pattern = words[++i]; continue; }
+    if (GREP_VALUE_OPTIONS.has(w)) { i++; continue; }
+    if (w.startsWith("-")) continue;
+    if (pattern === undefined) pattern = w; else paths.push(w);
+  }
+  if (pattern === undefined) return undefined;
+  return { pattern, scope: paths.length > 0 ? paths.join(" ") : "." };
 }

@@ -37,13 +37,25 @@ function stripVolatile(value: unknown, drop: ReadonlySet<string>): unknown {
   return value;
 }
 
-/** Apply_diff style SEARCH/REPLACE blocks: keep only the SEARCH halves. */
+/**
+ * SEARCH/REPLACE blocks: keep only the SEARCH halves. Roo's apply_diff writes `<<<<<<< SEARCH`,
+ * Cline's replace_in_file `------- SEARCH`; both end the search half at `=======`.
+ */
 export function searchHalvesOfDiff(diff: string): string {
   const parts: string[] = [];
-  const re = /<<<<<<< SEARCH[^\n]*\n([\s\S]*?)\n?=======/g;
+  const re = /(?:<{7}|-{7}) SEARCH[^\n]*\n(?::start_line:\s*\d+\s*\n-{3,}\s*\n)?([\s\S]*?)\n?={7}/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(diff)) !== null) parts.push(m[1]);
   return parts.length > 0 ? parts.join("\n---\n") : diff;
+}
+
+/**
+ * Unified diffs and apply_patch envelopes (`*** Update File: x` + `-old`/`+new` lines): keep the
+ * file headers, the removed lines and the context, drop the added lines (the replacement).
+ */
+export function targetLinesOfPatch(patch: string): string {
+  if (!/^(?:\*\*\* (?:Begin Patch|Update File|Add File|Delete File)|@@|--- )/m.test(patch)) return patch;
+  return patch.split("\n").filter((l) => !l.startsWith("+") || l.startsWith("+++")).join("\n");
 }
 
 /** The part of an edit call that says what is being changed, without what it is changed to. */
@@ -52,8 +64,24 @@ export function editTargetOf(input: Record<string, unknown>, tools: ToolKnowledg
   let target = "";
   for (const k of EDIT_TARGET_KEYS) {
     const v = input[k];
-    if (typeof v === "string" && v !== "") { target = k === "diff" ? searchHalvesOfDiff(v) : v; break; }
+    if (typeof v === "string" && v !== "") {
+      target = k === "diff" ? targetLinesOfPatch(searchHalvesOfDiff(v)) : k === "patch" ? targetLinesOfPatch(v) : v;
+      break;
+    }
     if (typeof v === "number") { target = String(v); break; }
+  }
+  // Claude Code's MultiEdit and similar: a list of {old_string, new_string}.
+  if (target === "" && Array.isArray(input.edits)) {
+    target = input.edits
+      .map((e) => (typeof e === "object" && e !== null ? editTargetOf(e as Record<string, unknown>, tools).split("\u0000")[1] : ""))
+      .join("\n---\n");
+  }
+  // apply_patch tools often take the patch under `input` or `patchText`.
+  if (target === "") {
+    for (const k of ["input", "patchText", "patch_text"]) {
+      const v = input[k];
+      if (typeof v === "string" && v !== "") { target = targetLinesOfPatch(v); break; }
+    }
   }
   return `${path}\u0000${normaliseWhitespace(target)}`;
 }
@@ -71,6 +99,11 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
   return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;
 }
 
+/** Tool + the whole input (volatile fields dropped, replacement text kept): the very same call. */
+export function exactInputKey(name: string, input: Record<string, unknown>): string {
+  return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;
+}
+
 /** The thing a call acts on (file, URL, search pattern, command), for target-keyed counts. */
 export function callTarget(kind: ToolKind, input: Record<string, unknown>, tools: ToolKnowledge): string | undefined {
   switch (kind) {
@@ -82,13 +115,32 @@ export function callTarget(kind: ToolKind, input: Record<string, unknown>, tools
   }
 }
 
+/** Lines that wrap a result rather than say what went wrong (harness envelopes, exit-code banners). */
+const ENVELOPE_LINE = /^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^[-=_*#`~>|]+$/i;
+const EXCEPTION_LINE = /^(?:[\w.]*\.)?\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|$)/;
+
 /**
- * First meaningful error line with the parts that vary between retries of the same mistake
- * replaced by placeholders (URLs, paths, quoted text, numbers, hex ids), lower-cased.
+ * The line that names the error: for a Python traceback the exception line at its end, otherwise the
+ * first line that is not an envelope. Empty when the result says nothing (an empty failing grep).
+ */
+export function errorLine(text: string): string {
+  const lines = text.split("\n").map((l) => l.replace(/<returncode>[^<]*<\/returncode>/gi, "").replace(/<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi, "").trim())
+    .filter((l) => l !== "" && !ENVELOPE_LINE.test(l));
+  if (lines.length === 0) return "";
+  const tb = lines.findIndex((l) => /^Traceback \(most recent call last\)/.test(l));
+  if (tb >= 0) {
+    for (let i = lines.length - 1; i > tb; i--) if (EXCEPTION_LINE.test(lines[i])) return lines[i];
+    return lines[lines.length - 1];
+  }
+  return lines[0];
+}
+
+/**
+ * The error line with the parts that vary between retries of the same mistake replaced by
+ * placeholders (URLs, paths, quoted text, numbers, hex ids), lower-cased.
  */
 export function errorFingerprint(text: string): string {
-  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "" && !/^[-=_*#`~>]+$/.test(l)) ?? "";
-  return line
+  return errorLine(text)
     .slice(0, 300)
     .toLowerCase()
     .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/g, "<url>")

@@ -19,27 +19,34 @@ export interface ToolNameLists {
 export const DEFAULT_TOOL_NAMES: ToolNameLists = {
   read: [
     "read_file", "read", "Read", "view", "open", "read_many_files", "readfile", "fetch_instructions",
-    "access_mcp_resource", "ctx_read", "str_replace_based_edit_tool:view", "NotebookRead",
+    "access_mcp_resource", "ctx_read", "str_replace_based_edit_tool:view", "NotebookRead", "read_text_file",
+    "view_file",
   ],
   write: [
     "write_to_file", "write", "Write", "write_file", "create_file", "create", "new_file", "NotebookEdit",
-    "generate_image",
+    "generate_image", "delete_file", "save_file",
   ],
   edit: [
     "apply_diff", "edit", "Edit", "MultiEdit", "replace", "replace_in_file", "search_and_replace", "search_replace",
     "insert_content", "edit_file", "apply_patch", "patch", "str_replace", "str_replace_editor", "multiedit",
-    "edit_block",
+    "edit_block", "replace_string_in_file", "multi_replace_file_content", "insert_edit_into_file",
   ],
   search: [
     "search_files", "grep", "Grep", "glob", "Glob", "search", "codebase_search", "search_file_content", "find",
     "rg", "ripgrep", "ctx_grep", "ctx_find", "find_file", "search_dir", "search_file", "list_code_definition_names",
+    "grep_search", "file_search", "codesearch", "semantic_search",
   ],
-  list: ["list_files", "ls", "LS", "list_directory", "list", "tree"],
+  list: ["list_files", "ls", "LS", "list_directory", "list", "tree", "list_dir"],
   command: [
     "execute_command", "bash", "Bash", "shell", "run_shell_command", "run_command", "terminal", "exec", "ctx_shell",
-    "BashOutput",
+    "BashOutput", "run_in_terminal", "execute", "shell_command", "local_shell",
   ],
-  fetch: ["web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "browser_action", "url_screenshot"],
+  fetch: ["web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "websearch", "browser_action", "url_screenshot"],
+};
+
+/** Sub-commands of the multi-command file editors (str_replace_editor, str_replace_based_edit_tool). */
+const EDITOR_SUBCOMMANDS: Record<string, ToolKind> = {
+  view: "read", create: "write", str_replace: "edit", insert: "edit", undo_edit: "edit",
 };
 
 const PATH_KEYS = ["path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path", "notebook_path", "uri"];
@@ -50,6 +57,11 @@ const URL_KEYS = ["url", "href", "uri"];
 
 export interface ToolKnowledge {
   kindOf(name: string): ToolKind;
+  /**
+   * The kind of one call: like kindOf, but multi-command tools (SWE-agent's and Anthropic's
+   * str_replace_editor, whose `command` is view/create/str_replace/insert) are classified by input.
+   */
+  kindOfCall(name: string, input: Record<string, unknown>): ToolKind;
   /** The file a read/write/edit call targets, if it names one. */
   pathOf(input: Record<string, unknown>): string | undefined;
   /** The search pattern of a search call. */
@@ -95,11 +107,19 @@ export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKno
       if (!lowerByName.has(n.toLowerCase())) lowerByName.set(n.toLowerCase(), kind);
     }
   }
+  const kindOf = (name: string): ToolKind => {
+    // MCP tools arrive as "server.tool" or "mcp__server__tool": classify by the last part.
+    const tail = name.split(/__|\.|\//).pop() ?? name;
+    return byName.get(name) ?? lowerByName.get(name.toLowerCase()) ?? lowerByName.get(tail.toLowerCase()) ?? "other";
+  };
   return {
-    kindOf(name) {
-      // MCP tools arrive as "server.tool" or "mcp__server__tool": classify by the last part.
-      const tail = name.split(/__|\.|\//).pop() ?? name;
-      return byName.get(name) ?? lowerByName.get(name.toLowerCase()) ?? lowerByName.get(tail.toLowerCase()) ?? "other";
+    kindOf,
+    kindOfCall(name, input) {
+      const explicit = byName.get(name);
+      if (overrides && explicit !== undefined && Object.values(overrides).some((l) => l?.includes(name))) return explicit;
+      const sub = input.command;
+      if (typeof sub === "string" && EDITOR_SUBCOMMANDS[sub] && /str_replace|editor|text_editor/i.test(name)) return EDITOR_SUBCOMMANDS[sub];
+      return kindOf(name);
     },
     pathOf: (input) => firstString(input, PATH_KEYS),
     patternOf: (input) => firstString(input, PATTERN_KEYS),

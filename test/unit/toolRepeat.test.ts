@@ -36,4 +36,51 @@ describe("tool-repeat", () => {
     ]);
     assert.deepEqual(feed(evs), []);
   });
+
+  const bash = (id: string, command: string, output: string): TraceEvent[] => [
+    { t: "request" }, { t: "tool_call", id, name: "Bash", input: { command, description: "x" } }, { t: "end" },
+    { t: "tool_result", id, ok: true, output },
+  ];
+  const status = "gh run list --branch fix --limit 1 --json status";
+
+  it("counts unchanged polls after a sleep as polls, not as repeats", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "wait for CI" }];
+    for (let i = 0; i < 4; i++) evs.push(...bash(`p${i}`, status, `[{"status":"in_progress"}]`), ...bash(`s${i}`, "sleep 60", ""));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("still flags endless unchanged polling", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "wait for CI" }];
+    for (let i = 0; i < 16; i++) evs.push(...bash(`p${i}`, status, `[{"status":"in_progress"}]`), ...bash(`s${i}`, "sleep 60", ""));
+    const ivs = feed(evs);
+    assert.ok(ivs.length > 0);
+    assert.equal(ivs[0].detector, "tool-repeat");
+  });
+
+  it("treats a PR state change as progress for the next status query", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "ship it" }];
+    evs.push(...bash("a", status, "same"), ...bash("b", status, "same"), ...bash("c", "gh pr ready 735", "ok"), ...bash("d", status, "same"), ...bash("e", status, "same"));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("flags three back-to-back identical commands with identical output", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    for (let i = 0; i < 3; i++) evs.push(...bash(`c${i}`, "submit flag{x}", "Wrong flag!"));
+    const ivs = feed(evs);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].toolCallId, undefined); // warn carries no block target
+    assert.equal(ivs[0].evidence.tool, "Bash");
+  });
+
+  it("sees eight identical calls in one batch as a loop but distinct parallel reads as fan-out", () => {
+    const batch = (paths: string[]): TraceEvent[] => [
+      { t: "user", text: "read" }, { t: "request" },
+      ...paths.map((p, i): TraceEvent => ({ t: "tool_call", id: `b${i}`, name: "read_file", input: { path: p } })),
+      { t: "end" },
+      ...paths.map((p, i): TraceEvent => ({ t: "tool_result", id: `b${i}`, ok: true, output: `content of ${p}` })),
+    ];
+    const same = feed(batch(Array(8).fill("README.md")));
+    assert.ok(same.length > 0 && same[0].event <= 4);
+    assert.deepEqual(feed(batch(["a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "f.ts", "g.ts", "h.ts"])), []);
+  });
 });

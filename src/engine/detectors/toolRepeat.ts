@@ -2,6 +2,8 @@
  * f. Identical successful calls that bring nothing new: same signature, same output, no write,
  * edit or mutating command in between. Polling whose output changes is progress; so is a
  * re-run after an edit (the epoch changes). Failures are counted apart by tool-failure.
+ * A repeat after a wait (`sleep 60`, or a command that sleeps itself) is a poll: unchanged output
+ * then means "not yet", so polls count one repeat per `pollsPerRepeat` of them.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import { describeCall, type CallRecord } from "../ledger";
@@ -12,16 +14,25 @@ const MAX_TRACKED_SIGNATURES = 2048;
 
 interface Streak {
   epoch: number;
+  /** The session's wait count at the latest call: a higher one on the next call makes it a poll. */
+  waitCount: number;
   /** Output of the latest answered call in the streak. */
   lastHash?: string;
-  /** Answered calls in a row with identical output. */
+  /** Answered calls in a row with identical output (polls excepted). */
   identical: number;
-  /** Calls made but not yet answered (a parallel batch, or a host that reports no results). */
-  unanswered: number;
+  /** Answered polls with output identical to the previous call. */
+  polls: number;
+  /** Calls made but not yet answered (a parallel batch, or a host that reports no results), by id: whether each is a poll. */
+  pending: Map<string, boolean>;
   events: number[];
 }
 
-export const TOOL_REPEAT_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 3, blockAt: 5, stopAt: 7 };
+/** Evidence events kept per streak. */
+const MAX_EVIDENCE = 16;
+/** Unanswered calls tracked per streak (a host that never reports results must not grow it). */
+const MAX_PENDING = 64;
+
+export const TOOL_REPEAT_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 3, blockAt: 5, stopAt: 7, pollsPerRepeat: 4 };
 
 export function suggestionForKind(kind: CallRecord["kind"]): string {
   switch (kind) {
@@ -40,16 +51,31 @@ class ToolRepeatDetector implements Detector {
 
   constructor(private readonly settings: DetectorSettings) {}
 
+  private countOf(s: Streak): number {
+    let fresh = 0;
+    let polls = s.polls;
+    for (const isPoll of s.pending.values()) if (isPoll) polls++; else fresh++;
+    return s.identical + fresh + Math.floor(polls / this.pollsPerRepeat);
+  }
+
+  private get pollsPerRepeat(): number {
+    return Math.max(1, Number(this.settings.pollsPerRepeat) || 1);
+  }
+
   onToolCall(call: CallRecord): Finding[] | void {
     let s = this.streaks.get(call.signature);
     if (!s || s.epoch !== call.epoch) {
-      s = { epoch: call.epoch, identical: 0, unanswered: 0, events: [] };
+      s = { epoch: call.epoch, waitCount: call.waitCount, identical: 0, polls: 0, pending: new Map(), events: [] };
       this.streaks.set(call.signature, s);
     }
-    s.unanswered++;
+    // A wait since the previous identical call, or a command that waits itself, makes this a poll.
+    const isPoll = s.events.length > 0 && (call.waitCount !== s.waitCount || call.waits);
+    s.waitCount = call.waitCount;
+    s.pending.set(call.id, isPoll);
+    if (s.pending.size > MAX_PENDING) s.pending.delete(s.pending.keys().next().value as string);
     s.events.push(call.eventIndex);
-    if (s.events.length > 16) s.events.shift();
-    const count = s.identical + s.unanswered;
+    if (s.events.length > MAX_EVIDENCE) s.events.shift();
+    const count = this.countOf(s);
     if (count > this.strongest.count) this.strongest = { count, detail: describeCall(call) };
     if (count < 2) return;
     const outputs = s.identical > 1 ? " and identical output" : "";
@@ -66,17 +92,25 @@ class ToolRepeatDetector implements Detector {
   }
 
   onToolResult(call: CallRecord): void {
-    const s = this.streaks.get(call.signature);
-    if (!s || !call.result) return;
-    if (s.unanswered > 0) s.unanswered--;
+    const s = this.streaks.peek(call.signature);
+    if (!s || !call.result || s.epoch !== call.epoch) return;
+    const isPoll = s.pending.get(call.id) ?? false;
+    s.pending.delete(call.id);
     if (!call.result.ok) {
       // A failure is not a repeat of a success: tool-failure counts it.
       s.identical = 0;
+      s.polls = 0;
       s.lastHash = undefined;
       return;
     }
-    if (s.lastHash === undefined || s.lastHash === call.result.outputHash) s.identical++;
-    else { s.identical = 1; s.events = [call.eventIndex]; } // output changed: polling, progress
+    if (s.lastHash === undefined || s.lastHash === call.result.outputHash) {
+      if (isPoll && s.lastHash !== undefined) s.polls++; else s.identical++;
+    } else {
+      // Output changed: polling that sees progress, or state changed under us.
+      s.identical = 1;
+      s.polls = 0;
+      s.events = [call.eventIndex];
+    }
     s.lastHash = call.result.outputHash;
   }
 

@@ -1,0 +1,38 @@
+import * as assert from "node:assert/strict";
+import { commandRead, commandSearch, isMutatingCommand, isWaitCommand } from "../../src/engine/shellCommands";
+
+describe("shell commands", () => {
+  it("tells mutating commands from reading ones", () => {
+    for (const c of ["sed -i 's/a/b/' f.py", "cat > f.py <<'EOF'\nx\nEOF", "git commit -m x", "echo x >> log.txt", "git push origin HEAD", "gh pr ready 735", "gh pr edit 12 --body x", "npm install"]) {
+      assert.ok(isMutatingCommand(c), c);
+    }
+    for (const c of ["cat f.py", "grep -rn foo src", "git status", "gh pr view 12", "gh run list --limit 1", "python -m pytest -q", "ls 2>/dev/null", "echo hi >&2"]) {
+      assert.ok(!isMutatingCommand(c), c);
+    }
+  });
+
+  it("recognises waits", () => {
+    assert.ok(isWaitCommand("sleep 60"));
+    assert.ok(isWaitCommand("sleep 30 && gh run list"));
+    assert.ok(isWaitCommand("Start-Sleep -Seconds 5"));
+    assert.ok(!isWaitCommand("grep sleep src"));
+  });
+
+  it("reads the file and range of display commands", () => {
+    assert.deepEqual(commandRead("cat src/a.py"), { path: "src/a.py", range: "" });
+    assert.deepEqual(commandRead("cd /testbed && sed -n '10,40p' src/a.py"), { path: "src/a.py", range: "10-40" });
+    assert.deepEqual(commandRead("nl -ba src/a.py | sed -n '1,80p'"), { path: "src/a.py", range: "1-80" });
+    assert.deepEqual(commandRead("head -n 50 a.py"), { path: "a.py", range: "head:50" });
+    assert.equal(commandRead("cat a.py | python -"), undefined);
+    assert.equal(commandRead("sed -i 's/x/y/' a.py"), undefined);
+  });
+
+  it("reads pattern and scope of shell searches", () => {
+    assert.deepEqual(commandSearch(`grep -rn "legacyAuthToken" src/auth`), { pattern: "legacyAuthToken", scope: "src/auth" });
+    assert.deepEqual(commandSearch(`cd /testbed && grep -rn --include=*.py -e 'def foo' . | head -20`), { pattern: "def foo", scope: "." });
+    assert.deepEqual(commandSearch("rg -n foo"), { pattern: "foo", scope: "." });
+    assert.deepEqual(commandSearch(`find / -name "settings.py" 2>/dev/null`), { pattern: "settings.py", scope: "/" });
+    assert.equal(commandSearch("grep foo a.py; rm a.py"), undefined);
+    assert.equal(commandSearch("python run.py"), undefined);
+  });
+});

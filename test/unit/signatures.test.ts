@@ -1,0 +1,86 @@
+import * as assert from "node:assert/strict";
+import { callSignature, editTargetOf, errorFingerprint, searchHalvesOfDiff } from "../../src/engine/signatures";
+import { createToolKnowledge } from "../../src/engine/toolKnowledge";
+
+const tools = createToolKnowledge();
+const sig = (name: string, input: Record<string, unknown>) => callSignature(name, tools.kindOfCall(name, input), input, tools);
+
+describe("call signatures", () => {
+  it("ignores key order and volatile fields", () => {
+    assert.equal(
+      sig("read_file", { path: "a.ts", start_line: 1, toolCallId: "x1" }),
+      sig("read_file", { start_line: 1, path: "a.ts", toolCallId: "x2" }),
+    );
+    assert.notEqual(sig("read_file", { path: "a.ts" }), sig("read_file", { path: "b.ts" }));
+  });
+
+  it("normalises whitespace in commands and drops the description", () => {
+    assert.equal(
+      sig("Bash", { command: "npm   test\n", description: "Run tests" }),
+      sig("Bash", { command: "npm test", description: "Run the tests again" }),
+    );
+    assert.notEqual(sig("Bash", { command: "npm test" }), sig("Bash", { command: "npm run lint" }));
+  });
+
+  it("keys Roo apply_diff by path and SEARCH text, not the replacement", () => {
+    const diff = (r: string) => `<<<<<<< SEARCH\n:start_line:3\n-------\nconst a = 1\n=======\nconst a = ${r}\n>>>>>>> REPLACE`;
+    assert.equal(sig("apply_diff", { path: "x.ts", diff: diff("2") }), sig("apply_diff", { path: "x.ts", diff: diff("3") }));
+    assert.notEqual(sig("apply_diff", { path: "x.ts", diff: diff("2") }), sig("apply_diff", { path: "y.ts", diff: diff("2") }));
+  });
+
+  it("reads the SEARCH half of Cline's replace_in_file blocks", () => {
+    const d = "------- SEARCH\nold line\n=======\nnew line\n+++++++ REPLACE";
+    assert.equal(searchHalvesOfDiff(d), "old line");
+  });
+
+  it("keys Claude Code Edit and MultiEdit by old_string", () => {
+    assert.equal(
+      sig("Edit", { file_path: "/r/a.py", old_string: "x = 1", new_string: "x = 2" }),
+      sig("Edit", { file_path: "/r/a.py", old_string: "x = 1", new_string: "x = 3" }),
+    );
+    const multi = (n: string) => ({ file_path: "/r/a.py", edits: [{ old_string: "a", new_string: n }, { old_string: "b", new_string: "c" }] });
+    assert.equal(sig("MultiEdit", multi("1")), sig("MultiEdit", multi("2")));
+    assert.match(editTargetOf(multi("1"), tools), /a\n?.*---.*b|a --- b/);
+  });
+
+  it("keys apply_patch by removed and context lines", () => {
+    const patch = (added: string) => `*** Begin Patch\n*** Update File: src/a.ts\n@@\n const x = 1;\n-const y = 2;\n+${added}\n*** End Patch`;
+    assert.equal(sig("apply_patch", { input: patch("const y = 3;") }), sig("apply_patch", { input: patch("const y = 4;") }));
+    assert.notEqual(sig("apply_patch", { input: patch("a") }), sig("apply_patch", { input: patch("a").replace("-const y = 2;", "-const z = 2;") }));
+  });
+
+  it("classifies str_replace_editor by its sub-command", () => {
+    assert.equal(tools.kindOfCall("str_replace_editor", { command: "view", path: "/a.py" }), "read");
+    assert.equal(tools.kindOfCall("str_replace_editor", { command: "str_replace", path: "/a.py" }), "edit");
+    assert.equal(tools.kindOfCall("str_replace_editor", { command: "create", path: "/a.py" }), "write");
+  });
+
+  it("knows the tool names of the supported agents and honours configured names", () => {
+    for (const [name, kind] of [
+      ["read_file", "read"], ["Read", "read"], ["read", "read"], ["write_to_file", "write"], ["replace_in_file", "edit"],
+      ["apply_diff", "edit"], ["Edit", "edit"], ["replace", "edit"], ["search_files", "search"], ["Grep", "search"],
+      ["search_file_content", "search"], ["glob", "search"], ["execute_command", "command"], ["run_shell_command", "command"],
+      ["bash", "command"], ["webfetch", "fetch"], ["web_fetch", "fetch"], ["list_directory", "list"], ["search_dir", "search"],
+      ["mcp__github__read_file", "read"],
+    ] as const) assert.equal(tools.kindOf(name), kind, name);
+    assert.equal(tools.kindOf("frobnicate"), "other");
+    assert.equal(createToolKnowledge({ search: ["frobnicate"] }).kindOf("frobnicate"), "search");
+  });
+});
+
+describe("error fingerprints", () => {
+  it("maps URL and number variants of one failure to one fingerprint", () => {
+    assert.equal(
+      errorFingerprint("HTTP 404 Not Found: https://docs.x.example/api/v2/rate-limits?lang=en"),
+      errorFingerprint("HTTP 404 Not Found: https://docs.x.example/api/v2/rate-limits/index.html"),
+    );
+  });
+
+  it("looks past harness envelopes to the error itself", () => {
+    const msa = (err: string) => `<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "/testbed/r.py", line 3, in <module>\n    f()\n${err}\n</output>`;
+    assert.equal(errorFingerprint(msa("NameError: name 'foo' is not defined")), "nameerror: name <quoted> is not defined");
+    assert.notEqual(errorFingerprint(msa("NameError: name 'foo' is not defined")), errorFingerprint(msa("TypeError: bad operand")));
+    assert.equal(errorFingerprint("Exit code 1\nerror: pathspec 'x' did not match"), "error: pathspec <quoted> did not match");
+    assert.equal(errorFingerprint("<returncode>1</returncode>\n<output>\n</output>"), "");
+  });
+});
