@@ -1,7 +1,13 @@
 /** Every detector, in the order the session runs them. Add a detector here and nowhere else. */
 import type { DetectorDefinition } from "../detector";
 import { toolRepeat } from "./toolRepeat";
+import { toolFailure } from "./toolFailure";
+import { editRetry } from "./editRetry";
+import { streamRepeat } from "./streamRepeat";
 
 export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   toolRepeat,
+  toolFailure,
+  editRetry,
+  streamRepeat,
 ];

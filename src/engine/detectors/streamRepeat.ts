@@ -1,0 +1,377 @@
+/**
+ * a. Exact adjacent repetition of a block in the thinking or visible text of one request: a
+ * phrase, a sentence, a paragraph or a whole analysis (minPeriod..maxPeriod characters) emitted
+ * again and again back to back.
+ *
+ * Amortised O(1) work per character, bounded memory however long the stream:
+ * - nominate: a rolling hash of the last ANCHOR characters; when that anchor was last seen d
+ *   characters ago (d ≤ maxPeriod), d is a candidate period;
+ * - verify: each live candidate keeps a match run (characters in a row equal to the one d back);
+ *   the first mismatch drops it. At most MAX_CANDIDATES live at once.
+ * Short units need more copies than long ones: a unit of d characters fires after
+ * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies (16 chars × 10, 50 × 4, 105 × 2, 500 × 2).
+ * Inside a code fence the span needed is codeSpanFactor times longer (repetitive code is normal).
+ * Units without letters or digits (dividers, box drawing, whitespace) never count.
+ *
+ * count = how many times this block was caught looping since the user last spoke (one per
+ * request): the first catch aborts the stream, a second catch of the same block stops the task.
+ */
+import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import type { StreamEvent } from "../events";
+import { BoundedMap } from "../boundedMap";
+import { excerpt } from "../guidance";
+import { numberSetting, textKey, type StreamChannel } from "../streamText";
+
+export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
+  enabled: true,
+  warnAt: 0,
+  blockAt: 1,
+  stopAt: 2,
+  /** Shortest unit counted as such; shorter units ("the the ") are judged as this long. */
+  minPeriod: 16,
+  /** Longest repeated block looked for. Memory grows linearly with it. */
+  maxPeriod: 4000,
+  /** Characters the repetition must cover (copies × unit) before it counts... */
+  minSpanChars: 200,
+  /** ...but never fewer than minCopies copies nor more than maxCopies are asked for. */
+  minCopies: 2,
+  maxCopies: 10,
+  /** Inside fenced code the span needed is this many times longer. */
+  codeSpanFactor: 4,
+};
+
+/** Characters of the anchor whose recurrence nominates a period. */
+const ANCHOR = 16;
+const MAX_CANDIDATES = 24;
+const HASH_MOD = 1_000_000_007;
+const HASH_BASE = 131;
+/** Events listed as evidence at most. */
+const MAX_EVIDENCE_EVENTS = 64;
+/** Chunks remembered for evidence, in units of maxPeriod characters back. */
+const EVIDENCE_WINDOW_PERIODS = 8;
+
+interface Candidate {
+  period: number;
+  /** Characters in a row equal to the character `period` back. */
+  run: number;
+  /** Settled: fired, or its unit is not text (dividers); never checked again. */
+  done: boolean;
+}
+
+export interface RepeatHit {
+  channel: StreamChannel;
+  period: number;
+  copies: number;
+  unit: string;
+  /** Absolute character position (0-based, in this channel of this request) where it fired. */
+  position: number;
+  /** First character of the repeated span. */
+  spanStart: number;
+}
+
+function powMod(base: number, exp: number, mod: number): number {
+  let r = 1;
+  for (let i = 0; i < exp; i++) r = (r * base) % mod;
+  return r;
+}
+const ANCHOR_POW = powMod(HASH_BASE, ANCHOR - 1, HASH_MOD);
+
+/** Booth's algorithm: start of the lexicographically least rotation, so one loop has one key whatever phase it was caught in. */
+export function leastRotation(s: string): number {
+  const n = s.length;
+  const f = new Int32Array(2 * n).fill(-1);
+  let k = 0;
+  for (let j = 1; j < 2 * n; j++) {
+    const sj = s.charCodeAt(j % n);
+    let i = f[j - k - 1];
+    while (i !== -1 && sj !== s.charCodeAt((k + i + 1) % n)) {
+      if (sj < s.charCodeAt((k + i + 1) % n)) k = j - i - 1;
+      i = f[i];
+    }
+    if (i === -1 && sj !== s.charCodeAt((k + i + 1) % n)) {
+      if (sj < s.charCodeAt((k + i + 1) % n)) k = j;
+      f[j - k] = -1;
+    } else f[j - k] = i + 1;
+  }
+  return k;
+}
+
+function isTextUnit(unit: string): boolean {
+  const distinct = new Set<string>();
+  let alnum = 0, visible = 0;
+  for (const ch of unit) {
+    if (/\s/.test(ch)) continue;
+    visible++;
+    if (/[\p{L}\p{N}]/u.test(ch)) { alnum++; distinct.add(ch.toLowerCase()); }
+  }
+  return distinct.size >= 2 && alnum >= 0.3 * visible;
+}
+
+export interface RepeatParams {
+  minPeriod: number;
+  maxPeriod: number;
+  minSpanChars: number;
+  minCopies: number;
+  maxCopies: number;
+  codeSpanFactor: number;
+}
+
+export function repeatParams(settings: DetectorSettings): RepeatParams {
+  const n = (k: keyof RepeatParams) => numberSetting(settings, k);
+  return {
+    minPeriod: Math.max(1, n("minPeriod")),
+    maxPeriod: Math.max(ANCHOR, Math.min(1 << 16, n("maxPeriod"))),
+    minSpanChars: n("minSpanChars"),
+    minCopies: Math.max(2, n("minCopies")),
+    maxCopies: Math.max(2, n("maxCopies")),
+    codeSpanFactor: Math.max(1, n("codeSpanFactor")),
+  };
+}
+
+/**
+ * The repetition finder of one channel of one request. Exported for tests and the benchmark.
+ */
+export class RepeatTracker {
+  private readonly size: number;
+  private readonly mask: number;
+  private readonly buf: Uint16Array;
+  private pos = 0;
+  private hash = 0;
+  private lastSeen = new Map<number, number>();
+  private nextPurge: number;
+  private candidates: Candidate[] = [];
+  /** Fence state from line starts: ``` or ~~~ at the head of a line toggles it. */
+  private inFence = false;
+  private lineHead = "";
+  private lineHeadDone = false;
+
+  constructor(readonly channel: StreamChannel, private readonly s: RepeatParams) {
+    let size = 1;
+    while (size < s.maxPeriod + ANCHOR + 2) size <<= 1;
+    this.size = size;
+    this.mask = size - 1;
+    this.buf = new Uint16Array(size);
+    this.nextPurge = Math.max(1024, s.maxPeriod);
+  }
+
+  /** Anchors and candidates held: bounded by about 2 × maxPeriod + MAX_CANDIDATES, for the memory test. */
+  get held(): number { return this.lastSeen.size + this.candidates.length; }
+
+  /** Characters seen so far. */
+  get length(): number { return this.pos; }
+
+  /** Span (copies × unit) needed before a unit of this period counts. */
+  requiredSpan(period: number): number {
+    const unit = Math.max(period, this.s.minPeriod);
+    const copies = Math.min(this.s.maxCopies, Math.max(this.s.minCopies, Math.ceil(this.s.minSpanChars / unit)));
+    return unit * copies * (this.inFence ? this.s.codeSpanFactor : 1);
+  }
+
+  /** How close the strongest live candidate is (0..1), and its period. */
+  strongest(): { progress: number; period: number } {
+    let best = { progress: 0, period: 0 };
+    for (const c of this.candidates) {
+      if (c.done) continue;
+      const p = (c.run + c.period) / this.requiredSpan(c.period);
+      if (p > best.progress) best = { progress: Math.min(1, p), period: c.period };
+    }
+    return best;
+  }
+
+  private charAt(p: number): number { return this.buf[p & this.mask]; }
+
+  /** The text of [from, to) if still buffered. */
+  textOf(from: number, to: number): string {
+    const start = Math.max(from, this.pos - this.size + 1, 0);
+    let out = "";
+    for (let p = start; p < to; p++) out += String.fromCharCode(this.charAt(p));
+    return out;
+  }
+
+  /** Feeds a chunk; returns the repetitions that reached their span during it. */
+  push(delta: string): RepeatHit[] {
+    let hits: RepeatHit[] | undefined;
+    for (let i = 0; i < delta.length; i++) {
+      const hit = this.pushChar(delta.charCodeAt(i));
+      if (hit) (hits ??= []).push(hit);
+    }
+    return hits ?? [];
+  }
+
+  private pushChar(code: number): RepeatHit | undefined {
+    const p = this.pos++;
+    const outgoing = p >= ANCHOR ? this.charAt(p - ANCHOR) : 0;
+    this.buf[p & this.mask] = code;
+    this.trackFence(code);
+
+    let hit: RepeatHit | undefined;
+    // verify live candidates
+    let keep = 0;
+    for (let i = 0; i < this.candidates.length; i++) {
+      const c = this.candidates[i];
+      if (this.charAt(p - c.period) !== code) continue; // mismatch: the run is over
+      c.run++;
+      this.candidates[keep++] = c;
+      if (!c.done && c.run + c.period >= this.requiredSpan(c.period)) {
+        c.done = true;
+        const unit = this.textOf(p - c.period + 1, p + 1);
+        if (isTextUnit(unit)) hit ??= { channel: this.channel, period: c.period, copies: Math.floor((c.run + c.period) / c.period), unit, position: p, spanStart: p - c.run - c.period + 1 };
+      }
+    }
+    this.candidates.length = keep;
+
+    // nominate: the anchor ending here was last seen d characters ago
+    this.hash = ((this.hash - ((outgoing * ANCHOR_POW) % HASH_MOD) + HASH_MOD) % HASH_MOD * HASH_BASE + code) % HASH_MOD;
+    if (p >= ANCHOR - 1) {
+      const seen = this.lastSeen.get(this.hash);
+      this.lastSeen.set(this.hash, p);
+      if (seen !== undefined) this.nominate(p, p - seen);
+    }
+    if (p >= this.nextPurge) this.purge(p);
+    return hit;
+  }
+
+  private nominate(p: number, d: number): void {
+    if (d < 1 || d > this.s.maxPeriod || d + ANCHOR > this.size) return;
+    for (const c of this.candidates) if (c.period === d) return;
+    for (let k = 0; k < ANCHOR; k++) if (this.charAt(p - k) !== this.charAt(p - k - d)) return; // hash collision
+    if (this.candidates.length >= MAX_CANDIDATES) {
+      let weakest = 0;
+      for (let i = 1; i < this.candidates.length; i++) if (this.candidates[i].run < this.candidates[weakest].run) weakest = i;
+      if (this.candidates[weakest].run > ANCHOR) return;
+      this.candidates.splice(weakest, 1);
+    }
+    this.candidates.push({ period: d, run: ANCHOR, done: false });
+  }
+
+  /** Forgets anchors too old to nominate anything: amortised O(1), the map stays ≤ 2 × maxPeriod. */
+  private purge(p: number): void {
+    const oldest = p - this.s.maxPeriod;
+    for (const [h, at] of this.lastSeen) if (at < oldest) this.lastSeen.delete(h);
+    this.nextPurge = p + Math.max(1024, this.s.maxPeriod);
+  }
+
+  private trackFence(code: number): void {
+    if (code === 10) {
+      const head = this.lineHead.trimStart();
+      if (head.startsWith("```") || head.startsWith("~~~")) {
+        this.inFence = !this.inFence;
+        this.candidates.length = 0; // a fence boundary ends any repetition
+      }
+      this.lineHead = "";
+      this.lineHeadDone = false;
+      return;
+    }
+    if (!this.lineHeadDone) {
+      this.lineHead += String.fromCharCode(code);
+      if (this.lineHead.length >= 6) this.lineHeadDone = true;
+    }
+  }
+}
+
+/** Chunk start positions of one channel, to name the events a span covers. Bounded by forgetBefore. */
+class ChunkIndex {
+  private starts: number[] = [];
+  private events: number[] = [];
+  private head = 0;
+
+  add(position: number, event: number): void {
+    this.starts.push(position);
+    this.events.push(event);
+  }
+
+  /** Events overlapping [from, to], at most MAX_EVIDENCE_EVENTS (the first ones, and the last). */
+  between(from: number, to: number): number[] {
+    const out: number[] = [];
+    for (let i = this.head; i < this.starts.length; i++) {
+      const end = i + 1 < this.starts.length ? this.starts[i + 1] - 1 : Infinity;
+      if (end < from || this.starts[i] > to) continue;
+      out.push(this.events[i]);
+    }
+    return out.length <= MAX_EVIDENCE_EVENTS ? out : [...out.slice(0, MAX_EVIDENCE_EVENTS - 1), out[out.length - 1]];
+  }
+
+  /** Forgets chunks that end before this position; compacts now and then (amortised O(1)). */
+  forgetBefore(position: number): void {
+    while (this.head + 1 < this.starts.length && this.starts[this.head + 1] <= position) this.head++;
+    if (this.head > 1024 && this.head * 2 > this.starts.length) {
+      this.starts = this.starts.slice(this.head);
+      this.events = this.events.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
+
+export function channelName(c: StreamChannel): string { return c === "reasoning" ? "thinking" : "response"; }
+
+class StreamRepeatDetector implements Detector {
+  readonly id = "stream-repeat" as const;
+  private trackers = new Map<StreamChannel, { tracker: RepeatTracker; chunks: ChunkIndex }>();
+  private readonly params: RepeatParams;
+  private catches = new BoundedMap<string, number>(256);
+  private caughtThisRequest = new Set<string>();
+  private lastCatch = "";
+
+  constructor(settings: DetectorSettings) { this.params = repeatParams(settings); }
+
+  onRequestStart(): void {
+    this.trackers.clear();
+    this.caughtThisRequest.clear();
+  }
+
+  onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
+    if (ev.delta.length === 0) return;
+    let t = this.trackers.get(ev.t);
+    if (!t) { t = { tracker: new RepeatTracker(ev.t, this.params), chunks: new ChunkIndex() }; this.trackers.set(ev.t, t); }
+    t.chunks.add(t.tracker.length, ctx.index);
+    const hits = t.tracker.push(ev.delta);
+    t.chunks.forgetBefore(t.tracker.length - EVIDENCE_WINDOW_PERIODS * this.params.maxPeriod);
+    if (hits.length === 0) return;
+    const out: Finding[] = [];
+    for (const h of hits) {
+      const rotated = h.unit.slice(leastRotation(h.unit)) + h.unit.slice(0, leastRotation(h.unit));
+      const key = `${this.id}:${h.channel}:${textKey(rotated)}`;
+      if (this.caughtThisRequest.has(key)) continue;
+      this.caughtThisRequest.add(key);
+      const count = (this.catches.get(key) ?? 0) + 1;
+      this.catches.set(key, count);
+      const span = excerpt(h.unit, 160);
+      this.lastCatch = `${channelName(h.channel)}: ${h.period}-char block ×${h.copies}`;
+      out.push({
+        detector: this.id,
+        key,
+        count,
+        summary: `your ${channelName(h.channel)} repeats the same ${h.period}-character passage ${h.copies} times in a row ("${span}")`,
+        suggestion: "Say it once, then move on: take the next concrete step (a tool call, a change, or the final answer) instead of restating it.",
+        evidence: { events: t.chunks.between(h.spanStart, h.position), count: h.copies, span },
+      });
+    }
+    return out;
+  }
+
+  reset(): void {
+    this.trackers.clear();
+    this.catches.clear();
+    this.caughtThisRequest.clear();
+    this.lastCatch = "";
+  }
+
+  status(): DetectorStatus {
+    let best = { progress: 0, period: 0, channel: "" };
+    for (const [channel, t] of this.trackers) {
+      const s = t.tracker.strongest();
+      if (s.progress > best.progress) best = { ...s, channel: channelName(channel) };
+    }
+    const detail = best.period ? `${best.channel}: ${best.period}-char block ${Math.round(best.progress * 100)}%` : this.lastCatch;
+    return { id: this.id, enabled: true, progress: best.progress, detail };
+  }
+}
+
+export const streamRepeat: DetectorDefinition = {
+  id: "stream-repeat",
+  title: "Repeated passage in the stream",
+  description: "The same block of thinking or response text (16 to 4000 characters) emitted again and again back to back.",
+  channel: "stream",
+  defaults: STREAM_REPEAT_DEFAULTS,
+  create: (settings) => new StreamRepeatDetector(settings),
+};

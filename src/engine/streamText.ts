@@ -1,0 +1,163 @@
+/**
+ * Shared mechanics of the stream detectors: streamed chunks of one request turned into complete
+ * lines and paragraphs per channel (reasoning and visible text apart), each with its markdown
+ * kind and the heading it sits under; plus the word and shingle helpers the similarity checks
+ * share. Work is O(chunk) and memory is bounded by the longest line kept (maxLineChars).
+ */
+import type { StreamEvent } from "./events";
+import { StructureTracker, listMarker, type LineKind } from "./structure";
+
+export type StreamChannel = StreamEvent["t"];
+
+export interface StreamLine {
+  channel: StreamChannel;
+  /** The line without its newline, cut to maxLineChars. */
+  text: string;
+  kind: LineKind;
+  /** Normalised text of the heading this line sits under ("" before the first heading). */
+  section: string;
+  /** Events in which the line started and ended. */
+  startEvent: number;
+  endEvent: number;
+}
+
+export interface StreamParagraph {
+  channel: StreamChannel;
+  lines: StreamLine[];
+  text: string;
+  section: string;
+  startEvent: number;
+  endEvent: number;
+}
+
+/** Longest line kept whole; the rest of a longer line is dropped (stream-repeat sees it all). */
+export const MAX_LINE_CHARS = 4000;
+/** Lines gathered into one paragraph at most; a longer paragraph is cut into pieces. */
+const MAX_PARAGRAPH_LINES = 64;
+
+interface ChannelState {
+  partial: string;
+  partialStart: number;
+  structure: StructureTracker;
+  section: string;
+  paragraph: StreamLine[];
+}
+
+/** Lowercase, no list marker, no markdown emphasis, single spaces: what two copies of a line share. */
+export function normalizeLine(text: string): string {
+  return text.slice(listMarker(text).length).toLowerCase().replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim();
+}
+
+const WORD = /[\p{L}\p{N}_]+(?:['’.-][\p{L}\p{N}_]+)*/gu;
+
+export function wordsOf(text: string, max = 600): string[] {
+  const out: string[] = [];
+  for (const m of text.toLowerCase().matchAll(WORD)) {
+    out.push(m[0]);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+function hash32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Hashed word n-grams (all words when fewer than n). */
+export function shingles(words: readonly string[], n = 3): Set<number> {
+  const out = new Set<number>();
+  if (words.length < n) { if (words.length) out.add(hash32(words.join(" "))); return out; }
+  for (let i = 0; i + n <= words.length; i++) out.add(hash32(words.slice(i, i + n).join(" ")));
+  return out;
+}
+
+export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let common = 0;
+  for (const x of small) if (large.has(x)) common++;
+  return common / (a.size + b.size - common);
+}
+
+/** Stable short id of a text, for finding keys. */
+export function textKey(s: string): string { return hash32(s).toString(36) + s.length.toString(36); }
+
+/**
+ * Turns the chunks of one request into lines and paragraphs, per channel. Call push for every
+ * chunk and flush when the request ends; start afresh with reset (new request).
+ */
+export class StreamLines {
+  private channels = new Map<StreamChannel, ChannelState>();
+
+  constructor(private readonly maxLineChars = MAX_LINE_CHARS) {}
+
+  private state(channel: StreamChannel): ChannelState {
+    let s = this.channels.get(channel);
+    if (!s) {
+      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", paragraph: [] };
+      this.channels.set(channel, s);
+    }
+    return s;
+  }
+
+  /** Complete lines of this chunk, and the paragraphs they close. */
+  push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
+    const s = this.state(channel);
+    let from = 0;
+    while (from <= delta.length) {
+      const nl = delta.indexOf("\n", from);
+      const piece = nl < 0 ? delta.slice(from) : delta.slice(from, nl);
+      if (piece.length > 0) {
+        if (s.partialStart < 0) s.partialStart = eventIndex;
+        if (s.partial.length < this.maxLineChars) s.partial += piece.slice(0, this.maxLineChars - s.partial.length);
+      }
+      if (nl < 0) break;
+      if (s.partialStart < 0) s.partialStart = eventIndex;
+      this.emit(channel, s, eventIndex, onLine, onParagraph);
+      from = nl + 1;
+    }
+  }
+
+  /** The request ended: the unfinished last line and paragraph of every channel count too. */
+  flush(eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
+    for (const [channel, s] of this.channels) {
+      if (s.partial.length > 0) this.emit(channel, s, eventIndex, onLine, onParagraph);
+      this.closeParagraph(channel, s, onParagraph);
+    }
+  }
+
+  reset(): void { this.channels.clear(); }
+
+  private emit(channel: StreamChannel, s: ChannelState, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
+    const text = s.partial;
+    const kind = s.structure.lineKind(text);
+    if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, ""));
+    const line: StreamLine = { channel, text, kind, section: s.section, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
+    s.partial = "";
+    s.partialStart = -1;
+    onLine(line);
+    if (kind === "prose" || kind === "list") {
+      s.paragraph.push(line);
+      if (s.paragraph.length >= MAX_PARAGRAPH_LINES) this.closeParagraph(channel, s, onParagraph);
+    } else this.closeParagraph(channel, s, onParagraph);
+  }
+
+  private closeParagraph(channel: StreamChannel, s: ChannelState, onParagraph?: (p: StreamParagraph) => void): void {
+    const lines = s.paragraph;
+    if (lines.length === 0) return;
+    s.paragraph = [];
+    onParagraph?.({ channel, lines, text: lines.map((l) => l.text).join("\n"), section: lines[0].section, startEvent: lines[0].startEvent, endEvent: lines[lines.length - 1].endEvent });
+  }
+}
+
+/** A numeric detector setting (settings hold numbers and switches side by side). */
+export function numberSetting(settings: Record<string, number | boolean>, key: string): number {
+  const v = settings[key];
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new Error(`setting ${key} must be a number`);
+  return v;
+}

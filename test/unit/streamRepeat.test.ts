@@ -1,0 +1,120 @@
+import * as assert from "node:assert/strict";
+import { RepeatTracker, STREAM_REPEAT_DEFAULTS, leastRotation, repeatParams } from "../../src/engine/detectors/streamRepeat";
+import type { TraceEvent } from "../../src/engine/events";
+import { charRangeOf, chunks, prose, request, runOnly, streamOf } from "./streamTestKit";
+
+const only = (events: TraceEvent[], overrides: Record<string, number | boolean> = {}) => runOnly(["stream-repeat"], events, overrides);
+const user: TraceEvent = { t: "user", text: "go" };
+
+const SENTENCE = "I have added all the requested logs and verified the test file. I will now mark the task as complete.\n  ";
+const BLOCK = "The issue might be that the API call is not being made properly when the switch is toggled. Let me make sure the fetchPublicRecipes function is called correctly in the useEffect, that the dependency array includes showPublic, and that the response is stored with setRecipes. If the state update happens before the fetch resolves, the list would render empty. I should also check that the endpoint path matches the server route /api/recipes/public and that credentials are included. ";
+
+describe("stream-repeat", () => {
+  it("catches a 16-char chant in thinking only after about ten copies", () => {
+    const intro = "Version bumped and published. Let me write the confirmation.\n";
+    const unit = "0.0.1 deployed. ";
+    const events = [user, ...request(streamOf("reasoning", intro + unit.repeat(40)))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].action, "abort");
+    assert.equal(ivs[0].detector, "stream-repeat");
+    const [, last] = charRangeOf(events, ivs[0].event);
+    const copies = (last + 1 - intro.length) / unit.length;
+    assert.ok(copies >= 9 && copies <= 12, `fired after ${copies} copies`);
+    assert.ok(ivs[0].evidence.count >= 10);
+    assert.match(ivs[0].evidence.span ?? "", /deployed/);
+    assert.match(ivs[0].message, /thinking repeats the same 16-character passage/);
+  });
+
+  it("catches a repeated ~100-char sentence in visible text by its second or third copy", () => {
+    const events = [user, ...request(streamOf("text", "Done. " + SENTENCE.repeat(8)))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    const [, last] = charRangeOf(events, ivs[0].event);
+    assert.ok(last < 6 + 3 * SENTENCE.length, `fired at char ${last}`);
+    assert.ok(last >= 6 + 2 * SENTENCE.length - 1);
+  });
+
+  it("catches a 520-char analysis block by the end of its second copy", () => {
+    const events = [user, ...request(streamOf("reasoning", "Looking at RecipeList.tsx now.\n" + BLOCK.repeat(5)))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    const [, last] = charRangeOf(events, ivs[0].event);
+    assert.ok(last <= 31 + 2 * BLOCK.length + 40, `fired at char ${last}`);
+  });
+
+  it("catches blocks up to maxPeriod (4000 chars) and ignores longer ones", () => {
+    const big = prose(600, 3).slice(0, 3900) + "\n";
+    assert.equal(only([user, ...request(streamOf("reasoning", big + big + big))]).length, 1);
+    const huge = prose(900, 4).slice(0, 4500) + "\n";
+    assert.equal(only([user, ...request(streamOf("reasoning", huge + huge))]).length, 0);
+  });
+
+  it("judges very short units (\"the the the\") as 16-char units", () => {
+    const ivs = only([user, ...request(streamOf("reasoning", "So the answer is " + "the ".repeat(30)))]);
+    assert.equal(ivs.length, 0, "30 × 4 chars = 120 chars is below the 160 a short unit needs");
+    assert.equal(only([user, ...request(streamOf("reasoning", "So the answer is " + "the ".repeat(60)))]).length, 1);
+  });
+
+  it("stays quiet on varied prose, dividers, box drawing and whitespace", () => {
+    const text = prose(3000, 11) + "\n" + "=".repeat(400) + "\n" + "─".repeat(300) + "\n" + ("│" + " ".repeat(40) + "│\n").repeat(30) + " ".repeat(500) + "\n" + "-+-".repeat(200);
+    assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
+  });
+
+  it("needs a much longer run inside a code fence: repetitive code is not a loop", () => {
+    const code = "```python\n" + "    print('-' * 40)\n".repeat(25) + "```\nDone.\n";
+    assert.deepEqual(only([user, ...request(streamOf("text", code))]), []);
+    // The same lines outside a fence are a chant.
+    assert.equal(only([user, ...request(streamOf("text", "    print('-' * 40)\n".repeat(25)))]).length, 1);
+  });
+
+  it("keeps reasoning and text apart, and starts afresh each request", () => {
+    const half = SENTENCE;
+    const split = [user, ...request(streamOf("reasoning", half), streamOf("text", half)), ...request(streamOf("reasoning", half))];
+    assert.deepEqual(only(split), []);
+  });
+
+  it("fires at the same character whether text arrives 1, 7, 40 or random 1-40 chars at a time", () => {
+    const text = "Checking the build.\n" + SENTENCE.repeat(4);
+    const positions = new Set<number>();
+    const sizes: Array<number | { max: number; seed: number }> = [1, 7, 40, { max: 40, seed: 1 }, { max: 40, seed: 2 }];
+    for (const size of sizes) {
+      const events = [user, ...request(streamOf("text", text, size))];
+      const ivs = only(events);
+      assert.equal(ivs.length, 1);
+      const [first, last] = charRangeOf(events, ivs[0].event);
+      if (size === 1) positions.add(first);
+      else for (const p of positions) assert.ok(p >= first && p <= last, `size ${JSON.stringify(size)}: chunk ${first}-${last} misses ${p}`);
+    }
+    assert.equal(positions.size, 1);
+  });
+
+  it("stops the task when the same block loops again after the abort, whatever phase it starts in", () => {
+    const events = [user, ...request(streamOf("reasoning", BLOCK.repeat(3))), ...request(streamOf("reasoning", "Retrying. " + BLOCK.slice(100) + BLOCK.repeat(3)))];
+    const ivs = only(events);
+    assert.deepEqual(ivs.map((i) => i.action), ["abort", "stop"]);
+    assert.equal(ivs[0].key, ivs[1].key);
+  });
+
+  it("can be switched off and tuned", () => {
+    const events = [user, ...request(streamOf("text", SENTENCE.repeat(6)))];
+    assert.deepEqual(only(events, { enabled: false }), []);
+    const late = only(events, { minCopies: 5 });
+    const early = only(events);
+    assert.ok(late[0].event > early[0].event);
+  });
+
+  it("keeps memory bounded on a long stream", () => {
+    const t = new RepeatTracker("reasoning", repeatParams(STREAM_REPEAT_DEFAULTS));
+    for (const c of chunks(prose(40000, 5), 37)) t.push(c);
+    assert.ok(t.length > 200000);
+    assert.ok(t.held <= 2 * 4000 + 1024 + 24, `holds ${t.held}`);
+  });
+
+  it("names one loop by one key whatever rotation it was caught in", () => {
+    const u = "abcXYZabd";
+    const rot = (s: string, k: number) => s.slice(k) + s.slice(0, k);
+    const canon = (s: string) => rot(s, leastRotation(s));
+    for (let k = 0; k < u.length; k++) assert.equal(canon(rot(u, k)), canon(u));
+  });
+});
