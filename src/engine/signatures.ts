@@ -161,3 +161,26 @@ export function hashText(s: string): string {
   }
   return (h >>> 0).toString(36) + ":" + s.length.toString(36);
 }
+
+/** Character trigrams of a text's first `max` characters (whitespace collapsed, lower-cased). */
+function trigrams(s: string, max: number): Set<string> {
+  const t = normaliseWhitespace(s).toLowerCase().slice(0, max);
+  const out = new Set<string>();
+  for (let i = 0; i + 3 <= t.length; i++) out.add(t.slice(i, i + 3));
+  if (out.size === 0 && t !== "") out.add(t);
+  return out;
+}
+
+/**
+ * How alike two call targets are (0..1, Dice coefficient over character trigrams): URLs that differ
+ * in a query string score high, two unrelated Python scripts low. Bounded by `max` characters.
+ */
+export function textSimilarity(a: string, b: string, max = 400): number {
+  if (a === b) return 1;
+  const ta = trigrams(a, max);
+  const tb = trigrams(b, max);
+  if (ta.size === 0 || tb.size === 0) return 0;
+  let shared = 0;
+  for (const g of ta) if (tb.has(g)) shared++;
+  return (2 * shared) / (ta.size + tb.size);
+}
