@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { SessionFormatError, type ReadOptions, type RecordedSession, type SessionReader } from "./reader";
 import { traceReader } from "./traceFile";
+import { rooTaskReader } from "./rooTask";
 import { CLINE_READERS } from "./clineTask";
 import { piReader } from "./pi";
 import { opencodeReader } from "./opencode";
@@ -14,6 +15,7 @@ import { geminiCliReader } from "./geminiCli";
 
 /** Most specific first: host task folders before generic JSONL. Add a reader here. */
 export const SESSION_READERS: SessionReader[] = [
+  rooTaskReader,
   ...CLINE_READERS,
   traceReader,
   piReader,

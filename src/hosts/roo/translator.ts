@@ -1,0 +1,320 @@
+/**
+ * Where a Roo Code (or Kilo Code) message becomes trace events. One translator per task: it turns
+ * the `message` event stream (or a task's `ui_messages.json`, message by message) into the engine's
+ * events. Pure: no `vscode`, no clock (the caller passes the receipt time), used live by the adapter
+ * and on files by the `roo-task` reader.
+ *
+ * Message → event:
+ * - `say:api_req_started` created → `request`; its update with tokens/cost (or a cancel) → `end` with usage.
+ * - `say:reasoning` / `say:text` / `say:completion_result` (cumulative snapshots) → `reasoning` / `text` deltas.
+ * - the task's first `say:text` (the prompt), `say:user_feedback[_diff]` → `user` (unless it is our own guidance).
+ * - approval asks (`tool`, `command`, `use_mcp_server`, `followup`) → `tool_call`, once, when the call is final:
+ *   at the complete ask, or earlier when the request's stream ended while the ask was still partial
+ *   (so that a call Roo would auto-approve can still be refused before it runs).
+ * - `say:command_output`, `say:mcp_server_response`, `say:codebase_search_result` → `tool_result` ok;
+ *   `say:error|diff_error|rooignore_error` after a call, and `taskToolFailed` → `tool_result` failed;
+ *   a missing-parameter error → a failed call of its own (Roo never asks for it).
+ */
+import type { TraceEvent, Usage } from "../../engine/events";
+import { BoundedMap } from "../../engine/boundedMap";
+import { advance, continueCursor, newCursor, type CumulativeCursor } from "./cumulativeText";
+import { parseApiRequestInfo, type RooMessage } from "./messages";
+import { missingParameterCall, TOOL_ASKS, toolCallOfAsk, type RooToolCall } from "./toolCalls";
+
+/** Tool asks remembered per task (a task's calls; older ones are settled long before). */
+const MAX_ASKS_PER_TASK = 64;
+/** Text messages whose streams are tracked at once per task. */
+const MAX_TEXT_STREAMS = 8;
+
+export interface AskInfo {
+  /** Tool call id given to the engine: `roo-<ts>`. */
+  id: string;
+  ts: number;
+  ask: string;
+  call?: RooToolCall;
+  /** The engine has seen the call. */
+  emitted: boolean;
+  /** Roo sent the complete ask (partial !== true). */
+  complete: boolean;
+  /** Roo marked it answered (approved, including auto-approval). */
+  answered: boolean;
+  /** A result (or failure) was passed on. */
+  settled: boolean;
+  /** Request the ask belongs to. */
+  request: number;
+}
+
+export interface TranslatorOptions {
+  /**
+   * Whether user text is Loop Sentinel's own guidance coming back (it must not count as a user
+   * message: that would reset the engine's counts). Consumes the match.
+   */
+  isOwnEcho?(text: string): boolean;
+}
+
+interface RequestState {
+  ts: number;
+  index: number;
+  ended: boolean;
+}
+
+export function toolCallId(ts: number): string {
+  return `roo-${ts}`;
+}
+
+export class RooTaskTranslator {
+  /** First user text (the task prompt), for titles. */
+  title: string | undefined;
+  private requests = 0;
+  private request: RequestState | undefined;
+  /** Usage that arrived for an older request after a newer one began: carried on the next boundary. */
+  private carriedUsage: Usage | undefined;
+  private reasoning: { ts: number; cursor: CumulativeCursor; request: number } | undefined;
+  private finishedReasoning = new Set<number>();
+  private texts = new BoundedMap<number, { cursor: CumulativeCursor; channel: "text"; done: boolean }>(MAX_TEXT_STREAMS);
+  private asks = new BoundedMap<number, AskInfo>(MAX_ASKS_PER_TASK);
+  private messagesSeen = 0;
+  private seenTs = new BoundedMap<number, true>(256);
+
+  constructor(private readonly options: TranslatorOptions = {}) {}
+
+  /** The ask with this tool call id, if still remembered. */
+  askFor(id: string): AskInfo | undefined {
+    const ts = Number(id.startsWith("roo-") ? id.slice(4) : NaN);
+    return Number.isFinite(ts) ? this.asks.peek(ts) : undefined;
+  }
+
+  /** One `message` event (or one message read from disk). `now` stamps the events (defaults to message ts). */
+  message(action: "created" | "updated", m: RooMessage, now?: number): TraceEvent[] {
+    const out: TraceEvent[] = [];
+    const ts = now ?? m.ts;
+    const firstTimeSeen = !this.seenTs.peek(m.ts);
+    if (firstTimeSeen) { this.seenTs.set(m.ts, true); this.messagesSeen++; }
+    const complete = m.partial !== true;
+    if (m.type === "say") this.say(m, action, complete, firstTimeSeen, ts, out);
+    else this.ask(m, complete, ts, out);
+    return out;
+  }
+
+  /** Roo's `taskToolFailed(taskId, tool, error)` event. */
+  toolFailed(tool: string, error: string, now?: number): TraceEvent[] {
+    const out: TraceEvent[] = [];
+    const call = this.latestUnsettled((a) => a.call?.name === tool) ?? this.latestUnsettled(() => true);
+    if (call) this.settle(call, false, error, now, out);
+    return out;
+  }
+
+  private say(m: RooMessage, action: "created" | "updated", complete: boolean, firstTimeSeen: boolean, ts: number, out: TraceEvent[]): void {
+    switch (m.say) {
+      case "api_req_started":
+        this.apiRequest(m, firstTimeSeen, ts, out);
+        return;
+      case "reasoning":
+        this.reasoningSnapshot(m, complete, ts, out);
+        return;
+      case "text":
+        if (firstTimeSeen && action === "created" && complete && this.requests === 0 && this.messagesSeen === 1) {
+          this.userText(m.text ?? "", ts, out);
+          return;
+        }
+        this.textSnapshot(m, complete, ts, out);
+        return;
+      case "completion_result":
+        this.textSnapshot(m, complete, ts, out);
+        return;
+      case "user_feedback":
+      case "user_feedback_diff":
+        if (firstTimeSeen) this.userText(m.text ?? "", ts, out);
+        return;
+      case "command_output":
+        if (complete) this.result((a) => a.call?.name === "execute_command", true, m.text ?? "", ts, out);
+        return;
+      case "mcp_server_response":
+        if (complete) this.result((a) => a.ask === "use_mcp_server", true, m.text ?? "", ts, out);
+        return;
+      case "codebase_search_result":
+        if (complete) this.result((a) => a.call?.name === "codebase_search", true, m.text ?? "", ts, out);
+        return;
+      case "error":
+      case "diff_error":
+      case "rooignore_error": {
+        if (!firstTimeSeen) return;
+        const missing = missingParameterCall(m.text);
+        if (missing) {
+          // The call never reached an ask: it exists only as this error.
+          const id = `${toolCallId(m.ts)}-missing`;
+          out.push({ t: "tool_call", id, name: missing.name, input: {}, ts });
+          out.push({ t: "tool_result", id, ok: false, error: m.text ?? "", ts });
+          return;
+        }
+        this.result(() => true, false, m.text ?? "", ts, out);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private ask(m: RooMessage, complete: boolean, ts: number, out: TraceEvent[]): void {
+    if (!m.ask || !TOOL_ASKS.has(m.ask)) return;
+    let info = this.asks.peek(m.ts);
+    if (!info) {
+      info = { id: toolCallId(m.ts), ts: m.ts, ask: m.ask, emitted: false, complete: false, answered: false, settled: false, request: this.requests };
+      this.asks.set(m.ts, info);
+    }
+    if (!info.emitted) {
+      const call = toolCallOfAsk(m.ask, m.text);
+      if (call) info.call = call;
+    }
+    if (m.isAnswered) info.answered = true;
+    if (complete) {
+      info.complete = true;
+      this.emitCall(info, ts, out);
+    }
+  }
+
+  private emitCall(info: AskInfo, ts: number, out: TraceEvent[]): void {
+    if (info.emitted || !info.call) return;
+    info.emitted = true;
+    out.push({ t: "tool_call", id: info.id, name: info.call.name, input: info.call.input, ts });
+  }
+
+  /**
+   * The request's stream has ended, so a still-partial tool ask now holds its final arguments:
+   * pass the call on before Roo approves (or auto-approves) and runs it.
+   */
+  private streamEnded(ts: number, out: TraceEvent[]): void {
+    for (const a of this.asks.values()) {
+      if (!a.emitted && !a.complete && a.request === this.requests && a.call) this.emitCall(a, ts, out);
+    }
+  }
+
+  private apiRequest(m: RooMessage, firstTimeSeen: boolean, ts: number, out: TraceEvent[]): void {
+    const info = parseApiRequestInfo(m.text);
+    const usage = usageOf(info);
+    if (firstTimeSeen) {
+      this.requests++;
+      this.request = { ts: m.ts, index: this.requests, ended: false };
+      this.reasoning = undefined;
+      this.finishedReasoning.clear();
+      const ev: TraceEvent = { t: "request", ts };
+      const carried = mergeUsage(this.carriedUsage, usage);
+      this.carriedUsage = undefined;
+      if (carried) ev.usage = carried;
+      out.push(ev);
+      if (usage || info.cancelReason) this.request.ended = true;
+      return;
+    }
+    if (!usage && !info.cancelReason) return;
+    if (this.request && this.request.ts === m.ts) {
+      if (this.request.ended) return;
+      this.request.ended = true;
+      this.streamEnded(ts, out);
+      const ev: TraceEvent = { t: "end", ts };
+      if (usage) ev.usage = usage;
+      out.push(ev);
+    } else if (usage) {
+      // Usage of an earlier request, drained after the next one began.
+      this.carriedUsage = mergeUsage(this.carriedUsage, usage);
+    }
+  }
+
+  private reasoningSnapshot(m: RooMessage, complete: boolean, ts: number, out: TraceEvent[]): void {
+    const text = m.text ?? "";
+    const r = this.reasoning;
+    if (r && m.ts < r.ts) return; // an older reasoning message of this request: its text is in the newer one
+    if (this.finishedReasoning.has(m.ts)) return;
+    if (complete && this.asks.size > 0) {
+      // Roo completes the reasoning message when the request's stream ends, even after later messages.
+      const laterAsk = [...this.asks.values()].some((a) => a.ts > m.ts && !a.emitted);
+      if (laterAsk) this.streamEnded(ts, out);
+    }
+    let cursor: CumulativeCursor;
+    if (r && r.ts === m.ts) cursor = r.cursor;
+    else if (r && r.request === this.requests) cursor = continueCursor(r.cursor); // Roo repeats the request's reasoning so far
+    else cursor = newCursor();
+    this.reasoning = { ts: m.ts, cursor, request: this.requests };
+    const delta = advance(cursor, text, complete);
+    if (complete) this.finishedReasoning.add(m.ts);
+    if (delta) out.push({ t: "reasoning", delta, ts });
+  }
+
+  private textSnapshot(m: RooMessage, complete: boolean, ts: number, out: TraceEvent[]): void {
+    let s = this.texts.get(m.ts);
+    if (!s) { s = { cursor: newCursor(), channel: "text", done: false }; this.texts.set(m.ts, s); }
+    if (s.done) return;
+    const delta = advance(s.cursor, m.text ?? "", complete);
+    if (complete) s.done = true;
+    if (delta) out.push({ t: "text", delta, ts });
+  }
+
+  private userText(text: string, ts: number, out: TraceEvent[]): void {
+    if (this.options.isOwnEcho?.(text)) return;
+    if (this.title === undefined && text.trim() !== "") this.title = text.trim().split("\n", 1)[0].slice(0, 120);
+    out.push({ t: "user", text, ts });
+  }
+
+  /** The newest call of the current request still waiting for its outcome (outcomes never cross requests). */
+  private latestUnsettled(match: (a: AskInfo) => boolean): AskInfo | undefined {
+    let found: AskInfo | undefined;
+    for (const a of this.asks.values()) {
+      if (a.emitted && !a.settled && a.request === this.requests && match(a) && (!found || a.ts > found.ts)) found = a;
+    }
+    return found;
+  }
+
+  private result(match: (a: AskInfo) => boolean, ok: boolean, text: string, ts: number | undefined, out: TraceEvent[]): void {
+    const call = this.latestUnsettled(match);
+    if (call) this.settle(call, ok, text, ts, out);
+  }
+
+  private settle(call: AskInfo, ok: boolean, text: string, ts: number | undefined, out: TraceEvent[]): void {
+    call.settled = true;
+    const ev: TraceEvent = ok ? { t: "tool_result", id: call.id, ok, output: text } : { t: "tool_result", id: call.id, ok, error: text };
+    if (ts !== undefined) ev.ts = ts;
+    out.push(ev);
+  }
+}
+
+function usageOf(info: ReturnType<typeof parseApiRequestInfo>): Usage | undefined {
+  if (info.tokensIn === undefined && info.tokensOut === undefined && info.cost === undefined) return undefined;
+  const u: Usage = {};
+  if (info.tokensIn !== undefined) u.tokensIn = info.tokensIn;
+  if (info.tokensOut !== undefined) u.tokensOut = info.tokensOut;
+  if (info.cost !== undefined) u.cost = info.cost;
+  return u;
+}
+
+function mergeUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const u: Usage = {};
+  const tokensIn = sum(a.tokensIn, b.tokensIn); if (tokensIn !== undefined) u.tokensIn = tokensIn;
+  const tokensOut = sum(a.tokensOut, b.tokensOut); if (tokensOut !== undefined) u.tokensOut = tokensOut;
+  const cost = sum(a.cost, b.cost); if (cost !== undefined) u.cost = cost;
+  return u;
+}
+
+/** Translators for many tasks, one each, least recently active forgotten past a bound. */
+export class RooTranslator {
+  private readonly tasks: BoundedMap<string, RooTaskTranslator>;
+  constructor(private readonly optionsFor: (taskId: string) => TranslatorOptions = () => ({}), capacity = 64) {
+    this.tasks = new BoundedMap(capacity);
+  }
+  task(taskId: string): RooTaskTranslator {
+    let t = this.tasks.get(taskId);
+    if (!t) { t = new RooTaskTranslator(this.optionsFor(taskId)); this.tasks.set(taskId, t); }
+    return t;
+  }
+  peek(taskId: string): RooTaskTranslator | undefined { return this.tasks.peek(taskId); }
+  get size(): number { return this.tasks.size; }
+}
+
+/** Translates a whole recorded message list (a task folder's `ui_messages.json`). */
+export function translateMessages(messages: readonly RooMessage[], options?: TranslatorOptions): TraceEvent[] {
+  const t = new RooTaskTranslator(options);
+  const out: TraceEvent[] = [];
+  for (const m of messages) for (const e of t.message("created", m)) out.push(e);
+  return out;
+}
