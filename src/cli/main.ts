@@ -3,12 +3,18 @@ import { SessionFormatError } from "../formats/reader";
 import { UsageError } from "./args";
 import { processIO, type CliIO } from "./io";
 import { REPLAY_USAGE, runReplay } from "./replay";
+import { WATCH_USAGE, runWatch } from "./watch";
+import { CONVERT_USAGE, runConvert } from "./convert";
+import { STATS_USAGE, runStats } from "./stats";
 
 type Command = { usage: string; run: (argv: string[], io: CliIO) => number | Promise<number> };
 
 /** Subcommands; each lives in its own file. */
 export const COMMANDS: Record<string, Command> = {
   replay: { usage: REPLAY_USAGE, run: runReplay },
+  watch: { usage: WATCH_USAGE, run: (argv, io) => runWatch(argv, io) },
+  convert: { usage: CONVERT_USAGE, run: runConvert },
+  stats: { usage: STATS_USAGE, run: runStats },
 };
 
 function usage(): string {

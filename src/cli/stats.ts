@@ -1,0 +1,38 @@
+/**
+ * `loop-sentinel stats FILE|DIR... [--json] [--html FILE] [--config FILE] [--set key=value] [--lenient] [--summary]`
+ * Calibration: per-session repetition figures and interventions, and their distributions over
+ * loop and healthy sessions. The work is in src/stats; this file only reads arguments and prints.
+ */
+import * as fs from "node:fs";
+import { readSessions } from "../formats";
+import { reportHtml } from "../stats/html";
+import { buildReport, reportText } from "../stats/report";
+import { readLabelFor, sessionStats } from "../stats/sessionStats";
+import { flag, parseArgs, UsageError } from "./args";
+import type { CliIO } from "./io";
+import { loadCliConfig } from "./loadConfig";
+
+export const STATS_USAGE = "stats FILE|DIR... [--json] [--html FILE] [--summary] [--config FILE] [--set key=value] [--lenient]";
+
+export function runStats(argv: string[], io: CliIO): number {
+  const args = parseArgs(argv, ["config", "set", "html"], ["json", "lenient", "summary"]);
+  if (args.positionals.length === 0) throw new UsageError(`stats needs at least one file or folder\nusage: loop-sentinel ${STATS_USAGE}`);
+  const sets = args.flags.get("set") ?? [];
+  const config = loadCliConfig(flag(args, "config"), sets, io.err);
+  const lenient = args.flags.has("lenient");
+  const sessions = readSessions(args.positionals, { lenient });
+  if (sessions.length === 0) throw new UsageError("no sessions found in the given paths");
+  const perSession = sessions.map((s) => {
+    if (s.skipped) io.err(`${s.file}: skipped ${s.skipped} bad line(s)`);
+    return sessionStats(s, config, readLabelFor(s.file, io.err));
+  });
+  const report = buildReport(perSession, sets);
+  const html = flag(args, "html");
+  if (html !== undefined) {
+    try { fs.writeFileSync(html, reportHtml(report)); } catch (err) { throw new UsageError(`cannot write ${html}: ${(err as Error).message}`); }
+    io.err(`wrote ${html}`);
+  }
+  if (args.flags.has("json")) io.out(JSON.stringify(report, null, 1));
+  else io.out(reportText(report, !args.flags.has("summary")));
+  return 0;
+}
