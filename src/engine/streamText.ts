@@ -161,3 +161,26 @@ export function numberSetting(settings: Record<string, number | boolean>, key: s
   if (typeof v !== "number" || !Number.isFinite(v)) throw new Error(`setting ${key} must be a number`);
   return v;
 }
+
+/**
+ * How many times each looping pattern was caught since the user last spoke, at most once per
+ * request: the finding count of the stream detectors (1 → abort, 2 → stop with the defaults).
+ */
+export class CatchCounter {
+  private catches = new Map<string, number>();
+  private thisRequest = new Set<string>();
+
+  /** The new count, or undefined when this key was already caught in this request. */
+  catch(key: string): number | undefined {
+    if (this.thisRequest.has(key)) return undefined;
+    this.thisRequest.add(key);
+    const n = (this.catches.get(key) ?? 0) + 1;
+    this.catches.delete(key);
+    this.catches.set(key, n);
+    if (this.catches.size > 256) this.catches.delete(this.catches.keys().next().value as string);
+    return n;
+  }
+
+  newRequest(): void { this.thisRequest.clear(); }
+  reset(): void { this.catches.clear(); this.thisRequest.clear(); }
+}

@@ -4,10 +4,12 @@ import { toolRepeat } from "./toolRepeat";
 import { toolFailure } from "./toolFailure";
 import { editRetry } from "./editRetry";
 import { streamRepeat } from "./streamRepeat";
+import { lineRepeat } from "./lineRepeat";
 
 export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   toolRepeat,
   toolFailure,
   editRetry,
   streamRepeat,
+  lineRepeat,
 ];

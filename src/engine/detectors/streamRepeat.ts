@@ -18,9 +18,8 @@
  */
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { StreamEvent } from "../events";
-import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
-import { numberSetting, textKey, type StreamChannel } from "../streamText";
+import { CatchCounter, numberSetting, textKey, type StreamChannel } from "../streamText";
 
 export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -308,15 +307,14 @@ class StreamRepeatDetector implements Detector {
   readonly id = "stream-repeat" as const;
   private trackers = new Map<StreamChannel, { tracker: RepeatTracker; chunks: ChunkIndex }>();
   private readonly params: RepeatParams;
-  private catches = new BoundedMap<string, number>(256);
-  private caughtThisRequest = new Set<string>();
+  private counter = new CatchCounter();
   private lastCatch = "";
 
   constructor(settings: DetectorSettings) { this.params = repeatParams(settings); }
 
   onRequestStart(): void {
     this.trackers.clear();
-    this.caughtThisRequest.clear();
+    this.counter.newRequest();
   }
 
   onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
@@ -331,10 +329,8 @@ class StreamRepeatDetector implements Detector {
     for (const h of hits) {
       const rotated = h.unit.slice(leastRotation(h.unit)) + h.unit.slice(0, leastRotation(h.unit));
       const key = `${this.id}:${h.channel}:${textKey(rotated)}`;
-      if (this.caughtThisRequest.has(key)) continue;
-      this.caughtThisRequest.add(key);
-      const count = (this.catches.get(key) ?? 0) + 1;
-      this.catches.set(key, count);
+      const count = this.counter.catch(key);
+      if (count === undefined) continue;
       const span = excerpt(h.unit, 160);
       this.lastCatch = `${channelName(h.channel)}: ${h.period}-char block ×${h.copies}`;
       out.push({
@@ -351,8 +347,7 @@ class StreamRepeatDetector implements Detector {
 
   reset(): void {
     this.trackers.clear();
-    this.catches.clear();
-    this.caughtThisRequest.clear();
+    this.counter.reset();
     this.lastCatch = "";
   }
 

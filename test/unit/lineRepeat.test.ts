@@ -1,0 +1,103 @@
+import * as assert from "node:assert/strict";
+import type { TraceEvent } from "../../src/engine/events";
+import { charRangeOf, prose, request, runOnly, streamOf } from "./streamTestKit";
+
+const only = (events: TraceEvent[], overrides: Record<string, number | boolean> = {}) => runOnly(["line-repeat"], events, overrides);
+const user: TraceEvent = { t: "user", text: "go" };
+const LINE = "I should re-run the failing test to see whether the handler is still called twice.";
+
+/** A line that keeps coming back between fresh lines: A x A y A z ... */
+function interleaved(n: number, seed = 1): string {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(LINE, prose(14, seed + i));
+  return out.join("\n") + "\n";
+}
+
+describe("line-repeat", () => {
+  it("catches a line that keeps coming back between other lines, at its third copy", () => {
+    const events = [user, ...request(streamOf("reasoning", interleaved(6)))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].action, "abort");
+    assert.equal(ivs[0].evidence.count, 3);
+    assert.match(ivs[0].evidence.span ?? "", /re-run the failing test/);
+    assert.equal(ivs[0].evidence.events.length, 3);
+    // fired on the chunk holding the newline that ends the third copy
+    const text = interleaved(6);
+    const thirdEnd = text.indexOf("\n", text.split(LINE, 3).join(LINE).length + LINE.length);
+    const [first, last] = charRangeOf(events, ivs[0].event);
+    assert.ok(thirdEnd >= first && thirdEnd <= last);
+  });
+
+  it("sees through case, spacing and markdown emphasis", () => {
+    const variants = [LINE, LINE.toUpperCase(), "  " + LINE.replace(/ /g, "  "), "**" + LINE + "**  extra".replace("  extra", "")];
+    const text = variants.map((v, i) => v + "\n" + prose(10, i) + "\n").join("");
+    assert.equal(only([user, ...request(streamOf("text", text))]).length, 1);
+  });
+
+  it("catches a repeated multi-line paragraph", () => {
+    const para = "The test still fails on submit.\nThe handler is attached twice.\nI will remove the onClick.\n\n";
+    const text = [para, prose(20, 1) + "\n\n", para, prose(20, 2) + "\n\n", para].join("");
+    const ivs = only([user, ...request(streamOf("reasoning", text))]);
+    assert.equal(ivs.length, 1);
+    assert.match(ivs[0].summary, /same paragraph 3 times/);
+  });
+
+  it("ignores short lines, code, tables and dividers", () => {
+    const text = [
+      "Let me check.", "Let me check.", "Let me check.", "Let me check.",
+      "```ts", ...Array(6).fill("  expect(parseRow(row)).toEqual(expectedFieldsForTheRow);"), "```",
+      ...Array(5).fill("| handler | status | notes about the handler and its status |"),
+      ...Array(5).fill("----------------------------------------------------------"),
+    ].join("\n") + "\n";
+    assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
+  });
+
+  it("stays quiet on a per-file report that repeats one sentence under different headings", () => {
+    const files = ["auth", "billing", "cart", "catalog", "search", "shipping", "users"];
+    const text = files.map((f) => `### src/handlers/${f}.ts\n\nNo issues found. All awaited calls are inside try/catch and errors are passed to next().\n\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
+    // ...but under one and the same heading it is a loop.
+    const same = files.map(() => `### src/handlers/auth.ts\n\nNo issues found. All awaited calls are inside try/catch and errors are passed to next().\n\n`).join("");
+    assert.equal(only([user, ...request(streamOf("text", same))]).length, 1);
+  });
+
+  it("stays quiet when steps are re-traced in new numbered lists", () => {
+    const trace = (c: string) => `Let me trace the ${c} case:\n1. \`get_order_dir('-pk', 'ASC')\` returns \`('pk', 'DESC')\`\n2. \`descending = True\` (because order == 'DESC')\n3. ${prose(8, c.length)}\n\n`;
+    assert.deepEqual(only([user, ...request(streamOf("text", trace("first") + trace("foreign key") + trace("inheritance")))]), []);
+  });
+
+  it("counts per request: one copy in each of three requests is not a loop here", () => {
+    const events = [user, ...request(streamOf("reasoning", LINE + "\n")), ...request(streamOf("reasoning", LINE + "\n")), ...request(streamOf("reasoning", LINE + "\n"))];
+    assert.deepEqual(only(events), []);
+  });
+
+  it("counts the last line even without a final newline", () => {
+    const text = `${LINE}\nfirst\n${LINE}\nsecond\n${LINE}`;
+    const events = [user, ...request(streamOf("text", text))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    assert.equal(events[ivs[0].event].t, "end");
+  });
+
+  it("fires on the same character whatever the chunking", () => {
+    const text = interleaved(5, 9);
+    const ref = only([user, ...request(streamOf("text", text, 1))]);
+    const refEvents = [user, ...request(streamOf("text", text, 1))];
+    const pos = charRangeOf(refEvents, ref[0].event)[0];
+    for (const size of [3, 40, { max: 40, seed: 3 }, { max: 12, seed: 4 }]) {
+      const events = [user, ...request(streamOf("text", text, size))];
+      const ivs = only(events);
+      assert.equal(ivs.length, 1);
+      const [a, b] = charRangeOf(events, ivs[0].event);
+      assert.ok(pos >= a && pos <= b, `${JSON.stringify(size)}: ${a}-${b} misses ${pos}`);
+    }
+  });
+
+  it("can be switched off and tuned", () => {
+    const events = [user, ...request(streamOf("reasoning", interleaved(6)))];
+    assert.deepEqual(only(events, { enabled: false }), []);
+    assert.deepEqual(only(events, { minCopies: 7 }), []);
+    assert.deepEqual(only(events, { minLineChars: 200 }), []);
+  });
+});
