@@ -1,0 +1,63 @@
+import * as assert from "node:assert/strict";
+import { LoopSession } from "../../src/engine/session";
+import type { TraceEvent } from "../../src/engine/events";
+import { foundNothing, patternKey } from "../../src/engine/detectors/searchSpiral";
+
+const feed = (events: TraceEvent[]) => {
+  const s = new LoopSession();
+  return events.flatMap((e) => s.push(e)).filter((iv) => iv.detector === "search-spiral");
+};
+const step = (id: string, name: string, input: Record<string, unknown>, ok: boolean, text: string): TraceEvent[] => [
+  { t: "request" }, { t: "tool_call", id, name, input }, { t: "end" },
+  ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text },
+];
+
+describe("search-spiral", () => {
+  const widening = ["src/auth", "src", "packages", ".", "..", "node_modules/@corp", "/usr/local/lib"];
+
+  it("warns when one pattern comes back empty from a fourth wider place, then blocks", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Where is legacyAuthToken defined?" }];
+    widening.forEach((p, i) => evs.push(...step(`s${i}`, "search_files", { path: p, regex: "legacyAuthToken" }, true, "Found 0 results.")));
+    const ivs = feed(evs);
+    assert.equal(ivs[0].action, "warn");
+    assert.equal(ivs[0].evidence.count, 4);
+    assert.equal(ivs[0].evidence.pattern, "legacyAuthToken");
+    assert.equal(ivs.find((iv) => iv.action === "block")?.toolCallId, "s5");
+  });
+
+  it("counts shell greps of bash-only agents the same way", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "find it" }];
+    ["src", "lib", "tests", ".", "/usr/lib/python3"].forEach((p, i) =>
+      evs.push(...step(`g${i}`, "bash", { command: `cd /testbed && grep -rn "legacy_auth_token" ${p}` }, false, "<returncode>1</returncode>\n<output>\n</output>")));
+    assert.equal(feed(evs)[0]?.evidence.count, 4);
+  });
+
+  it("stays quiet when each package search finds results (monorepo sweep)", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Find all usages of createLogger across packages" }];
+    ["api", "web", "worker", "cli", "sdk", "shared"].forEach((p, i) =>
+      evs.push(...step(`m${i}`, "grep", { pattern: "createLogger\\(", path: `packages/${p}` }, true, `packages/${p}/src/index.ts:3: const log = createLogger('${p}')`)));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("ends the spiral once the pattern is found somewhere", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    ["a", "b", "c"].forEach((p, i) => evs.push(...step(`e${i}`, "Grep", { pattern: "needle", path: p }, true, "No files found")));
+    evs.push(...step("hit", "Grep", { pattern: "needle", path: "d" }, true, "d/x.ts"));
+    ["e", "f", "g"].forEach((p, i) => evs.push(...step(`f${i}`, "Grep", { pattern: "needle", path: p }, true, "No files found")));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("does not count different patterns in different places", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    ["alpha", "beta", "gamma", "delta", "epsilon"].forEach((q, i) => evs.push(...step(`q${i}`, "search_files", { path: `dir${i}`, regex: q }, true, "Found 0 results.")));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("recognises empty answers and pattern variants", () => {
+    assert.ok(foundNothing(true, "Found 0 results."));
+    assert.ok(foundNothing(true, 'No matches found for pattern "x" in path "."'));
+    assert.ok(foundNothing(false, "<returncode>1</returncode>\n<output>\n</output>"));
+    assert.ok(!foundNothing(true, "src/a.ts:3: match"));
+    assert.equal(patternKey("legacyAuthToken\\b"), patternKey("legacy_auth_token"));
+  });
+});
