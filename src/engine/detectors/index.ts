@@ -5,6 +5,7 @@ import { toolFailure } from "./toolFailure";
 import { editRetry } from "./editRetry";
 import { streamRepeat } from "./streamRepeat";
 import { lineRepeat } from "./lineRepeat";
+import { listTemplate } from "./listTemplate";
 
 export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   toolRepeat,
@@ -12,4 +13,5 @@ export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   editRetry,
   streamRepeat,
   lineRepeat,
+  listTemplate,
 ];

@@ -1,0 +1,164 @@
+/**
+ * d. An endless list: item after item built from one template with one slot changing ("Fix bug
+ * where the app crashes when the user denies <X> permissions.") far past what any task asks
+ * for. Lists are not loops by themselves: ten files with the same note are a report. What
+ * counts is a long unbroken run (minItems) of items that share most of their words, in the same
+ * order, around a short changing slot. Code, tables, dividers and headings end a run; items
+ * that break the template start a new one.
+ *
+ * count = catches since the user last spoke (one per request): the first aborts the stream,
+ * a second catch of the same template stops the task.
+ */
+import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import type { StreamEvent } from "../events";
+import { excerpt } from "../guidance";
+import { listMarker } from "../structure";
+import { CatchCounter, StreamLines, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
+import { channelName } from "./streamRepeat";
+
+export const LIST_TEMPLATE_DEFAULTS: DetectorSettings = {
+  enabled: true,
+  warnAt: 0,
+  blockAt: 1,
+  stopAt: 2,
+  /** Items in one unbroken run on one template that make a loop. */
+  minItems: 15,
+  /** Words every item of the run shares, in place, before and after the slot. */
+  minSharedWords: 4,
+  /** Share of an item's words that must be template (0..1). */
+  minSharedRatio: 0.6,
+  /** Longest changing slot, in words. */
+  maxSlotWords: 5,
+};
+
+const MAX_EVENTS = 32;
+
+interface Run {
+  prefix: string[];
+  suffix: string[];
+  items: number;
+  first: string;
+  last: string;
+  events: number[];
+  lastWords: string[];
+}
+
+function commonPrefix(a: readonly string[], b: readonly string[], limit: number): number {
+  let n = 0;
+  while (n < limit && a[n] === b[n]) n++;
+  return n;
+}
+
+function commonSuffix(a: readonly string[], b: readonly string[], limit: number): number {
+  let n = 0;
+  while (n < limit && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  return n;
+}
+
+class ListTemplateDetector implements Detector {
+  readonly id = "list-template" as const;
+  private lines = new StreamLines();
+  private runs = new Map<StreamChannel, Run | undefined>();
+  private counter = new CatchCounter();
+  private readonly minItems: number;
+  private readonly minShared: number;
+  private readonly minRatio: number;
+  private readonly maxSlot: number;
+  private strongest = { items: 0, detail: "" };
+
+  constructor(settings: DetectorSettings) {
+    this.minItems = Math.max(3, numberSetting(settings, "minItems"));
+    this.minShared = Math.max(1, numberSetting(settings, "minSharedWords"));
+    this.minRatio = numberSetting(settings, "minSharedRatio");
+    this.maxSlot = numberSetting(settings, "maxSlotWords");
+  }
+
+  onRequestStart(): void {
+    this.lines.reset();
+    this.runs.clear();
+    this.counter.newRequest();
+    this.strongest = { items: 0, detail: "" };
+  }
+
+  onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
+    const out: Finding[] = [];
+    this.lines.push(ev.t, ev.delta, ctx.index, (l) => this.onLine(l, out));
+    return out.length ? out : undefined;
+  }
+
+  onRequestEnd(ctx: DetectorContext): Finding[] | void {
+    const out: Finding[] = [];
+    this.lines.flush(ctx.index, (l) => this.onLine(l, out));
+    return out.length ? out : undefined;
+  }
+
+  /** Whether `words` fits a template of this prefix and suffix, and the template that remains. */
+  private fit(prefix: readonly string[], suffix: readonly string[], words: readonly string[]): { prefix: string[]; suffix: string[] } | undefined {
+    const p = commonPrefix(prefix, words, Math.min(prefix.length, words.length));
+    const s = commonSuffix(suffix, words, Math.min(suffix.length, words.length - p));
+    const shared = p + s;
+    const slot = words.length - shared;
+    if (shared < this.minShared || shared < this.minRatio * words.length || slot > this.maxSlot) return undefined;
+    return { prefix: prefix.slice(0, p), suffix: suffix.slice(suffix.length - s) };
+  }
+
+  private onLine(line: StreamLine, out: Finding[]): void {
+    if (line.kind === "blank") return; // items may be spaced out
+    const run = this.runs.get(line.channel);
+    if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
+    // numbers are one slot whatever their value ("Step 12: ...", "item 3 of 40")
+    const words = wordsOf(line.text.slice(listMarker(line.text).length), 64).map((w) => (/^\d[\d.]*$/.test(w) ? "#" : w));
+    if (words.length === 0) { this.runs.set(line.channel, undefined); return; }
+    const text = line.text.trim();
+    const continued = run && this.fit(run.prefix, run.suffix, words);
+    if (run && continued) {
+      run.prefix = continued.prefix;
+      run.suffix = continued.suffix;
+      run.items++;
+      run.last = text;
+      if (run.events.length < MAX_EVENTS) run.events.push(line.endEvent);
+    } else {
+      // a new run: this item alone, or with the previous one if the two share a template
+      const pair = run && this.fit(run.lastWords, run.lastWords, words);
+      this.runs.set(line.channel, pair
+        ? { prefix: pair.prefix, suffix: pair.suffix, items: 2, first: run.last, last: text, events: [run.events[run.events.length - 1], line.endEvent], lastWords: words }
+        : { prefix: words, suffix: words, items: 1, first: text, last: text, events: [line.endEvent], lastWords: words });
+    }
+    const current = this.runs.get(line.channel)!;
+    current.lastWords = words;
+    if (current.items > this.strongest.items) this.strongest = { items: current.items, detail: `${channelName(line.channel)}: ${current.items} items like "${excerpt(current.first, 40)}"` };
+    if (current.items < this.minItems) return;
+    const template = `${current.prefix.join(" ")} … ${current.suffix.join(" ")}`;
+    const key = `${this.id}:${line.channel}:${textKey(template)}`;
+    const count = this.counter.catch(key);
+    if (count === undefined) return;
+    out.push({
+      detector: this.id,
+      key,
+      count,
+      summary: `your ${channelName(line.channel)} keeps listing items on one template, ${current.items} so far ("${excerpt(current.first, 90)}" … "${excerpt(current.last, 90)}")`,
+      suggestion: "The list has gone past what the sources hold: stop it, keep only the items you actually found (in files or tool output), and continue with the task.",
+      evidence: { events: [...current.events], count: current.items, span: excerpt(template, 200) },
+    });
+  }
+
+  reset(): void {
+    this.lines.reset();
+    this.runs.clear();
+    this.counter.reset();
+    this.strongest = { items: 0, detail: "" };
+  }
+
+  status(): DetectorStatus {
+    return { id: this.id, enabled: true, progress: Math.min(1, this.strongest.items / this.minItems), detail: this.strongest.detail };
+  }
+}
+
+export const listTemplate: DetectorDefinition = {
+  id: "list-template",
+  title: "Endless templated list",
+  description: "A long unbroken list whose items repeat one template with one slot changing, far beyond what the task asked for.",
+  channel: "stream",
+  defaults: LIST_TEMPLATE_DEFAULTS,
+  create: (settings) => new ListTemplateDetector(settings),
+};

@@ -1,0 +1,70 @@
+import * as assert from "node:assert/strict";
+import type { TraceEvent } from "../../src/engine/events";
+import { charRangeOf, request, runOnly, streamOf } from "./streamTestKit";
+
+const only = (events: TraceEvent[], overrides: Record<string, number | boolean> = {}) => runOnly(["list-template"], events, overrides);
+const user: TraceEvent = { t: "user", text: "Read TODO.md and tell me what's left." };
+const SLOTS = ["camera", "photo library", "microphone", "location", "contacts", "calendar", "reminders", "bluetooth", "speech recognition", "motion and fitness", "health", "homekit", "siri", "media library", "local network", "notifications", "face id", "nfc", "tracking", "files", "clipboard", "usb", "screen recording", "accessibility", "wallet"];
+
+const checklist = (n: number, marker = "  [X] ") => "Here is the status:\n\n" + SLOTS.slice(0, n).map((s) => `${marker}Fix bug where the app crashes when the user denies ${s} permissions.\n`).join("");
+
+describe("list-template", () => {
+  it("catches an invented checklist with one slot changing, at the 15th item", () => {
+    const text = checklist(25);
+    const events = [user, ...request(streamOf("text", text))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].action, "abort");
+    assert.equal(ivs[0].evidence.count, 15);
+    const end15 = text.indexOf("\n", text.indexOf(SLOTS[14] + " permissions"));
+    const [a, b] = charRangeOf(events, ivs[0].event);
+    assert.ok(end15 >= a && end15 <= b);
+    assert.match(ivs[0].summary, /15 so far/);
+  });
+
+  it("works with any list marker, numbers and blank lines between items", () => {
+    for (const marker of ["- ", "* ", "1. ", "- [ ] "]) {
+      assert.equal(only([user, ...request(streamOf("reasoning", checklist(20, marker)))]).length, 1, marker);
+    }
+    const numbered = SLOTS.map((s, i) => `Step ${i + 1}: check that the ${s} permission prompt is handled.\n\n`).join("");
+    assert.equal(only([user, ...request(streamOf("text", numbered))]).length, 1);
+  });
+
+  it("stays quiet on a short templated list (a real report)", () => {
+    assert.deepEqual(only([user, ...request(streamOf("text", checklist(12)))]), []);
+  });
+
+  it("stays quiet on long lists whose items really differ", () => {
+    const changes = SLOTS.map((s, i) => `- \`src/${s.replace(/ /g, "_")}.ts\`: ${i % 3 === 0 ? "moved the guard before the prompt" : i % 3 === 1 ? `renamed ${s} helper and updated ${i} call sites` : "added a regression test for the denial path"}\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("text", changes))]), []);
+  });
+
+  it("ignores code, tables and the lines of a fenced block", () => {
+    const code = "```python\n" + SLOTS.map((s, i) => `def check_${i}(): return ask_permission("${s}", retry=True, log=True)\n`).join("") + "```\n";
+    const table = "| permission | status |\n|---|---|\n" + SLOTS.map((s) => `| ${s} | denied and handled by the app |\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("text", code + table))]), []);
+  });
+
+  it("a heading or code block between items breaks the run", () => {
+    const half = (from: number) => SLOTS.slice(from, from + 10).map((s) => `- Fix bug where the app crashes when the user denies ${s} permissions.\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("text", half(0) + "\n## iOS\n\n" + half(10)))]), []);
+  });
+
+  it("fires on the same character whatever the chunking", () => {
+    const text = checklist(20);
+    const refEvents = [user, ...request(streamOf("text", text, 1))];
+    const pos = charRangeOf(refEvents, only(refEvents)[0].event)[0];
+    for (const size of [5, 40, { max: 40, seed: 11 }]) {
+      const events = [user, ...request(streamOf("text", text, size))];
+      const [a, b] = charRangeOf(events, only(events)[0].event);
+      assert.ok(pos >= a && pos <= b);
+    }
+  });
+
+  it("can be switched off and tuned", () => {
+    const events = [user, ...request(streamOf("text", checklist(25)))];
+    assert.deepEqual(only(events, { enabled: false }), []);
+    assert.equal(only(events, { minItems: 20 })[0].evidence.count, 20);
+    assert.deepEqual(only(events, { minItems: 30 }), []);
+  });
+});
