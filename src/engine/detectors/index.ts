@@ -3,6 +3,8 @@ import type { DetectorDefinition } from "../detector";
 import { toolRepeat } from "./toolRepeat";
 import { toolFailure } from "./toolFailure";
 import { editRetry } from "./editRetry";
+import { searchSpiral } from "./searchSpiral";
+import { toolCycle } from "./toolCycle";
 import { streamRepeat } from "./streamRepeat";
 import { lineRepeat } from "./lineRepeat";
 import { listTemplate } from "./listTemplate";
@@ -11,6 +13,8 @@ export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   toolRepeat,
   toolFailure,
   editRetry,
+  searchSpiral,
+  toolCycle,
   streamRepeat,
   lineRepeat,
   listTemplate,
