@@ -5,9 +5,11 @@ import { toolFailure } from "./toolFailure";
 import { editRetry } from "./editRetry";
 import { searchSpiral } from "./searchSpiral";
 import { toolCycle } from "./toolCycle";
+import { fileReread } from "./fileReread";
 import { streamRepeat } from "./streamRepeat";
 import { lineRepeat } from "./lineRepeat";
 import { listTemplate } from "./listTemplate";
+import { stagnation } from "./stagnation";
 
 export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   toolRepeat,
@@ -15,7 +17,9 @@ export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   editRetry,
   searchSpiral,
   toolCycle,
+  fileReread,
   streamRepeat,
   lineRepeat,
   listTemplate,
+  stagnation,
 ];

@@ -1,0 +1,134 @@
+/**
+ * h. Re-reads of files that have not changed: a read of a file (or of a part already read) when
+ * no write, edit or mutating command has happened since. One re-read is normal; a sweep where a
+ * good share of the recent reads are re-reads (interleaved with fresh ones, so no adjacency) is
+ * a model that lost track. Paging through other ranges of a large file reads new text each time
+ * and is not a re-read. Shell display commands (`cat`, `sed -n`, `nl`, `head`) count as reads
+ * for bash-only agents.
+ */
+import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
+import type { CallRecord, FileRead } from "../ledger";
+import { BoundedMap } from "../boundedMap";
+
+/** Parts of files remembered per epoch. */
+const MAX_SEEN = 1024;
+const MAX_EVIDENCE = 16;
+
+/**
+ * Counts are re-reads among the last `window` reads of the epoch; warn at 4 of 10 (pi-loop-police's
+ * 40% redundant-read ratio).
+ */
+export const FILE_REREAD_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 4, blockAt: 6, stopAt: 8, window: 10 };
+
+/** A numeric line span, when a range key can be read as one; undefined for a whole file or unknown shapes. */
+export function lineSpan(range: string): [number, number] | undefined {
+  let m = /^(\d+)-(\d+)$/.exec(range);
+  if (m) return [Number(m[1]), Number(m[2])];
+  const num = (k: string) => { const r = new RegExp(`(?:^|,)${k}=(\\d+)(?:,|$)`).exec(range); return r ? Number(r[1]) : undefined; };
+  const start = num("start_line") ?? num("startLine");
+  const end = num("end_line") ?? num("endLine");
+  if (start !== undefined && end !== undefined) return [start, end];
+  const offset = num("offset");
+  const limit = num("limit");
+  if (offset !== undefined && limit !== undefined) return [offset, offset + limit - 1];
+  m = /view_range=\[(\d+),(-?\d+)\]/.exec(range);
+  if (m && Number(m[2]) > 0) return [Number(m[1]), Number(m[2])];
+  return undefined;
+}
+
+interface Seen {
+  ranges: Set<string>;
+  spans: [number, number][];
+}
+
+class FileRereadDetector implements Detector {
+  readonly id = "file-reread" as const;
+  private epoch = -1;
+  private seen = new BoundedMap<string, Seen>(MAX_SEEN);
+  /** Whether each of the recent reads of this epoch was a re-read, oldest first. */
+  private recent: boolean[] = [];
+  private events: number[] = [];
+  private strongest = { count: 0, detail: "" };
+
+  constructor(private readonly settings: DetectorSettings) {}
+
+  private get window(): number {
+    return Math.max(2, Math.min(100, Number(this.settings.window) || 10));
+  }
+
+  private startEpoch(epoch: number): void {
+    if (epoch === this.epoch) return;
+    this.epoch = epoch;
+    this.seen.clear();
+    this.recent = [];
+    this.events = [];
+  }
+
+  /** Whether this part of the file was already read this epoch; records it either way. */
+  private reread(r: FileRead): boolean {
+    let s = this.seen.get(r.path);
+    if (!s) { s = { ranges: new Set(), spans: [] }; this.seen.set(r.path, s); }
+    const span = lineSpan(r.range);
+    const again = s.ranges.has(r.range) || (span !== undefined && s.spans.some(([a, b]) => a <= span[0] && span[1] <= b));
+    s.ranges.add(r.range);
+    if (span && s.spans.length < 64) s.spans.push(span);
+    return again;
+  }
+
+  onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
+    if (!call.reads) return;
+    this.startEpoch(ctx.epoch);
+    let any = false;
+    const again: string[] = [];
+    for (const r of call.reads) {
+      const isAgain = this.reread(r);
+      this.recent.push(isAgain);
+      if (isAgain) { any = true; again.push(r.range === "" ? r.path : `${r.path} (${r.range})`); }
+    }
+    if (this.recent.length > this.window) this.recent.splice(0, this.recent.length - this.window);
+    if (!any) return;
+    this.events.push(call.eventIndex);
+    if (this.events.length > MAX_EVIDENCE) this.events.shift();
+    const count = this.recent.filter(Boolean).length;
+    if (count > this.strongest.count) this.strongest = { count, detail: again[0] };
+    if (count < 2) return;
+    return [{
+      detector: this.id,
+      key: this.id,
+      count,
+      tool: call.name,
+      toolCallId: call.id,
+      summary: `${count} of the last ${this.recent.length} file reads were re-reads of unchanged files (now ${again.join(", ")}); nothing was written since`,
+      suggestion: "These files have not changed since you read them: work from what you already read, note what you learn per file, and move on to files you have not read yet.",
+      evidence: { events: [...this.events], count, tool: call.name, path: call.reads[0]?.path },
+    }];
+  }
+
+  onToolResult(call: CallRecord, ctx: DetectorContext): void {
+    // A failed read showed nothing: reading it again is a retry, not a re-read.
+    if (!call.reads || !call.result || call.result.ok || ctx.epoch !== this.epoch) return;
+    for (const r of call.reads) this.seen.peek(r.path)?.ranges.delete(r.range);
+  }
+
+  reset(): void {
+    this.epoch = -1;
+    this.seen.clear();
+    this.recent = [];
+    this.events = [];
+    this.strongest = { count: 0, detail: "" };
+  }
+
+  status() {
+    const warnAt = this.settings.warnAt || 1;
+    return { id: this.id, enabled: true, progress: Math.min(1, this.strongest.count / warnAt), detail: this.strongest.detail ? `${this.strongest.detail} ${this.strongest.count}/${warnAt}` : "" };
+  }
+}
+
+export const fileReread: DetectorDefinition = {
+  id: "file-reread",
+  title: "Re-reading unchanged files",
+  description: "Reads of files already read, with no write, edit or mutating command since, making up a large share of recent reads.",
+  channel: "tool",
+  defaults: FILE_REREAD_DEFAULTS,
+  create: (settings) => new FileRereadDetector(settings),
+};

@@ -1,0 +1,86 @@
+import * as assert from "node:assert/strict";
+import { LoopSession } from "../../src/engine/session";
+import type { TraceEvent } from "../../src/engine/events";
+import { lineSpan } from "../../src/engine/detectors/fileReread";
+
+const feed = (events: TraceEvent[]) => {
+  const s = new LoopSession();
+  return events.flatMap((e) => s.push(e)).filter((iv) => iv.detector === "file-reread");
+};
+const step = (id: string, name: string, input: Record<string, unknown>, ok: boolean, text: string): TraceEvent[] => [
+  { t: "request" }, { t: "tool_call", id, name, input }, { t: "end" },
+  ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text },
+];
+const read = (id: string, path: string, extra: Record<string, unknown> = {}) => step(id, "read_file", { path, ...extra }, true, `// ${path}\nrouter.get('/', handler)\n`);
+
+describe("file-reread", () => {
+  // An audit sweep that starts re-reading files, interleaved with the odd fresh one.
+  const sweep = ["users", "orders", "admin", "billing", "reports", "health", "users", "orders", "export", "admin", "users", "billing", "orders", "admin"];
+
+  it("warns once four of the last ten reads are re-reads of unchanged files", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Audit all route handlers" }];
+    sweep.forEach((f, i) => evs.push(...read(`r${i}`, `routes/${f}.ts`)));
+    const ivs = feed(evs);
+    assert.equal(ivs[0].action, "warn");
+    assert.equal(ivs[0].evidence.count, 4);
+    // the 4th re-read is the 11th read (users.ts again)
+    assert.equal(ivs[0].evidence.path, "routes/users.ts");
+    assert.ok(ivs.some((iv) => iv.action === "block" && iv.toolCallId !== undefined));
+  });
+
+  it("is quiet when every re-read follows an edit", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    sweep.forEach((f, i) => {
+      evs.push(...read(`r${i}`, `routes/${f}.ts`));
+      evs.push(...step(`e${i}`, "apply_diff", { path: `routes/${f}.ts`, diff: `<<<<<<< SEARCH\nline ${i}\n=======\nnew ${i}\n>>>>>>> REPLACE` }, true, "Applied."));
+    });
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("does not count paging through other ranges of one large file", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "find the token check" }];
+    for (let i = 0; i < 12; i++) evs.push(...read(`p${i}`, "scripts/analyze.py", { start_line: i * 200 + 1, end_line: (i + 1) * 200 }));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("counts a range already covered by an earlier read", () => {
+    assert.deepEqual(lineSpan("start_line=1,end_line=200"), [1, 200]);
+    assert.deepEqual(lineSpan("limit=50,offset=100"), [100, 149]);
+    assert.deepEqual(lineSpan("10-40"), [10, 40]);
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    evs.push(...read("w", "a.py", { start_line: 1, end_line: 400 }));
+    for (let i = 0; i < 4; i++) evs.push(...read(`s${i}`, "a.py", { start_line: i * 100 + 1, end_line: i * 100 + 50 }));
+    assert.equal(feed(evs)[0]?.evidence.count, 4);
+  });
+
+  it("sees parallel reads of distinct files as fan-out", () => {
+    const files = ["a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "f.ts"];
+    const evs: TraceEvent[] = [
+      { t: "user", text: "read them" }, { t: "request" },
+      ...files.map((f, i): TraceEvent => ({ t: "tool_call", id: `b${i}`, name: "Read", input: { file_path: f } })),
+      { t: "end" },
+      ...files.map((f, i): TraceEvent => ({ t: "tool_result", id: `b${i}`, ok: true, output: f })),
+    ];
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("counts shell reads of bash-only agents, and sed -i as a change", () => {
+    const cmds = ["cat src/a.py", "sed -n '10,40p' src/b.py", "nl -ba src/c.py", "cat src/a.py", "sed -n '10,40p' src/b.py", "nl -ba src/c.py", "cat src/a.py", "head -n 20 src/d.py", "sed -n '10,40p' src/b.py"];
+    const run = (withEdits: boolean) => {
+      const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+      cmds.forEach((c, i) => {
+        evs.push(...step(`c${i}`, "bash", { command: `cd /testbed && ${c}` }, true, `<returncode>0</returncode>\n<output>\ncontent ${c}\n</output>`));
+        if (withEdits) evs.push(...step(`e${i}`, "bash", { command: `sed -i 's/x${i}/y${i}/' src/a.py` }, true, "<returncode>0</returncode>\n<output>\n</output>"));
+      });
+      return feed(evs);
+    };
+    assert.equal(run(false)[0]?.evidence.count, 4);
+    assert.deepEqual(run(true), []);
+  });
+
+  it("does not count a retry of a read that failed", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    for (let i = 0; i < 6; i++) evs.push(...step(`f${i}`, "read_file", { path: "missing.ts" }, false, "File not found: missing.ts"));
+    assert.deepEqual(feed(evs), []);
+  });
+});
