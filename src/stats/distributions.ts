@@ -59,6 +59,8 @@ export interface MetricDistribution {
   summary: Partial<Record<Group, Summary>>;
   /** The best threshold over the labelled sessions; undefined without both loop and healthy sessions. */
   separation?: Separation;
+  /** The same per loop kind (the label's "kind"): each kind's loops against all healthy sessions. */
+  byKind: Record<string, Separation>;
 }
 
 const COUNT_EDGES = [0, 1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 50];
@@ -128,12 +130,22 @@ export function distributions(sessions: readonly SessionStatsReport[]): MetricDi
   return METRICS.map((m) => {
     const buckets = bucketsFor(m.id === "distinctCallPct" ? PCT_EDGES : COUNT_EDGES, m.id === "distinctCallPct");
     const values: Record<Group, number[]> = { loop: [], healthy: [], unlabelled: [] };
+    const loopsByKind = new Map<string, number[]>();
     for (const s of sessions) {
       const v = s.metrics[m.id];
       const g = groupOf(s);
       values[g].push(v);
+      if (g === "loop") {
+        const kind = s.label?.kind ?? "unknown";
+        loopsByKind.set(kind, [...(loopsByKind.get(kind) ?? []), v]);
+      }
       const b = buckets.find((x) => v >= x.min && v <= x.max) ?? buckets[buckets.length - 1];
       b.counts[g]++;
+    }
+    const byKind: Record<string, Separation> = {};
+    for (const [kind, loops] of [...loopsByKind].sort(([a], [b]) => a.localeCompare(b))) {
+      const sep = bestSeparation(loops, values.healthy, m.loopsAre);
+      if (sep) byKind[kind] = sep;
     }
     const summary: Partial<Record<Group, Summary>> = {};
     for (const g of GROUPS) { const s = summarise(values[g]); if (s) summary[g] = s; }
@@ -142,7 +154,7 @@ export function distributions(sessions: readonly SessionStatsReport[]): MetricDi
     let first = 0, last = buckets.length - 1;
     while (last > 0 && empty(buckets[last])) last--;
     while (first < last && empty(buckets[first])) first++;
-    return { metric: m.id, title: m.title, loopsAre: m.loopsAre, buckets: buckets.slice(first, last + 1), summary, separation: bestSeparation(values.loop, values.healthy, m.loopsAre) };
+    return { metric: m.id, title: m.title, loopsAre: m.loopsAre, buckets: buckets.slice(first, last + 1), summary, separation: bestSeparation(values.loop, values.healthy, m.loopsAre), byKind };
   });
 }
 

@@ -1,6 +1,6 @@
 /** The stats report as one self-contained HTML page: inline CSS and SVG, no scripts, no remote resources. */
 import { GROUPS, type Group, type MetricDistribution } from "./distributions";
-import { separationText, type StatsReport } from "./report";
+import { kindSeparationText, separationText, type StatsReport } from "./report";
 import type { SessionStatsReport } from "./sessionStats";
 
 const COLOURS: Record<Group, string> = { loop: "#c0392b", healthy: "#27ae60", unlabelled: "#7f8c8d" };
@@ -61,7 +61,8 @@ export function reportHtml(r: StatsReport): string {
       const s = d.summary[g];
       return s ? `<li>${g}: n=${s.n}, min ${s.min}, median ${s.median}, p90 ${s.p90}, max ${s.max}</li>` : "";
     }).join("");
-    const sepText = esc(separationText(d)).replace("separates cleanly", "<b>separates cleanly</b>");
+    const kinds = kindSeparationText(d);
+    const sepText = esc(separationText(d)).replace("separates cleanly", "<b>separates cleanly</b>") + (kinds ? `<br>by loop kind: ${esc(kinds)}` : "");
     return `<section class="metric"><h3>${esc(d.metric)}</h3><p>${esc(d.title)}</p>${histogramSvg(d, groups)}<ul>${summary}</ul><p>separation: ${sepText}</p></section>`;
   }).join("\n");
   const detectorRows = r.detectors.map((d) => `<tr><td>${esc(d.detector)}</td><td>${d.fired.loop}</td><td>${d.caught}</td><td>${d.early}</td><td>${d.late}</td><td class="${d.fired.healthy ? "bad" : ""}">${d.fired.healthy}</td><td>${d.fired.unlabelled}</td></tr>`).join("");

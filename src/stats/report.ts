@@ -1,5 +1,5 @@
 /** The stats report as one object (the --json output) and as plain text. */
-import { detectorOutcomes, distributions, GROUPS, overall, type DetectorOutcome, type MetricDistribution, type OverallSummary } from "./distributions";
+import { detectorOutcomes, distributions, GROUPS, overall, type DetectorOutcome, type MetricDistribution, type OverallSummary, type Separation } from "./distributions";
 import type { SessionStatsReport } from "./sessionStats";
 
 export interface StatsReport {
@@ -51,15 +51,29 @@ function bar(n: number): string {
 }
 
 /** One line on where the groups split, for text and HTML. */
+function rangeText(sep: Separation, cmp: string): string {
+  return sep.from === sep.to ? `${cmp} ${sep.to}` : `${cmp} any of ${Math.min(sep.from, sep.to)}…${Math.max(sep.from, sep.to)}`;
+}
+
+/** One line on where the groups split, for text and HTML. */
 export function separationText(d: MetricDistribution): string {
   const sep = d.separation;
   if (!sep) return "needs both loop and healthy labelled sessions";
   const cmp = d.loopsAre === "high" ? "≥" : "≤";
-  const all = `flagging every loop (${cmp} ${sep.allLoops.threshold}) also flags ${sep.allLoops.healthyFlagged}/${sep.healthy} healthy`;
+  const all = d.loopsAre === "high" && sep.allLoops.threshold <= 0
+    ? "some loops score 0 on this figure"
+    : `flagging every loop (${cmp} ${sep.allLoops.threshold}) also flags ${sep.allLoops.healthyFlagged}/${sep.healthy} healthy`;
   if (sep.useless) return `does not separate: ${all}`;
-  const range = sep.from === sep.to ? `${cmp} ${sep.to}` : `${cmp} any of ${Math.min(sep.from, sep.to)}…${Math.max(sep.from, sep.to)}`;
-  const best = `best at ${range}: ${sep.loopsFlagged}/${sep.loops} loops, ${sep.healthyFlagged}/${sep.healthy} healthy flagged`;
+  const best = `best at ${rangeText(sep, cmp)}: ${sep.loopsFlagged}/${sep.loops} loops, ${sep.healthyFlagged}/${sep.healthy} healthy flagged`;
   return sep.clean ? `${best} — separates cleanly` : `${best}; ${all}`;
+}
+
+/** Per loop kind, the kinds this figure catches: "tool_repeat_success ≥ 3 (3/3 loops, 0/13 healthy)". */
+export function kindSeparationText(d: MetricDistribution): string | undefined {
+  const cmp = d.loopsAre === "high" ? "≥" : "≤";
+  const useful = Object.entries(d.byKind).filter(([, s]) => !s.useless);
+  if (useful.length === 0 || Object.keys(d.byKind).length < 2) return undefined;
+  return useful.map(([kind, s]) => `${kind} ${rangeText(s, cmp)} (${s.loopsFlagged}/${s.loops} loops, ${s.healthyFlagged}/${s.healthy} healthy${s.clean ? ", clean" : ""})`).join("; ");
 }
 
 export function distributionText(d: MetricDistribution, present: readonly string[]): string[] {
@@ -74,6 +88,8 @@ export function distributionText(d: MetricDistribution, present: readonly string
     if (s) lines.push(`  ${g}: n=${s.n} min ${s.min}, median ${s.median}, p90 ${s.p90}, max ${s.max}`);
   }
   lines.push(`  separation: ${separationText(d)}`);
+  const kinds = kindSeparationText(d);
+  if (kinds) lines.push(`  by loop kind: ${kinds}`);
   return lines;
 }
 

@@ -104,8 +104,8 @@ describe("stats", () => {
   });
 
   describe("distributions", () => {
-    const report = (loop: boolean | undefined, sameCall: number): SessionStatsReport => ({
-      file: "x", format: "trace", ...(loop === undefined ? {} : { label: { loop } }), events: 0, requests: 0, toolCalls: 0, distinctCalls: 0, groups: [],
+    const report = (loop: boolean | undefined, sameCall: number, kind?: string): SessionStatsReport => ({
+      file: "x", format: "trace", ...(loop === undefined ? {} : { label: { loop, kind } }), events: 0, requests: 0, toolCalls: 0, distinctCalls: 0, groups: [],
       repeated: { calls: 0, identicalOutput: 0, differentOutput: 0 }, interventions: [], verdict: "quiet",
       metrics: { sameCall, sameCallSameOutput: 0, sameCallNoProgress: 0, longestRun: 0, sameError: 0, sameFileReads: 0, streamLineRepeat: 0, distinctCallPct: 100 },
     });
@@ -118,6 +118,15 @@ describe("stats", () => {
       assert.equal(d.summary.healthy?.max, 2);
       assert.equal(d.buckets.reduce((n, b) => n + b.counts.unlabelled, 0), 1);
       assert.equal(d.buckets.reduce((n, b) => n + b.counts.loop + b.counts.healthy, 0), 5);
+    });
+
+    it("separates per loop kind where the kinds together do not", () => {
+      const sessions = [report(true, 30, "tool_repeat_success"), report(true, 1, "reasoning"), report(false, 1), report(false, 2)];
+      const d = distributions(sessions).find((x) => x.metric === "sameCall")!;
+      assert.equal(d.separation?.clean, false);
+      assert.equal(d.byKind.tool_repeat_success?.clean, true);
+      assert.deepEqual([d.byKind.tool_repeat_success.from, d.byKind.tool_repeat_success.to], [3, 30]);
+      assert.equal(d.byKind.reasoning?.useless, true);
     });
 
     it("says when a figure does not separate the groups", () => {
