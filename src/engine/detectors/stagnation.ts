@@ -1,0 +1,178 @@
+/**
+ * e. Across requests: the agent says the same thing again in a new request. Two shapes:
+ * - monologue: the same message again, neither copy with a tool call, no user input between:
+ *   the agent is talking to itself, each copy is a wasted request (fires at the 2nd copy);
+ * - no progress: the same long thinking or message around tool calls that bring nothing new
+ *   (each returned what the same call returned before, and nothing was written, edited or run
+ *   that changes state), request after request (fires at the 3rd copy). Polling whose output
+ *   changes, or reading new files, is news and keeps this quiet.
+ * "The same" is word-shingle Jaccard similarity of the request's whole thinking + text, so an
+ * agent that opens every turn with the same sentence but then says something new is fine.
+ *
+ * count = catches since the user last spoke (one per request): the first aborts, a second stops.
+ */
+import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import type { StreamEvent } from "../events";
+import { BoundedMap } from "../boundedMap";
+import { excerpt } from "../guidance";
+import type { CallRecord } from "../ledger";
+import { CatchCounter, jaccard, numberSetting, shingles, textKey, wordsOf } from "../streamText";
+
+export const STAGNATION_DEFAULTS: DetectorSettings = {
+  enabled: true,
+  warnAt: 0,
+  blockAt: 1,
+  stopAt: 2,
+  /** How alike two requests' text must be (word 3-gram Jaccard, 0..1). */
+  minSimilarity: 0.8,
+  /** Messages in a row, with no tool call between them, that make a monologue loop. */
+  monologueCopies: 2,
+  /** Messages in a row, around tool calls that changed nothing, that make a loop. */
+  noProgressCopies: 3,
+  /** Requests with fewer words than this never count (a bare "Done." is not stagnation). */
+  minWords: 5,
+  /** The no-progress shape needs messages at least this long (short status lines recur in healthy work). */
+  noProgressMinWords: 25,
+};
+
+/** Characters of each request's text kept for comparison. */
+const MAX_REQUEST_CHARS = 6000;
+const MAX_WORDS = 800;
+
+interface RequestText {
+  text: string;
+  toolCalls: number;
+  /** Results that were news: a call not made before, or an output that changed. */
+  news: number;
+  epoch: number;
+  event: number;
+  shingles?: Set<number>;
+  words?: number;
+}
+
+class StagnationDetector implements Detector {
+  readonly id = "stagnation" as const;
+  private current: RequestText | undefined;
+  private previous: RequestText | undefined;
+  /** Consecutive alike requests ending with the previous one, and their end events. */
+  private streak = { monologue: 1, noProgress: 1, events: [] as number[] };
+  private counter = new CatchCounter();
+  private readonly minSimilarity: number;
+  private readonly monologueCopies: number;
+  private readonly noProgressCopies: number;
+  private readonly minWords: number;
+  private readonly noProgressMinWords: number;
+  private lastSimilarity = 0;
+  /** Last output per call signature, to tell news from a repeat. */
+  private outputs = new BoundedMap<string, string>(1024);
+
+  constructor(settings: DetectorSettings) {
+    this.minSimilarity = numberSetting(settings, "minSimilarity");
+    this.monologueCopies = Math.max(2, numberSetting(settings, "monologueCopies"));
+    this.noProgressCopies = Math.max(2, numberSetting(settings, "noProgressCopies"));
+    this.minWords = numberSetting(settings, "minWords");
+    this.noProgressMinWords = numberSetting(settings, "noProgressMinWords");
+  }
+
+  onRequestStart(ctx: DetectorContext): Finding[] | void {
+    // a request that never ended (cut stream) is judged when the next one starts
+    const out = this.current ? this.finish(ctx) : undefined;
+    this.current = { text: "", toolCalls: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
+    this.counter.newRequest();
+    return out;
+  }
+
+  onStream(ev: StreamEvent, ctx: DetectorContext): void {
+    if (!this.current) this.current = { text: "", toolCalls: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
+    const room = MAX_REQUEST_CHARS - this.current.text.length;
+    if (room > 0) this.current.text += (ev.t === "reasoning" ? ev.delta : ev.delta).slice(0, room);
+  }
+
+  onToolCall(): void {
+    // calls belong to the latest request, whether its stream has ended yet or not
+    const r = this.current ?? this.previous;
+    if (r) r.toolCalls++;
+  }
+
+  onToolResult(call: CallRecord): void {
+    if (!call.result) return;
+    const before = this.outputs.get(call.signature);
+    this.outputs.set(call.signature, call.result.outputHash);
+    const r = this.current ?? this.previous;
+    if (r && before !== call.result.outputHash) r.news++;
+  }
+
+  onRequestEnd(ctx: DetectorContext): Finding[] | void {
+    return this.current ? this.finish(ctx) : undefined;
+  }
+
+  private finish(ctx: DetectorContext): Finding[] | void {
+    const cur = this.current!;
+    this.current = undefined;
+    cur.event = ctx.index;
+    const words = wordsOf(cur.text, MAX_WORDS);
+    cur.words = words.length;
+    cur.shingles = shingles(words, words.length >= 3 ? 3 : 1);
+    const prev = this.previous;
+    this.previous = cur;
+    if (!prev || !prev.shingles || (prev.words ?? 0) < this.minWords || words.length < this.minWords) {
+      this.streak = { monologue: 1, noProgress: 1, events: [cur.event] };
+      return;
+    }
+    const similarity = jaccard(prev.shingles, cur.shingles);
+    this.lastSimilarity = similarity;
+    if (similarity < this.minSimilarity) {
+      this.streak = { monologue: 1, noProgress: 1, events: [cur.event] };
+      return;
+    }
+    // between the two messages: the previous request's tool calls, and what they changed
+    // a message that comes with a tool call (a question to the user, a retry after an API error) is not a monologue
+    const monologue = prev.toolCalls === 0 && cur.toolCalls === 0;
+    const noProgress = prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(words.length, prev.words ?? 0) >= this.noProgressMinWords;
+    this.streak = {
+      monologue: monologue ? this.streak.monologue + 1 : 1,
+      noProgress: noProgress ? this.streak.noProgress + 1 : 1,
+      events: [...this.streak.events.slice(-15), cur.event],
+    };
+    const copies = this.streak.monologue >= this.monologueCopies ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : 0;
+    if (!copies) return;
+    const shape = this.streak.monologue >= this.monologueCopies ? "with nothing done in between" : "while the tool calls between them brought nothing new";
+    const key = `${this.id}:${textKey(wordsOf(cur.text, 40).join(" "))}`;
+    const count = this.counter.catch(key);
+    if (count === undefined) return;
+    const span = excerpt(cur.text, 200);
+    return [{
+      detector: this.id,
+      key,
+      count,
+      summary: `you have said the same thing in ${copies} requests in a row ${shape} ("${span}")`,
+      suggestion: this.streak.monologue >= this.monologueCopies
+        ? "Saying it again will not get a different answer: use a tool to make progress, or finish with attempt_completion / ask the user a question."
+        : "Repeating the same reasoning and checks is not moving the task: change approach (different file, different command, or an actual edit), or ask the user.",
+      evidence: { events: [...this.streak.events.slice(-copies)], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
+    }];
+  }
+
+  reset(): void {
+    this.current = undefined;
+    this.previous = undefined;
+    this.streak = { monologue: 1, noProgress: 1, events: [] };
+    this.counter.reset();
+    this.lastSimilarity = 0;
+    this.outputs.clear();
+  }
+
+  status(): DetectorStatus {
+    const progress = Math.max((this.streak.monologue - 1) / (this.monologueCopies - 1), (this.streak.noProgress - 1) / (this.noProgressCopies - 1));
+    return { id: this.id, enabled: true, progress: Math.min(1, progress), detail: this.previous ? `last two requests ${Math.round(this.lastSimilarity * 100)}% alike` : "" };
+  }
+}
+
+export const stagnation: DetectorDefinition = {
+  id: "stagnation",
+  title: "Same message request after request",
+  description: "Successive requests whose thinking and text say the same thing, with no tool call between them or none that changed anything.",
+  channel: "stream",
+  defaults: STAGNATION_DEFAULTS,
+  create: (settings) => new StagnationDetector(settings),
+};

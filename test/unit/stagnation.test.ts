@@ -1,0 +1,87 @@
+import * as assert from "node:assert/strict";
+import type { TraceEvent } from "../../src/engine/events";
+import { prose, request, runOnly, streamOf } from "./streamTestKit";
+
+const only = (events: TraceEvent[], overrides: Record<string, number | boolean> = {}) => runOnly(["stagnation"], events, overrides);
+const MSG = "I'm doing well, thanks for asking. What would you like me to work on?";
+let callId = 0;
+const call = (name: string, input: Record<string, unknown>, output: string): { call: TraceEvent; result: TraceEvent } => {
+  const id = `c${++callId}`;
+  return { call: { t: "tool_call", id, name, input }, result: { t: "tool_result", id, ok: true, output } };
+};
+/** One request with thinking, an optional tool call (inside the request) and its result (after it). */
+function step(thinking: string, tool?: { call: TraceEvent; result: TraceEvent }): TraceEvent[] {
+  return [{ t: "request" }, ...streamOf("reasoning", thinking), ...(tool ? [tool.call] : []), { t: "end" }, ...(tool ? [tool.result] : [])];
+}
+
+describe("stagnation", () => {
+  it("catches the same message in a new request with nothing in between, at the 2nd copy", () => {
+    const events: TraceEvent[] = [{ t: "user", text: "How are you?" }, ...request(streamOf("text", MSG)), ...request(streamOf("text", MSG, 3)), ...request(streamOf("text", MSG, 1))];
+    const ivs = only(events);
+    assert.ok(ivs.length >= 1);
+    assert.equal(ivs[0].detector, "stagnation");
+    assert.equal(ivs[0].action, "abort");
+    assert.equal(events[ivs[0].event].t, "end");
+    assert.equal(ivs[0].event, 2 + streamOf("text", MSG).length + 2 + streamOf("text", MSG, 3).length, "at the end of the 2nd copy");
+    assert.equal(ivs[0].evidence.similarity, 1);
+    assert.deepEqual(ivs.map((i) => i.action), ["abort", "stop"], "the 3rd copy stops the task");
+  });
+
+  it("sees a reworded copy as the same message", () => {
+    const other = "I'm doing well, thanks a lot for asking! What would you like me to work on?";
+    const ivs = only([{ t: "user", text: "hi" }, ...request(streamOf("text", MSG)), ...request(streamOf("text", other))], { minSimilarity: 0.5 });
+    assert.equal(ivs.length, 1);
+  });
+
+  it("stays quiet when a user message comes between the copies", () => {
+    const events: TraceEvent[] = [{ t: "user", text: "hi" }, ...request(streamOf("text", MSG)), { t: "user", text: "hi again" }, ...request(streamOf("text", MSG))];
+    assert.deepEqual(only(events), []);
+  });
+
+  it("stays quiet when the repeat comes with a tool call (a question to the user, a retry after an API error)", () => {
+    const ask = call("ask_followup_question", { question: MSG }, "ok");
+    const events: TraceEvent[] = [{ t: "user", text: "hi" }, ...request(streamOf("text", MSG + "\n\n[Response interrupted by API Error]")), ...step(MSG, ask)];
+    assert.deepEqual(only(events), []);
+  });
+
+  it("stays quiet when every turn opens with the same sentence but says something new", () => {
+    const opening = "Let me look at the failing test output again and compare it with the parser. ";
+    const news = ["The first failure is row 3, which has a quoted comma inside the address field; split breaks it.", "Now row 3 passes but row 7 has an escaped quote that my new tokenizer treats as end of field.", "Row 7 passes. The last failure is a CRLF line ending leaving a carriage return in the final field.", "All rows should pass now; running the full suite to confirm the fix."];
+    const events: TraceEvent[] = [{ t: "user", text: "fix the csv import" }];
+    news.forEach((n, i) => {
+      events.push(...step(opening + n, call("execute_command", { command: "npx vitest run csv.test.ts" }, `FAIL row ${i}`)));
+      events.push(...step("Fix it.", call("apply_diff", { path: "src/csv.ts", diff: `step ${i}` }, "Applied 1 change.")));
+    });
+    assert.deepEqual(only(events), []);
+  });
+
+  it("catches the same long reasoning once three requests in a row bring nothing new", () => {
+    const thought = "The build still fails with the same missing export error, so I will read the index file again and look for where the helper is exported from the module before changing anything.";
+    const events: TraceEvent[] = [{ t: "user", text: "fix the build" }];
+    for (let i = 0; i < 4; i++) events.push(...step(thought, call("read_file", { path: "src/index.ts" }, "export {}")));
+    const ivs = only(events);
+    assert.equal(ivs.length >= 1, true);
+    assert.match(ivs[0].summary, /3 requests in a row while the tool calls between them brought nothing new/);
+  });
+
+  it("stays quiet while a polled output changes, however alike the thinking", () => {
+    const thought = "The CI run is still in progress. I will wait thirty seconds and then check the status of the workflow again, because the deploy must not start before the tests have passed.";
+    const events: TraceEvent[] = [{ t: "user", text: "deploy when CI is green" }];
+    for (let i = 0; i < 6; i++) events.push(...step(thought, call("execute_command", { command: "gh run view 42" }, `in_progress ${i * 10}%`)));
+    assert.deepEqual(only(events), []);
+  });
+
+  it("stays quiet on long varied work", () => {
+    const events: TraceEvent[] = [{ t: "user", text: "go" }];
+    for (let i = 0; i < 30; i++) events.push(...step(prose(60, i), call("read_file", { path: `src/f${i % 7}.ts` }, `content ${i % 7}`)));
+    assert.deepEqual(only(events), []);
+  });
+
+  it("can be switched off and tuned", () => {
+    const events: TraceEvent[] = [{ t: "user", text: "hi" }, ...request(streamOf("text", MSG)), ...request(streamOf("text", MSG)), ...request(streamOf("text", MSG))];
+    assert.deepEqual(only(events, { enabled: false }), []);
+    assert.deepEqual(only(events, { monologueCopies: 4 }), []);
+    assert.equal(only(events, { monologueCopies: 3 }).length, 1);
+    assert.deepEqual(only(events, { minWords: 20 }), []);
+  });
+});
