@@ -106,6 +106,8 @@ export function verdictOf(label: SessionLabel | undefined, interventions: readon
 
 /** Lines shorter than this are too generic ("```", "}", "Done.") to count as repetition. */
 const MIN_STREAM_LINE = 24;
+/** A "line" with no end in sight is counted as it stands at this length. */
+const MAX_PENDING = 2000;
 
 /** Most copies of one line (or sentence) within a single model response. O(text). */
 class StreamLineCounter {
@@ -115,9 +117,12 @@ class StreamLineCounter {
 
   add(delta: string): void {
     this.pending += delta;
+    // Only text with a line or sentence end in it is split, so each chunk costs O(chunk) amortised.
+    if (!/[\n.!?]/.test(delta) && this.pending.length < MAX_PENDING) return;
     const parts = this.pending.split(/\n|(?<=[.!?])\s+/);
     this.pending = parts.pop() ?? "";
     for (const p of parts) this.count(p);
+    if (this.pending.length >= MAX_PENDING) { this.count(this.pending); this.pending = ""; }
   }
 
   private count(line: string): void {
