@@ -83,4 +83,19 @@ describe("file-reread", () => {
     for (let i = 0; i < 6; i++) evs.push(...step(`f${i}`, "read_file", { path: "missing.ts" }, false, "File not found: missing.ts"));
     assert.deepEqual(feed(evs), []);
   });
+
+  it("does not count a re-read that shows new content (a log being written)", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "watch the logs" }];
+    for (let i = 0; i < 12; i++) {
+      evs.push(...step(`l${i}`, "read_file", { path: "logs/server.log" }, true, `line ${i}`));
+      evs.push(...step(`o${i}`, "read_file", { path: "logs/worker.log" }, true, `job ${i}`));
+    }
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("leaves back-to-back identical reads to tool-repeat", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    for (let i = 0; i < 9; i++) evs.push(...read(`r${i}`, "src/config.ts"));
+    assert.deepEqual(feed(evs), []);
+  });
 });

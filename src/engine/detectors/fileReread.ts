@@ -3,8 +3,10 @@
  * no write, edit or mutating command has happened since. One re-read is normal; a sweep where a
  * good share of the recent reads are re-reads (interleaved with fresh ones, so no adjacency) is
  * a model that lost track. Paging through other ranges of a large file reads new text each time
- * and is not a re-read. Shell display commands (`cat`, `sed -n`, `nl`, `head`) count as reads
- * for bash-only agents.
+ * and is not a re-read, nor is a read whose output turned out different (the file changed under
+ * us, e.g. a growing log). Back-to-back reads of the same part are tool-repeat's business and are
+ * left out here, so that one loop is not reported twice. Shell display commands (`cat`, `sed -n`,
+ * `nl`, `head`) count as reads for bash-only agents.
  */
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord, FileRead } from "../ledger";
@@ -37,16 +39,26 @@ export function lineSpan(range: string): [number, number] | undefined {
 }
 
 interface Seen {
-  ranges: Set<string>;
+  /** Range keys read this epoch, with the hash of what the latest read of each returned. */
+  ranges: Map<string, string | undefined>;
   spans: [number, number][];
+}
+
+interface RecentRead {
+  callId: string;
+  path: string;
+  range: string;
+  again: boolean;
 }
 
 class FileRereadDetector implements Detector {
   readonly id = "file-reread" as const;
   private epoch = -1;
   private seen = new BoundedMap<string, Seen>(MAX_SEEN);
-  /** Whether each of the recent reads of this epoch was a re-read, oldest first. */
-  private recent: boolean[] = [];
+  /** The recent reads of this epoch, oldest first, with whether each was a re-read. */
+  private recent: RecentRead[] = [];
+  /** The latest read's path and range, to leave back-to-back repeats to tool-repeat. */
+  private lastRead = "";
   private events: number[] = [];
   private strongest = { count: 0, detail: "" };
 
@@ -62,15 +74,16 @@ class FileRereadDetector implements Detector {
     this.seen.clear();
     this.recent = [];
     this.events = [];
+    this.lastRead = "";
   }
 
   /** Whether this part of the file was already read this epoch; records it either way. */
   private reread(r: FileRead): boolean {
     let s = this.seen.get(r.path);
-    if (!s) { s = { ranges: new Set(), spans: [] }; this.seen.set(r.path, s); }
+    if (!s) { s = { ranges: new Map(), spans: [] }; this.seen.set(r.path, s); }
     const span = lineSpan(r.range);
     const again = s.ranges.has(r.range) || (span !== undefined && s.spans.some(([a, b]) => a <= span[0] && span[1] <= b));
-    s.ranges.add(r.range);
+    if (!s.ranges.has(r.range)) s.ranges.set(r.range, undefined);
     if (span && s.spans.length < 64) s.spans.push(span);
     return again;
   }
@@ -81,15 +94,19 @@ class FileRereadDetector implements Detector {
     let any = false;
     const again: string[] = [];
     for (const r of call.reads) {
+      const key = `${r.path}\u0000${r.range}`;
       const isAgain = this.reread(r);
-      this.recent.push(isAgain);
+      const backToBack = key === this.lastRead;
+      this.lastRead = key;
+      if (backToBack) continue;
+      this.recent.push({ callId: call.id, path: r.path, range: r.range, again: isAgain });
       if (isAgain) { any = true; again.push(r.range === "" ? r.path : `${r.path} (${r.range})`); }
     }
     if (this.recent.length > this.window) this.recent.splice(0, this.recent.length - this.window);
     if (!any) return;
     this.events.push(call.eventIndex);
     if (this.events.length > MAX_EVIDENCE) this.events.shift();
-    const count = this.recent.filter(Boolean).length;
+    const count = this.recent.filter((x) => x.again).length;
     if (count > this.strongest.count) this.strongest = { count, detail: again[0] };
     if (count < 2) return;
     return [{
@@ -105,9 +122,20 @@ class FileRereadDetector implements Detector {
   }
 
   onToolResult(call: CallRecord, ctx: DetectorContext): void {
-    // A failed read showed nothing: reading it again is a retry, not a re-read.
-    if (!call.reads || !call.result || call.result.ok || ctx.epoch !== this.epoch) return;
-    for (const r of call.reads) this.seen.peek(r.path)?.ranges.delete(r.range);
+    if (!call.reads || !call.result || ctx.epoch !== this.epoch) return;
+    const result = call.result;
+    for (const r of call.reads) {
+      const s = this.seen.peek(r.path);
+      if (!s) continue;
+      // A failed read showed nothing: reading it again is a retry, not a re-read.
+      if (!result.ok) { s.ranges.delete(r.range); continue; }
+      const before = s.ranges.get(r.range);
+      s.ranges.set(r.range, result.outputHash);
+      if (before !== undefined && before !== result.outputHash) {
+        // New content: the file changed under us, so this read was not redundant after all.
+        for (const x of this.recent) if (x.callId === call.id && x.path === r.path && x.range === r.range) x.again = false;
+      }
+    }
   }
 
   reset(): void {
@@ -115,6 +143,7 @@ class FileRereadDetector implements Detector {
     this.seen.clear();
     this.recent = [];
     this.events = [];
+    this.lastRead = "";
     this.strongest = { count: 0, detail: "" };
   }
 
