@@ -1,6 +1,21 @@
-// Replaced by the Roo adapter work: discovery of Roo Code / Kilo Code and their forks.
+/**
+ * Roo Code, Roo Code Nightly, Kilo Code (4–5) and any extension exporting Roo Code's API: live
+ * message stream in, cancel / guide / refuse out. The only file here that touches `vscode`.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
 import type { HostAdapter, HostEnvironment } from "../hostAdapter";
+import { createRooHostAdapters, type ExtensionRegistry } from "./adapter";
 
-export function createRooAdapters(_env: HostEnvironment): HostAdapter[] {
-  return [];
+export function createRooAdapters(env: HostEnvironment): HostAdapter[] {
+  const extensions: ExtensionRegistry = {
+    get all() { return vscode.extensions.all; },
+    onDidChange: (listener) => vscode.extensions.onDidChange(listener),
+  };
+  return createRooHostAdapters({
+    extensions,
+    log: (line) => env.log(line),
+    storageExists: (folder) => env.globalStorageRoot !== undefined && fs.existsSync(path.join(env.globalStorageRoot, folder)),
+  });
 }

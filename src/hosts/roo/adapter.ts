@@ -1,0 +1,244 @@
+/**
+ * Finding Roo-compatible hosts among the installed extensions and keeping the connection right as
+ * they activate, get installed or removed, or change their API. One adapter per known host (Roo
+ * Code, Roo Code Nightly, Kilo Code) and one for any other extension whose exports have Roo's API
+ * shape. The extension registry is injected (VS Code's in index.ts, a fake in unit tests).
+ */
+import type { Intervention } from "../../engine/session";
+import { Emitter, type ActionOutcome, type Disposable, type HostAdapter, type HostSessionEvent, type HostStatus, type HostState } from "../hostAdapter";
+import { rooApiProblem, type RooApiLike } from "./api";
+import { RooConnection, type ActionTiming } from "./connection";
+
+export interface ExtensionLike {
+  readonly id: string;
+  readonly isActive: boolean;
+  readonly exports: unknown;
+  readonly packageJSON: { name?: string; displayName?: string; version?: string; publisher?: string };
+  activate(): PromiseLike<unknown>;
+}
+
+export interface ExtensionRegistry {
+  readonly all: readonly ExtensionLike[];
+  onDidChange(listener: () => void): Disposable;
+}
+
+export interface HostSpec {
+  hostId: string;
+  label: string;
+  /** Extension ids (case-insensitive) this adapter watches; empty = any other Roo-shaped extension. */
+  ids: string[];
+  /** Folder name of its global storage, to tell "disabled" from "never installed". */
+  storageFolder?: string;
+  /** Why a found-but-incompatible build cannot be watched (Kilo Code 7 has no API). */
+  incompatibleHint?: string;
+}
+
+export const ROO_HOSTS: HostSpec[] = [
+  { hostId: "roo-code", label: "Roo Code", ids: ["RooVeterinaryInc.roo-cline"], storageFolder: "rooveterinaryinc.roo-cline" },
+  { hostId: "roo-code-nightly", label: "Roo Code Nightly", ids: ["RooVeterinaryInc.roo-code-nightly"], storageFolder: "rooveterinaryinc.roo-code-nightly" },
+  {
+    hostId: "kilo-code", label: "Kilo Code", ids: ["kilocode.kilo-code"], storageFolder: "kilocode.kilo-code",
+    incompatibleHint: "Kilo Code 7 and later run their agent in a separate server and export no extension API; only Kilo Code 4–5 can be watched",
+  },
+  { hostId: "roo-compatible", label: "Roo-compatible extensions", ids: [] },
+];
+
+const KNOWN_IDS = new Set(ROO_HOSTS.flatMap((h) => h.ids.map((i) => i.toLowerCase())));
+/** How long to wait for a host's activation before calling it stuck. */
+const ACTIVATION_TIMEOUT_MS = 60_000;
+/**
+ * VS Code has no event for another extension's activation; an unknown Roo-shaped extension is
+ * noticed by looking again: often just after startup, then now and then (a cheap scan).
+ */
+const RESCAN_EARLY_MS = 2_000;
+const RESCAN_EARLY_PERIOD_MS = 60_000;
+const RESCAN_LATE_MS = 30_000;
+
+export interface AdapterDeps {
+  extensions: ExtensionRegistry;
+  log(line: string): void;
+  /** Whether a host's global storage folder exists (it was installed once). */
+  storageExists?(folder: string): boolean;
+  timing?: Partial<ActionTiming>;
+}
+
+interface Link {
+  ext: ExtensionLike;
+  api: RooApiLike;
+  connection: RooConnection;
+}
+
+export class RooHostAdapter implements HostAdapter {
+  readonly hostId: string;
+  readonly label: string;
+  private readonly statusEmitter = new Emitter<HostStatus>();
+  private readonly eventEmitter = new Emitter<HostSessionEvent>();
+  readonly onStatusChange = this.statusEmitter.subscribe;
+  readonly onEvent = this.eventEmitter.subscribe;
+  private readonly links = new Map<string, Link>();
+  private readonly activating = new Set<string>();
+  private state: HostState = "not-found";
+  private detail = "";
+  private changeSubscription: Disposable | undefined;
+  private rescanTimer: ReturnType<typeof setTimeout> | undefined;
+  private startedAt = 0;
+  private disposed = false;
+
+  constructor(private readonly spec: HostSpec, private readonly deps: AdapterDeps) {
+    this.hostId = spec.hostId;
+    this.label = spec.label;
+    this.detail = this.notFoundDetail();
+  }
+
+  async start(): Promise<void> {
+    try {
+      this.changeSubscription = this.deps.extensions.onDidChange(() => { void this.refresh(); });
+      this.startedAt = Date.now();
+      await this.refresh();
+      if (this.spec.ids.length === 0) this.scheduleRescan();
+    } catch (err) {
+      this.setStatus("error", `could not look for ${this.label}: ${(err as Error).message ?? String(err)}`);
+    }
+  }
+
+  status(): HostStatus {
+    let sessions = 0;
+    for (const l of this.links.values()) sessions += l.connection.sessions;
+    return { hostId: this.hostId, label: this.label, state: this.state, detail: this.detail, sessions };
+  }
+
+  async act(taskId: string, intervention: Intervention): Promise<ActionOutcome> {
+    try {
+      const links = [...this.links.values()];
+      const link = links.find((l) => l.connection.knows(taskId)) ?? (links.length === 1 ? links[0] : undefined);
+      if (!link) return { ok: false, done: `${this.label} is not connected; nothing sent` };
+      return await link.connection.act(taskId, intervention);
+    } catch (err) {
+      return { ok: false, done: `failed: ${(err as Error).message ?? String(err)}` };
+    }
+  }
+
+  private scheduleRescan(): void {
+    if (this.disposed) return;
+    const early = Date.now() - this.startedAt < RESCAN_EARLY_PERIOD_MS;
+    this.rescanTimer = setTimeout(() => {
+      void this.refresh().finally(() => this.scheduleRescan());
+    }, early ? RESCAN_EARLY_MS : RESCAN_LATE_MS);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.rescanTimer) clearTimeout(this.rescanTimer);
+    this.changeSubscription?.dispose();
+    for (const l of this.links.values()) l.connection.dispose();
+    this.links.clear();
+    this.statusEmitter.dispose();
+    this.eventEmitter.dispose();
+  }
+
+  private matches(ext: ExtensionLike): boolean {
+    const id = ext.id.toLowerCase();
+    if (this.spec.ids.length) return this.spec.ids.some((i) => i.toLowerCase() === id);
+    // Any other extension: only by the shape of its exports (checked once it is active).
+    return !KNOWN_IDS.has(id);
+  }
+
+  private nameOf(ext: ExtensionLike): string {
+    const p = ext.packageJSON ?? {};
+    return `${p.displayName ?? p.name ?? ext.id}${p.version ? ` ${p.version}` : ""}`;
+  }
+
+  /** Re-reads the installed extensions: connect new or re-activated hosts, drop removed or changed ones. */
+  async refresh(): Promise<void> {
+    if (this.disposed) return;
+    const candidates = this.deps.extensions.all.filter((e) => this.matches(e));
+    const problems: string[] = [];
+    for (const [id, link] of this.links) {
+      const ext = candidates.find((e) => e.id === id);
+      // Gone (uninstalled/disabled) or its exports are another object now (updated and reloaded).
+      if (!ext || (ext.isActive && ext.exports !== link.api)) {
+        link.connection.dispose();
+        this.links.delete(id);
+        this.deps.log(`${this.label}: disconnected from ${this.nameOf(link.ext)}${ext ? " (its API object changed)" : " (no longer installed or enabled)"}`);
+      }
+    }
+    const waiting: ExtensionLike[] = [];
+    for (const ext of candidates) {
+      if (this.links.has(ext.id)) continue;
+      if (!ext.isActive) {
+        if (this.spec.ids.length === 0) continue; // unknown extensions are only looked at once active
+        waiting.push(ext);
+        this.activateLater(ext);
+        continue;
+      }
+      const problem = rooApiProblem(ext.exports);
+      if (problem) {
+        if (this.spec.ids.length) problems.push(`${this.nameOf(ext)}: ${problem}${this.spec.incompatibleHint ? `. ${this.spec.incompatibleHint}` : ""}`);
+        continue;
+      }
+      this.connect(ext, ext.exports as RooApiLike);
+    }
+    if (this.links.size) {
+      const names = [...this.links.values()].map((l) => this.nameOf(l.ext)).join(", ");
+      this.setStatus("watching", `watching ${names} through its extension API${problems.length ? `; not watched: ${problems.join("; ")}` : ""}`);
+    } else if (problems.length) {
+      this.setStatus("error", `not watched: ${problems.join("; ")}`);
+    } else if (waiting.length) {
+      this.setStatus("inactive", `${waiting.map((e) => this.nameOf(e)).join(", ")} is installed but not active yet; watching starts when it activates`);
+    } else {
+      this.setStatus("not-found", this.notFoundDetail());
+    }
+  }
+
+  private notFoundDetail(): string {
+    if (this.spec.ids.length === 0) return "no other installed extension exports Roo Code's API";
+    if (this.spec.storageFolder && this.deps.storageExists?.(this.spec.storageFolder)) {
+      return `${this.label} is not enabled (it was installed before: disabled, uninstalled, or disabled in this workspace)`;
+    }
+    return `${this.label} is not installed`;
+  }
+
+  private activateLater(ext: ExtensionLike): void {
+    if (this.activating.has(ext.id)) return;
+    this.activating.add(ext.id);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((resolve) => { timer = setTimeout(() => resolve("timeout"), ACTIVATION_TIMEOUT_MS); });
+    Promise.race([Promise.resolve(ext.activate()).then(() => "ok" as const), timeout]).then(
+      (r) => {
+        this.activating.delete(ext.id);
+        if (timer) clearTimeout(timer);
+        if (r === "timeout") this.setStatus("inactive", `${this.nameOf(ext)} has not finished activating after ${ACTIVATION_TIMEOUT_MS / 1000} s`);
+        void this.refresh();
+      },
+      (err: unknown) => {
+        this.activating.delete(ext.id);
+        if (timer) clearTimeout(timer);
+        this.setStatus("error", `${this.nameOf(ext)} failed to activate: ${(err as Error)?.message ?? String(err)}`);
+      },
+    );
+  }
+
+  private connect(ext: ExtensionLike, api: RooApiLike): void {
+    const connection = new RooConnection({
+      hostId: this.hostId,
+      label: this.nameOf(ext),
+      api,
+      emit: (e) => this.eventEmitter.fire(e),
+      log: this.deps.log,
+      timing: this.deps.timing,
+    });
+    this.links.set(ext.id, { ext, api, connection });
+    this.deps.log(`${this.label}: connected to ${this.nameOf(ext)} (${ext.id}) through its extension API`);
+  }
+
+  private setStatus(state: HostState, detail: string): void {
+    if (state === this.state && detail === this.detail) return;
+    this.state = state;
+    this.detail = detail;
+    this.statusEmitter.fire(this.status());
+  }
+}
+
+export function createRooHostAdapters(deps: AdapterDeps): RooHostAdapter[] {
+  return ROO_HOSTS.map((spec) => new RooHostAdapter(spec, deps));
+}

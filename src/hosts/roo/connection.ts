@@ -1,0 +1,344 @@
+/**
+ * One live connection to a Roo-compatible API object: its events in (through the translator, one
+ * engine session per task id), Loop Sentinel's actions out, in the sequences that work from outside
+ * Roo (shared notes hosts/roo.md §3.4):
+ * - abort: cancelCurrentTask() → wait for the `resume_task` ask → sendMessage(guidance);
+ * - block: approval ask waiting → sendMessage(feedback) refuses the call; the call will be (or was)
+ *   auto-approved → cancel, then guidance as for abort;
+ * - stop: cancel and leave the task at Roo's resume prompt for the user;
+ * - warn: sendMessage(guidance), which Roo queues while busy and hands to the model with the next
+ *   tool result; never used to answer an approval or a question meant for the user.
+ * No vscode import: driven in unit tests by an object with Roo's semantics.
+ */
+import type { Intervention } from "../../engine/session";
+import { BoundedMap } from "../../engine/boundedMap";
+import type { ActionOutcome, HostSessionEvent } from "../hostAdapter";
+import type { RooApiLike, RooListener } from "./api";
+import { APPROVAL_ASKS, RESUME_ASKS, snapshotMessageEvent, type RooMessage } from "./messages";
+import { predictAutoApproval } from "./autoApproval";
+import { RooTranslator, type AskInfo } from "./translator";
+
+export interface ActionTiming {
+  /** How long to wait for Roo's resume question after a cancel (Roo: ~200 ms). */
+  resumeAskTimeoutMs: number;
+  /** Pause between the resume question and the guidance, so Roo's chat has taken the question. */
+  settleMs: number;
+  /** How long to wait for a partial approval ask to complete before deciding how to refuse it. */
+  askCompleteTimeoutMs: number;
+  /** How long to wait for Roo to confirm that a refusal was taken. */
+  confirmMs: number;
+}
+
+export const ROO_ACTION_TIMING: ActionTiming = { resumeAskTimeoutMs: 5000, settleMs: 300, askCompleteTimeoutMs: 5000, confirmMs: 3000 };
+
+/** Tasks whose action state is kept (older ones are long finished). */
+const MAX_TASKS = 64;
+/** Own guidance texts remembered per task until Roo echoes them back. */
+const MAX_PENDING_ECHOES = 16;
+
+interface AskState {
+  ts: number;
+  ask: string;
+  complete: boolean;
+  answered: boolean;
+}
+
+interface MessageWaiter {
+  match(m: RooMessage): boolean;
+  resolve(m: RooMessage | undefined): void;
+}
+
+class TaskActivity {
+  lastAsk: AskState | undefined;
+  echoes: string[] = [];
+  messageWaiters: MessageWaiter[] = [];
+  answerWaiters: Array<() => void> = [];
+  /** Guidance held back while an approval or question waits for the user. */
+  deferredGuidance: string | undefined;
+  answeredAsks = new BoundedMap<number, true>(64);
+}
+
+export interface RooConnectionOptions {
+  hostId: string;
+  label: string;
+  api: RooApiLike;
+  emit(e: HostSessionEvent): void;
+  log(line: string): void;
+  now?(): number;
+  timing?: Partial<ActionTiming>;
+}
+
+function normalise(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export class RooConnection {
+  readonly api: RooApiLike;
+  private readonly translator: RooTranslator;
+  private readonly activity = new BoundedMap<string, TaskActivity>(MAX_TASKS);
+  private readonly seenTasks = new BoundedMap<string, true>(1024);
+  private readonly listeners: Array<[string, RooListener]> = [];
+  private readonly timing: ActionTiming;
+  private readonly now: () => number;
+  private badPayloads = 0;
+  private disposed = false;
+
+  constructor(private readonly options: RooConnectionOptions) {
+    this.api = options.api;
+    this.timing = { ...ROO_ACTION_TIMING, ...options.timing };
+    this.now = options.now ?? (() => Date.now());
+    this.translator = new RooTranslator((taskId) => ({ isOwnEcho: (text) => this.consumeEcho(taskId, text) }), MAX_TASKS);
+    this.listen("message", (payload) => this.onMessage(payload));
+    this.listen("taskAskResponded", (taskId) => this.onAskResponded(taskId));
+    this.listen("taskToolFailed", (taskId, tool, error) => this.onToolFailed(taskId, tool, error));
+    this.listen("taskCreated", (taskId) => { if (typeof taskId === "string") this.seenTasks.set(taskId, true); });
+  }
+
+  /** Tasks seen since connecting. */
+  get sessions(): number { return this.seenTasks.size; }
+
+  /** Whether this connection has seen the task (actions go to the connection that owns it). */
+  knows(taskId: string): boolean { return this.seenTasks.peek(taskId) !== undefined; }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const [event, listener] of this.listeners) {
+      try {
+        if (typeof this.api.off === "function") this.api.off(event, listener);
+        else this.api.removeListener?.(event, listener);
+      } catch { /* the host may already be gone */ }
+    }
+    this.listeners.length = 0;
+    for (const a of this.activity.values()) {
+      for (const w of a.messageWaiters) w.resolve(undefined);
+      a.messageWaiters = [];
+    }
+  }
+
+  /** A listener that can never throw into Roo's emitter (that would break Roo's own task loop). */
+  private listen(event: string, handler: (...args: unknown[]) => void): void {
+    const listener: RooListener = (...args) => {
+      if (this.disposed) return;
+      try { handler(...args); } catch (err) { this.options.log(`${this.options.label}: ${event} event not handled: ${(err as Error).stack ?? String(err)}`); }
+    };
+    this.api.on(event, listener);
+    this.listeners.push([event, listener]);
+  }
+
+  private task(taskId: string): TaskActivity {
+    let a = this.activity.get(taskId);
+    if (!a) { a = new TaskActivity(); this.activity.set(taskId, a); }
+    return a;
+  }
+
+  // ---- events in -------------------------------------------------------------------------------
+
+  private onMessage(payload: unknown): void {
+    // Copied at once: Roo keeps mutating the object it emitted.
+    const e = snapshotMessageEvent(payload);
+    if (!e) {
+      if (this.badPayloads++ < 3) this.options.log(`${this.options.label}: ignored a message event of an unexpected shape`);
+      return;
+    }
+    const { taskId, action, message: m } = e;
+    this.seenTasks.set(taskId, true);
+    const a = this.task(taskId);
+    this.trackAsk(a, m);
+    const t = this.translator.task(taskId);
+    const events = t.message(action, m, this.now());
+    for (const event of events) this.options.emit({ hostId: this.options.hostId, taskId, title: t.title, event });
+    if (a.messageWaiters.length) {
+      const ready = a.messageWaiters.filter((w) => w.match(m));
+      if (ready.length) {
+        a.messageWaiters = a.messageWaiters.filter((w) => !ready.includes(w));
+        for (const w of ready) w.resolve(m);
+      }
+    }
+  }
+
+  private trackAsk(a: TaskActivity, m: RooMessage): void {
+    if (m.type !== "ask") {
+      // Anything said after a complete ask means it is no longer waiting.
+      if (a.lastAsk && a.lastAsk.complete && m.ts > a.lastAsk.ts) a.lastAsk.answered = true;
+      return;
+    }
+    if (m.ask === "command_output") return; // never blocks
+    if (!a.lastAsk || a.lastAsk.ts !== m.ts) {
+      if (a.lastAsk && m.ts > a.lastAsk.ts) a.lastAsk.answered = true;
+      a.lastAsk = { ts: m.ts, ask: m.ask ?? "", complete: false, answered: a.answeredAsks.peek(m.ts) !== undefined };
+    }
+    if (m.partial !== true) a.lastAsk.complete = true;
+    if (m.isAnswered) a.lastAsk.answered = true;
+  }
+
+  private onAskResponded(taskId: unknown): void {
+    if (typeof taskId !== "string") return;
+    const a = this.activity.peek(taskId);
+    if (!a) return;
+    // Roo sends taskAskResponded as soon as an ask is answered, auto-approval included: with
+    // auto-approval it arrives before the complete ask itself.
+    if (a.lastAsk) { a.lastAsk.answered = true; a.answeredAsks.set(a.lastAsk.ts, true); }
+    const waiters = a.answerWaiters;
+    a.answerWaiters = [];
+    for (const w of waiters) w();
+    if (a.deferredGuidance !== undefined) {
+      const text = a.deferredGuidance;
+      a.deferredGuidance = undefined;
+      void this.send(taskId, text).catch((err) => this.options.log(`${this.options.label}: deferred guidance not sent: ${String(err)}`));
+    }
+  }
+
+  private onToolFailed(taskId: unknown, tool: unknown, error: unknown): void {
+    if (typeof taskId !== "string" || typeof tool !== "string") return;
+    const t = this.translator.peek(taskId);
+    if (!t) return;
+    for (const event of t.toolFailed(tool, typeof error === "string" ? error : String(error), this.now())) {
+      this.options.emit({ hostId: this.options.hostId, taskId, title: t.title, event });
+    }
+  }
+
+  private consumeEcho(taskId: string, text: string): boolean {
+    const a = this.activity.peek(taskId);
+    if (!a || a.echoes.length === 0) return false;
+    const i = a.echoes.indexOf(normalise(text));
+    if (i === -1) return false;
+    a.echoes.splice(i, 1);
+    return true;
+  }
+
+  // ---- actions out -----------------------------------------------------------------------------
+
+  /** Carries out one intervention. Never throws. */
+  async act(taskId: string, iv: Intervention): Promise<ActionOutcome> {
+    try {
+      if (this.disposed) return { ok: false, done: `${this.options.label} is no longer connected; nothing sent` };
+      const current = this.currentTask();
+      if (current !== taskId) {
+        return { ok: false, done: `not sent: ${this.options.label}'s API reaches only its current task${current ? "" : " (none is running)"}, and this task is not it` };
+      }
+      const a = this.task(taskId);
+      const waiting = a.lastAsk && a.lastAsk.complete && !a.lastAsk.answered ? a.lastAsk : undefined;
+      if (waiting?.ask === "mistake_limit_reached") {
+        // Roo's own loop guard is asking the user: guidance is the answer it wants.
+        await this.send(taskId, iv.message);
+        return { ok: true, done: `answered ${this.options.label}'s "stuck in a loop" question with guidance` };
+      }
+      switch (iv.action) {
+        case "warn": return await this.warn(taskId, a, waiting, iv.message);
+        case "abort": return await this.cancelThenGuide(taskId, iv.message, "cancelled the running request");
+        case "stop": return await this.cancelThenGuide(taskId, undefined, "stopped the task");
+        case "block": return await this.block(taskId, a, iv);
+        default: return { ok: false, done: `unknown action "${String((iv as { action: unknown }).action)}"` };
+      }
+    } catch (err) {
+      return { ok: false, done: `failed: ${(err as Error).message ?? String(err)}` };
+    }
+  }
+
+  private currentTask(): string | undefined {
+    const stack = this.api.getCurrentTaskStack();
+    return Array.isArray(stack) && stack.length ? stack[stack.length - 1] : undefined;
+  }
+
+  private async send(taskId: string, text: string): Promise<void> {
+    const a = this.task(taskId);
+    a.echoes.push(normalise(text));
+    if (a.echoes.length > MAX_PENDING_ECHOES) a.echoes.shift();
+    await this.api.sendMessage(text);
+  }
+
+  private async warn(taskId: string, a: TaskActivity, waiting: AskState | undefined, message: string): Promise<ActionOutcome> {
+    if (waiting && RESUME_ASKS.has(waiting.ask)) {
+      await this.send(taskId, message);
+      return { ok: true, done: "resumed the task with the guidance" };
+    }
+    if (waiting && (APPROVAL_ASKS.has(waiting.ask) || waiting.ask === "followup")) {
+      // Sending now would answer the user's approval or question: hold it until they have.
+      a.deferredGuidance = message;
+      return { ok: true, done: `guidance held until you answer ${this.options.label}'s pending ${waiting.ask === "followup" ? "question" : "approval"}; then it goes with the next step` };
+    }
+    if (waiting) return { ok: false, done: `not sent: the task is waiting for you (${waiting.ask}); guidance now would restart it` };
+    await this.send(taskId, message);
+    return { ok: true, done: "sent guidance; Roo passes it to the model with the next tool result" };
+  }
+
+  private async block(taskId: string, a: TaskActivity, iv: Intervention): Promise<ActionOutcome> {
+    const info = iv.toolCallId ? this.translator.peek(taskId)?.askFor(iv.toolCallId) : undefined;
+    if (!info || !a.lastAsk || a.lastAsk.ts !== info.ts) {
+      // The call is no longer the latest ask (it ran, and the model moved on): stop the loop instead.
+      return this.cancelThenGuide(taskId, iv.message, "the call had already run; cancelled the running request");
+    }
+    const tool = info.call?.name ?? info.ask;
+    if (!a.lastAsk.complete && !a.lastAsk.answered) {
+      const auto = predictAutoApproval(this.safeConfiguration(), info);
+      if (auto !== false) {
+        // Roo would approve it as soon as it completes, and run it: cancel before that.
+        return this.cancelThenGuide(taskId, iv.message, `cancelled before Roo auto-approved ${tool}`);
+      }
+      const done = await this.waitForMessage(taskId, (m) => m.ts === info.ts && m.partial !== true, this.timing.askCompleteTimeoutMs);
+      if (!done) return this.cancelThenGuide(taskId, iv.message, `${tool} never reached its approval; cancelled the running request`);
+    }
+    if (a.lastAsk.answered) return this.cancelThenGuide(taskId, iv.message, `${tool} was auto-approved and ran; cancelled the running request`);
+    return this.refuse(taskId, a, info, iv.message, tool);
+  }
+
+  /** Answers a waiting approval ask with text: Roo denies the call and gives the model the text. */
+  private async refuse(taskId: string, a: TaskActivity, info: AskInfo, message: string, tool: string): Promise<ActionOutcome> {
+    const answered = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.timing.confirmMs);
+      a.answerWaiters.push(() => { clearTimeout(timer); resolve(true); });
+    });
+    await this.send(taskId, message);
+    const confirmed = await answered;
+    void info;
+    return confirmed
+      ? { ok: true, done: `refused the pending ${tool} call with guidance` }
+      : { ok: false, done: `sent guidance to refuse ${tool}, but ${this.options.label} did not confirm the answer` };
+  }
+
+  private safeConfiguration(): Record<string, unknown> | undefined {
+    try { return this.api.getConfiguration?.(); } catch { return undefined; }
+  }
+
+  /**
+   * Cancel → Roo rehydrates the task and asks `resume_task` → guidance answers that ask (the model
+   * continues with it as the user's message). Without guidance the task waits for the user.
+   */
+  private async cancelThenGuide(taskId: string, guidance: string | undefined, what: string): Promise<ActionOutcome> {
+    const started = this.now();
+    const isResumeAsk = (m: RooMessage) => m.type === "ask" && RESUME_ASKS.has(m.ask ?? "") && m.partial !== true;
+    let resumeAsk = this.waitForMessage(taskId, isResumeAsk, this.timing.resumeAskTimeoutMs);
+    await this.api.cancelCurrentTask();
+    let ask = await resumeAsk;
+    if (!ask && typeof this.api.isTaskInHistory === "function" && typeof this.api.resumeTask === "function" && (await this.api.isTaskInHistory(taskId))) {
+      resumeAsk = this.waitForMessage(taskId, isResumeAsk, this.timing.resumeAskTimeoutMs);
+      await this.api.resumeTask(taskId);
+      ask = await resumeAsk;
+    }
+    if (!ask) return { ok: false, done: `${what}, but ${this.options.label} did not offer to resume the task; guidance not sent` };
+    if (guidance === undefined) return { ok: true, done: `${what}; the task waits at ${this.options.label}'s resume prompt for your guidance` };
+    await sleep(this.timing.settleMs);
+    if (this.currentTask() !== taskId) return { ok: false, done: `${what}, but another task became current; guidance not sent` };
+    await this.send(taskId, guidance);
+    return { ok: true, done: `${what} and resumed the task with guidance (${Math.round(this.now() - started)} ms)` };
+  }
+
+  private waitForMessage(taskId: string, match: (m: RooMessage) => boolean, timeoutMs: number): Promise<RooMessage | undefined> {
+    const a = this.task(taskId);
+    return new Promise((resolve) => {
+      const waiter: MessageWaiter = {
+        match,
+        resolve: (m) => { clearTimeout(timer); resolve(m); },
+      };
+      const timer = setTimeout(() => {
+        a.messageWaiters = a.messageWaiters.filter((w) => w !== waiter);
+        resolve(undefined);
+      }, timeoutMs);
+      a.messageWaiters.push(waiter);
+    });
+  }
+}
