@@ -6,7 +6,9 @@
  * message); a streamed response is written as several lines sharing `message.id`, one content
  * block each (text, thinking, tool_use). Tool results come back in "user" lines whose content is
  * a list of `tool_result` blocks. `isSidechain` lines belong to a sub-agent, `isMeta` lines are
- * injected context; neither is the main agent's own step or the user's message.
+ * injected context; neither is the main agent's own step or the user's message. A file of
+ * sidechain lines only is a sub-agent's own transcript (`agent-*.jsonl`) and is read as such.
+ * Files with no conversation at all (only summaries or snapshots) hold no session.
  */
 import type { RequestEvent, Usage } from "../engine/events";
 import { contentText, firstLine, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder } from "./exportHelpers";
@@ -30,14 +32,18 @@ function resultContentText(content: unknown): string {
   return content === undefined || content === null ? "" : JSON.stringify(content);
 }
 
-export function parseClaudeCode(text: string, file: string, lenient: boolean): RecordedSession {
+const isConversation = (v: unknown): v is Record<string, unknown> => isRecord(v) && (v.type === "user" || v.type === "assistant");
+
+/** The session in a transcript, or undefined when the file holds no conversation. */
+export function parseClaudeCode(text: string, file: string, lenient: boolean): RecordedSession | undefined {
   const { lines, skipped: badJson } = parseJsonLines(text, file, FORMAT, lenient);
+  if (!lines.some((l) => isConversation(l.value))) return undefined;
+  const subAgentFile = !lines.some((l) => isConversation(l.value) && l.value.isSidechain !== true);
   let skipped = badJson;
   const b = new TraceBuilder();
   /** The assistant message being assembled: its id, and whether its request event is out. */
   let currentMessageId: string | undefined;
   let currentRequest: RequestEvent | undefined;
-  let sawConversation = false;
   const fail = (line: number, detail: string) => {
     if (lenient) { skipped++; return; }
     throw new SessionFormatError(file, detail, line, FORMAT);
@@ -46,10 +52,9 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
   for (const { value, line } of lines) {
     if (!isRecord(value) || typeof value.type !== "string") { fail(line, `expected a transcript entry with a string "type"`); continue; }
     if (value.type !== "user" && value.type !== "assistant") continue; // summaries, snapshots, system notes
-    if (value.isSidechain === true) continue;
+    if (value.isSidechain === true && !subAgentFile) continue;
     const message = value.message;
     if (!isRecord(message)) { fail(line, `"${value.type}" entry needs a "message" object`); continue; }
-    sawConversation = true;
     const ts = toMillis(value.timestamp);
 
     if (value.type === "assistant") {
@@ -91,9 +96,6 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
     }
     if (words.length > 0) b.user(words.join("\n"), ts);
   }
-  if (!sawConversation && !lenient && lines.length > 0) {
-    throw new SessionFormatError(file, "no user or assistant entries: not a Claude Code conversation transcript", undefined, FORMAT);
-  }
   return { file, format: FORMAT, events: b.finish(), skipped };
 }
 
@@ -106,6 +108,7 @@ export const claudeCodeReader: SessionReader = {
     return first.startsWith("{") && LINE_TYPES.test(first) && CLAUDE_KEYS.test(first);
   },
   read(path, options) {
-    return [parseClaudeCode(readTextFile(path, FORMAT), path, options.lenient)];
+    const session = parseClaudeCode(readTextFile(path, FORMAT), path, options.lenient);
+    return session ? [session] : [];
   },
 };

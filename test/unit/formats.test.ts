@@ -81,6 +81,14 @@ describe("session readers", () => {
       assert.deepEqual(calls(events).filter((c) => c.name === "Bash").map((c) => c.input.command), Array(4).fill("npx jest test/calc.test.js"));
     });
 
+    it("reads a sub-agent's own transcript, and finds no session in a summaries-only file", () => {
+      const agent = readOne(fixture("claude-code", "agent-3f2a9c1e.jsonl"));
+      assert.equal(agent.format, "claude-code");
+      assert.equal(kinds(agent.events), "user request tool_call end tool_result request text end");
+      assert.deepEqual(readSessions([fixture("claude-code", "0d9e8f7a-summaries-only.jsonl")], { lenient: false }), []);
+      assert.deepEqual(readSessions([fixture("claude-code")], { lenient: false }).map((x) => path.basename(x.file)), ["agent-3f2a9c1e.jsonl", "transcript.jsonl"]);
+    });
+
     it("names file, format and line for a broken line", () => {
       const bad = fixture("broken", "bad-line.claude.jsonl");
       assert.throws(() => readSessions([bad], { lenient: false }), (err: unknown) =>
