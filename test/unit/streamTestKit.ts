@@ -1,8 +1,8 @@
 /** Helpers for the stream detector tests: realistic chunking, isolated detectors, char positions. */
+import { LoopSession, type Intervention } from "../../src/engine/session";
 import { defaultConfig } from "../../src/engine/config";
 import type { DetectorId } from "../../src/engine/detector";
 import type { TraceEvent } from "../../src/engine/events";
-import { LoopSession, type Intervention } from "../../src/engine/session";
 
 /** Small deterministic PRNG (mulberry32), so a failing test fails the same way every run. */
 export function rng(seed: number): () => number {

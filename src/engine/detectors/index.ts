@@ -10,6 +10,7 @@ import { streamRepeat } from "./streamRepeat";
 import { lineRepeat } from "./lineRepeat";
 import { listTemplate } from "./listTemplate";
 import { stagnation } from "./stagnation";
+import { nearDuplicate } from "./nearDuplicate";
 
 export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   toolRepeat,
@@ -22,4 +23,5 @@ export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   lineRepeat,
   listTemplate,
   stagnation,
+  nearDuplicate,
 ];

@@ -1,0 +1,97 @@
+import * as assert from "node:assert/strict";
+import type { TraceEvent } from "../../src/engine/events";
+import { charRangeOf, prose, request, rng, runOnly, streamOf } from "./streamTestKit";
+
+const only = (events: TraceEvent[], overrides: Record<string, number | boolean> = {}) => runOnly(["near-duplicate"], events, overrides);
+const user: TraceEvent = { t: "user", text: "The login form submits twice. Fix it." };
+const THOUGHT = "I need to check the file LoginForm.tsx because the onSubmit handler is attached to the form and the button also has an onClick that calls submit, which would fire twice, so I will remove the onClick handler from the button.";
+const SWAPS: Array<[string, string]> = [["I need to", "I should"], ["because", "since"], ["would fire twice", "fires two times"], ["so I will", "so I'll"], ["also has", "additionally has"], ["the file", "the component"], ["remove", "drop"]];
+
+/** The thought with a few phrases swapped, chosen by seed: each copy words it a little differently. */
+function drifted(seed: number): string {
+  const r = rng(seed);
+  let t = THOUGHT;
+  for (const [a, b] of SWAPS) if (r() < 0.35) t = t.replace(a, b);
+  return t;
+}
+
+describe("near-duplicate", () => {
+  it("catches a paragraph restated with drifting wording, at its third copy", () => {
+    const copies = [1, 2, 3, 4, 5].map(drifted);
+    assert.ok(new Set(copies).size >= 4, "the copies really differ");
+    const text = "The user says the form submits twice.\n\n" + copies.join("\n\n") + "\n\n";
+    const events = [user, ...request(streamOf("reasoning", text))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].action, "abort");
+    assert.equal(ivs[0].evidence.count, 3);
+    assert.ok((ivs[0].evidence.similarity ?? 0) >= 0.5 && (ivs[0].evidence.similarity ?? 0) < 1);
+    const thirdEnd = text.indexOf(copies[2]) + copies[2].length;
+    const [a, b] = charRangeOf(events, ivs[0].event);
+    assert.ok(thirdEnd >= a && thirdEnd <= b, `fired in ${a}-${b}, third copy ends at ${thirdEnd}`);
+  });
+
+  it("catches drifting paragraphs of short lines as a whole", () => {
+    const para = (v: number) => [
+      "The login test still fails on submit.",
+      v % 2 ? "The handler is attached twice." : "The handler seems attached twice.",
+      "The button has an onClick as well.",
+      v % 3 ? "I will remove the onClick now." : "So I will drop that onClick now.",
+    ].join("\n");
+    const text = [1, 2, 3, 4].map(para).join("\n\n") + "\n\n";
+    const ivs = only([user, ...request(streamOf("reasoning", text))]);
+    assert.equal(ivs.length, 1);
+    assert.match(ivs[0].summary, /same paragraph in other words 3 times/);
+  });
+
+  it("stays quiet on paragraphs that share a topic but say new things", () => {
+    const text = [
+      "I need to check the file LoginForm.tsx first, the onSubmit handler is attached to the form element and calls submit.",
+      "The button inside the form has type submit and an onClick that calls submit as well, which explains the double request.",
+      "Removing the onClick leaves the native form submit, which also handles the Enter key, so the handler runs once.",
+      "I should add a test that presses Enter in the password field and counts the requests sent to the login endpoint.",
+    ].join("\n\n");
+    assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
+  });
+
+  it("stays quiet on a per-file report with one sentence under different headings", () => {
+    const files = ["auth", "billing", "cart", "catalog", "search", "shipping", "users"];
+    const text = files.map((f) => `### src/handlers/${f}.ts\n\nNo issues found in ${f}. All awaited calls are inside try/catch blocks and errors are passed on to next().\n\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
+  });
+
+  it("ignores code blocks, tables and list items", () => {
+    const code = "```ts\n" + [1, 2, 3, 4].map((i) => `  const handler${i} = createHandler({ route: '/api/v${i}/items', method: 'GET', retries: 3, timeoutMs: 5000 })`).join("\n") + "\n```\n";
+    const table = [1, 2, 3, 4].map((i) => `| handler ${i} | GET | /api/v${i}/items | retries 3 | timeout 5000 ms | cached | logged |`).join("\n") + "\n\n";
+    const list = [1, 2, 3, 4].map((i) => `- Handler ${i} serves GET /api/v${i}/items with three retries, a five second timeout and a cache.`).join("\n") + "\n";
+    assert.deepEqual(only([user, ...request(streamOf("text", code + table + list))]), []);
+  });
+
+  it("stays quiet on long varied reasoning", () => {
+    const text = Array.from({ length: 40 }, (_, i) => prose(40, 100 + i)).join("\n\n");
+    assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
+  });
+
+  it("compares within one request and one channel", () => {
+    const events = [user, ...request(streamOf("reasoning", drifted(1)), streamOf("text", drifted(2))), ...request(streamOf("reasoning", drifted(3)))];
+    assert.deepEqual(only(events), []);
+  });
+
+  it("fires on the same character whatever the chunking", () => {
+    const text = [1, 2, 3, 4].map(drifted).join("\n\n") + "\n\n";
+    const ref = [user, ...request(streamOf("reasoning", text, 1))];
+    const pos = charRangeOf(ref, only(ref)[0].event)[0];
+    for (const size of [2, 40, { max: 40, seed: 5 }]) {
+      const events = [user, ...request(streamOf("reasoning", text, size))];
+      const [a, b] = charRangeOf(events, only(events)[0].event);
+      assert.ok(pos >= a && pos <= b);
+    }
+  });
+
+  it("can be switched off and tuned", () => {
+    const events = [user, ...request(streamOf("reasoning", [1, 2, 3, 4, 5].map(drifted).join("\n\n")))];
+    assert.deepEqual(only(events, { enabled: false }), []);
+    assert.deepEqual(only(events, { minSimilarity: 0.99 }), []);
+    assert.deepEqual(only(events, { minCopies: 6 }), []);
+  });
+});
