@@ -8,9 +8,9 @@ import { toolCycle } from "./toolCycle";
 import { fileReread } from "./fileReread";
 import { streamRepeat } from "./streamRepeat";
 import { lineRepeat } from "./lineRepeat";
+import { nearDuplicate } from "./nearDuplicate";
 import { listTemplate } from "./listTemplate";
 import { stagnation } from "./stagnation";
-import { nearDuplicate } from "./nearDuplicate";
 
 export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   toolRepeat,
@@ -21,7 +21,7 @@ export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   fileReread,
   streamRepeat,
   lineRepeat,
+  nearDuplicate,
   listTemplate,
   stagnation,
-  nearDuplicate,
 ];
