@@ -1,0 +1,19 @@
+/** Command ids, in one place: package.json contributes them, the UI links to them. */
+export const COMMANDS = {
+  showDiagnostics: "loopSentinel.showDiagnostics",
+  reset: "loopSentinel.resetDetectors",
+  configure: "loopSentinel.configure",
+  toggleEnabled: "loopSentinel.toggleEnabled",
+  toggleWarnOnly: "loopSentinel.toggleWarnOnly",
+  replay: "loopSentinel.replaySession",
+} as const;
+
+/** Titles as shown in the Command Palette (category "Loop Sentinel"). */
+export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
+  showDiagnostics: "Show Diagnostics",
+  reset: "Reset Detectors",
+  configure: "Configure",
+  toggleEnabled: "Toggle Enabled",
+  toggleWarnOnly: "Toggle Warn-Only",
+  replay: "Replay Session File…",
+};

@@ -1,0 +1,181 @@
+/**
+ * The diagnostics webview: one panel, per session a live timeline, detector states and the
+ * interventions with their evidence. The extension sends snapshots; the webview (media/panel.js)
+ * only renders them and sends back the user's actions. Restored after a reload by a serializer.
+ */
+import * as vscode from "vscode";
+import * as crypto from "node:crypto";
+import type { SessionManager, SessionSnapshot, SessionSummary } from "./sessionManager";
+
+/** Messages to the webview. */
+export type ToWebview = {
+  type: "state";
+  sessions: Array<SessionSummary & { alert: SessionSnapshot["alert"] }>;
+  selected: string | undefined;
+  session: SessionSnapshot | undefined;
+  settings: { enabled: boolean; mode: string; actionPolicy: string };
+};
+
+/** Messages from the webview. */
+export type FromWebview =
+  | { type: "ready"; selected?: string }
+  | { type: "rendered"; selected?: string; timelineEntries: number; interventions: number }
+  | { type: "select"; key: string }
+  | { type: "reset"; key: string }
+  | { type: "ignore"; key: string; pattern: string }
+  | { type: "resume"; key: string }
+  | { type: "openSettings" };
+
+export interface RenderReport { selected?: string; timelineEntries: number; interventions: number }
+
+/** Snapshots are sent at most this often while events stream in. */
+const POST_INTERVAL_MS = 150;
+
+export class DiagnosticsPanel implements vscode.Disposable {
+  static readonly viewType = "loopSentinel.diagnostics";
+  private static instance: DiagnosticsPanel | undefined;
+  private static readonly renderedEmitter = new vscode.EventEmitter<RenderReport>();
+  /** Fires each time the webview reports it has rendered a state (tests wait for it). */
+  static readonly onDidRender = DiagnosticsPanel.renderedEmitter.event;
+
+  private selected: string | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private webviewReady = false;
+
+  static current(): DiagnosticsPanel | undefined { return DiagnosticsPanel.instance; }
+
+  static createOrShow(extensionUri: vscode.Uri, manager: SessionManager, deps: PanelDeps, select?: string): DiagnosticsPanel {
+    const existing = DiagnosticsPanel.instance;
+    if (existing) {
+      if (select) existing.select(select);
+      existing.panel.reveal(existing.panel.viewColumn ?? vscode.ViewColumn.Active);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(DiagnosticsPanel.viewType, "Loop Sentinel", vscode.ViewColumn.Active, webviewOptions(extensionUri));
+    DiagnosticsPanel.instance = new DiagnosticsPanel(panel, extensionUri, manager, deps, select);
+    return DiagnosticsPanel.instance;
+  }
+
+  static registerSerializer(extensionUri: vscode.Uri, manager: SessionManager, deps: PanelDeps): vscode.Disposable {
+    return vscode.window.registerWebviewPanelSerializer(DiagnosticsPanel.viewType, {
+      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
+        panel.webview.options = webviewOptions(extensionUri);
+        const selected = typeof (state as { selected?: unknown })?.selected === "string" ? (state as { selected: string }).selected : undefined;
+        DiagnosticsPanel.instance?.dispose();
+        DiagnosticsPanel.instance = new DiagnosticsPanel(panel, extensionUri, manager, deps, selected);
+      },
+    });
+  }
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    private readonly extensionUri: vscode.Uri,
+    private readonly manager: SessionManager,
+    private readonly deps: PanelDeps,
+    selected: string | undefined,
+  ) {
+    this.selected = selected;
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, "media", "icon.png");
+    panel.webview.html = this.html();
+    this.disposables.push(
+      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((m: FromWebview) => this.onMessage(m)),
+      panel.onDidChangeViewState(() => { if (panel.visible) this.post(); }),
+    );
+    const sub = manager.onDidChange(() => this.schedule());
+    this.disposables.push({ dispose: () => sub.dispose() });
+  }
+
+  get visible(): boolean { return this.panel.visible; }
+
+  select(key: string): void {
+    this.selected = key;
+    this.post();
+  }
+
+  private schedule(): void {
+    if (this.timer || !this.panel.visible || !this.webviewReady) return;
+    this.timer = setTimeout(() => { this.timer = undefined; this.post(); }, POST_INTERVAL_MS);
+  }
+
+  private post(): void {
+    if (!this.webviewReady) return;
+    const summaries = this.manager.snapshots();
+    if (!this.selected || !summaries.some((s) => s.key === this.selected)) this.selected = summaries[0]?.key;
+    const session = summaries.find((s) => s.key === this.selected);
+    const cfg = this.manager.config;
+    const message: ToWebview = {
+      type: "state",
+      sessions: summaries.map((s) => ({ key: s.key, hostId: s.hostId, hostLabel: s.hostLabel, taskId: s.taskId, title: s.title, replay: s.replay, alert: s.alert })),
+      selected: this.selected,
+      session,
+      settings: { enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy },
+    };
+    void this.panel.webview.postMessage(message);
+  }
+
+  private onMessage(m: FromWebview): void {
+    switch (m?.type) {
+      case "ready":
+        this.webviewReady = true;
+        if (m.selected && !this.selected) this.selected = m.selected;
+        this.post();
+        break;
+      case "rendered":
+        DiagnosticsPanel.renderedEmitter.fire({ selected: m.selected, timelineEntries: m.timelineEntries, interventions: m.interventions });
+        break;
+      case "select":
+        this.select(m.key);
+        break;
+      case "reset":
+        this.manager.reset(m.key);
+        break;
+      case "ignore":
+        this.manager.ignore(m.key, m.pattern);
+        break;
+      case "resume":
+        void this.deps.resumeWithGuidance(m.key);
+        break;
+      case "openSettings":
+        void this.deps.openSettings();
+        break;
+    }
+  }
+
+  private html(): string {
+    const webview = this.panel.webview;
+    const nonce = crypto.randomBytes(16).toString("base64");
+    const media = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "media", f)).toString();
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; img-src ${webview.cspSource}; script-src 'nonce-${nonce}';">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${media("panel.css")}">
+<title>Loop Sentinel</title>
+</head>
+<body>
+<main id="app" aria-live="polite"><p class="muted">Loading…</p></main>
+<script nonce="${nonce}" src="${media("panel.js")}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    if (DiagnosticsPanel.instance === this) DiagnosticsPanel.instance = undefined;
+    if (this.timer) clearTimeout(this.timer);
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.panel.dispose();
+  }
+}
+
+export interface PanelDeps {
+  resumeWithGuidance(sessionKey: string): Promise<void>;
+  openSettings(): Promise<void>;
+}
+
+function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, "media")], retainContextWhenHidden: false };
+}

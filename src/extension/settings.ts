@@ -1,0 +1,66 @@
+/**
+ * `loopSentinel.*` settings → engine config + the shell's own choices. Pure (the caller passes a
+ * reader over vscode's configuration), so it is unit-tested in plain Node. A bad value never
+ * throws: it is reported in `warnings` and its default is used.
+ */
+import { resolveConfig, type EngineConfig } from "../engine/config";
+
+export type ActionPolicy = "automatic" | "ask";
+
+export interface ShellSettings {
+  engine: EngineConfig;
+  actionPolicy: ActionPolicy;
+  notifications: boolean;
+  /** One line per rejected value, named by its setting id. */
+  warnings: string[];
+}
+
+/** Reads one setting below `loopSentinel.` (undefined when neither set nor contributed). */
+export type SettingsReader = (key: string) => unknown;
+
+const MINUTE_MS = 60_000;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Empty guidance texts mean "use the built-in text", not an invalid value. */
+function withoutEmptyTexts(v: unknown): unknown {
+  if (!isRecord(v)) return v;
+  return Object.fromEntries(Object.entries(v).filter(([, text]) => !(typeof text === "string" && text.trim() === "")));
+}
+
+export function readShellSettings(get: SettingsReader): ShellSettings {
+  const warnings: string[] = [];
+  const input: Record<string, unknown> = {};
+  const copy = (key: string, target = key) => { const v = get(key); if (v !== undefined) input[target] = v; };
+  copy("enabled");
+  copy("mode");
+  copy("resetOnUserMessage");
+  copy("maxAbortsPerTurn");
+  copy("detectors");
+  copy("perTool");
+  copy("toolNames");
+  const guidance = get("guidance");
+  if (guidance !== undefined) input.guidance = withoutEmptyTexts(guidance);
+  const idle = get("idleResetMinutes");
+  if (idle !== undefined) {
+    if (typeof idle === "number" && Number.isFinite(idle) && idle >= 0) input.idleResetMs = idle * MINUTE_MS;
+    else warnings.push(`loopSentinel.idleResetMinutes: expected a number ≥ 0, got ${JSON.stringify(idle)}; using the default`);
+  }
+
+  const resolved = resolveConfig(input);
+  for (const w of resolved.warnings) warnings.push(`loopSentinel.${w}`);
+
+  let actionPolicy: ActionPolicy = "automatic";
+  const policy = get("actionPolicy");
+  if (policy === "automatic" || policy === "ask") actionPolicy = policy;
+  else if (policy !== undefined) warnings.push(`loopSentinel.actionPolicy: expected "automatic" or "ask", got ${JSON.stringify(policy)}; using the default`);
+
+  let notifications = true;
+  const notify = get("notifications");
+  if (typeof notify === "boolean") notifications = notify;
+  else if (notify !== undefined) warnings.push(`loopSentinel.notifications: expected true or false, got ${JSON.stringify(notify)}; using the default`);
+
+  return { engine: resolved.config, actionPolicy, notifications, warnings };
+}

@@ -1,0 +1,101 @@
+import * as assert from "node:assert";
+import * as vscode from "vscode";
+import { closeAllEditors, fixture, loopSentinel, nextRender, openTabLabels, screenshot, setSetting, waitFor } from "./helpers";
+
+const READ_LOOP = fixture("traces/read-loop.trace.jsonl");
+
+suite("commands", () => {
+  suiteTeardown(async () => {
+    await setSetting("enabled", undefined);
+    await setSetting("mode", undefined);
+    await closeAllEditors();
+  });
+
+  test("Show Diagnostics opens the panel and its webview renders", async () => {
+    const api = await loopSentinel();
+    await closeAllEditors();
+    const rendered = nextRender(api, () => true);
+    await vscode.commands.executeCommand("loopSentinel.showDiagnostics");
+    await rendered;
+    assert.ok(api.panelVisible());
+    assert.ok(openTabLabels().includes("Loop Sentinel"), `tabs: ${openTabLabels().join(", ")}`);
+  });
+
+  test("Replay Session File… runs the engine over a trace and shows its timeline and interventions", async () => {
+    const api = await loopSentinel();
+    const rendered = nextRender(api, (r) => r.interventions > 0 && r.timelineEntries > 0);
+    const keys = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(READ_LOOP));
+    assert.strictEqual(keys.length, 1);
+    const report = await rendered;
+    assert.strictEqual(report.selected, keys[0], "the panel shows the replayed session");
+    const snap = api.snapshots().find((s) => s.key === keys[0]);
+    assert.ok(snap);
+    // read_file src/config.ts seven times with identical output: warn, refuse twice, stop.
+    assert.deepStrictEqual(snap.interventions.map((i) => i.action), ["warn", "block", "block", "stop"], JSON.stringify(snap.interventions.map((i) => [i.event, i.detector, i.action, i.summary])));
+    assert.ok(snap.interventions.every((i) => i.detector === "tool-repeat"));
+    assert.strictEqual(report.interventions, 4);
+    const calls = snap.timeline.filter((e) => e.kind === "tool");
+    assert.strictEqual(calls.length, 8);
+    assert.deepStrictEqual(calls.map((c) => c.repeat), [1, 2, 3, 4, 5, 6, 7, 8], "repeat counts of the identical call");
+    assert.ok(calls.filter((c) => c.flagged).length >= 3, "the repeated calls are highlighted as evidence");
+    assert.strictEqual(snap.interventions[0].outcome, "replay: nothing sent");
+    await new Promise((r) => setTimeout(r, 300)); // one more paint before the picture
+    await screenshot("panel-replay.png");
+  });
+
+  test("Replay Session File… on a file no reader understands reports it and keeps working", async () => {
+    const api = await loopSentinel();
+    const before = api.snapshots().length;
+    const keys = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(fixture("traces/not-a-session.txt")));
+    assert.deepStrictEqual(keys, []);
+    assert.strictEqual(api.snapshots().length, before);
+  });
+
+  test("Replay of a productive session (polling CI with changing output) shows no intervention", async () => {
+    const api = await loopSentinel();
+    const [key] = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(fixture("traces/poll-ok.trace.jsonl")));
+    const snap = api.snapshots().find((s) => s.key === key)!;
+    assert.ok(snap.timeline.length > 0);
+    assert.deepStrictEqual(snap.interventions, []);
+  });
+
+  test("Configure opens the Settings editor", async () => {
+    await closeAllEditors();
+    await vscode.commands.executeCommand("loopSentinel.configure");
+    await waitFor("a Settings tab", () => openTabLabels().some((l) => /settings/i.test(l)));
+    await closeAllEditors();
+  });
+
+  test("Toggle Enabled switches watching off and on, and the status bar says so", async () => {
+    const api = await loopSentinel();
+    assert.strictEqual(await vscode.commands.executeCommand("loopSentinel.toggleEnabled"), false);
+    await waitFor("status bar: off", () => api.statusBar().state === "disabled");
+    assert.match(api.statusBar().text, /off/);
+    assert.strictEqual(vscode.workspace.getConfiguration("loopSentinel").get("enabled"), false);
+    // While off, a replay detects nothing.
+    const [key] = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(READ_LOOP));
+    assert.deepStrictEqual(api.snapshots().find((s) => s.key === key)!.interventions, []);
+    assert.strictEqual(await vscode.commands.executeCommand("loopSentinel.toggleEnabled"), true);
+    await waitFor("status bar: on", () => api.statusBar().state !== "disabled");
+  });
+
+  test("Toggle Warn-Only turns every intervention into a warning, and back", async () => {
+    const api = await loopSentinel();
+    assert.strictEqual(await vscode.commands.executeCommand("loopSentinel.toggleWarnOnly"), "warnOnly");
+    const [key] = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(READ_LOOP));
+    const actions = api.snapshots().find((s) => s.key === key)!.interventions.map((i) => i.action);
+    assert.ok(actions.length > 0);
+    assert.ok(actions.every((a) => a === "warn"), actions.join(","));
+    assert.strictEqual(await vscode.commands.executeCommand("loopSentinel.toggleWarnOnly"), "intervene");
+    const [again] = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(READ_LOOP));
+    assert.ok(api.snapshots().find((s) => s.key === again)!.interventions.some((i) => i.action === "stop"));
+  });
+
+  test("Reset Detectors runs and leaves every session without an alert", async () => {
+    const api = await loopSentinel();
+    assert.ok(api.snapshots().some((s) => s.alert !== "none"), "the replays above left alerts");
+    await vscode.commands.executeCommand("loopSentinel.resetDetectors");
+    assert.ok(api.snapshots().every((s) => s.alert === "none"));
+    assert.ok(["no-host", "watching"].includes(api.statusBar().state));
+  });
+});

@@ -1,0 +1,71 @@
+/** Shared helpers of the integration suite (runs inside the extension host). */
+import * as assert from "node:assert";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { LoopSentinelApi } from "../../../src/extension/extension";
+import type { RenderReport } from "../../../src/extension/diagnosticsPanel";
+
+export const EXTENSION_ID = "loop-sentinel.loop-sentinel";
+export const ROOT = process.env.LS_TEST_ROOT ?? path.resolve(__dirname, "../../../..");
+export const ARTIFACTS = process.env.LS_TEST_ARTIFACTS ?? path.join(ROOT, "test-artifacts");
+
+export function fixture(...parts: string[]): string {
+  return path.join(ROOT, "test/integration/fixtures", ...parts);
+}
+
+export async function loopSentinel(): Promise<LoopSentinelApi> {
+  const ext = vscode.extensions.getExtension<LoopSentinelApi>(EXTENSION_ID);
+  assert.ok(ext, `${EXTENSION_ID} is installed`);
+  return ext.isActive ? ext.exports : ext.activate();
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls until the check returns a truthy value; fails with the description after the timeout. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = check();
+    if (v) return v;
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Resolves with the first panel render report that satisfies the predicate (subscribe before acting). */
+export function nextRender(api: LoopSentinelApi, predicate: (r: RenderReport) => boolean, timeoutMs = 15_000): Promise<RenderReport> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { sub.dispose(); reject(new Error(`the diagnostics webview did not render the expected state in ${timeoutMs} ms`)); }, timeoutMs);
+    const sub = api.onDidRenderPanel((r) => {
+      if (!predicate(r)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(r);
+    });
+  });
+}
+
+/** Asks the runner for a screenshot of the whole workbench and waits until it is written. */
+export async function screenshot(name: string): Promise<string> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, name);
+  fs.rmSync(file, { force: true });
+  console.log(`__SCREENSHOT__ ${file}`);
+  await waitFor(`screenshot ${name}`, () => fs.existsSync(file), 15_000);
+  return file;
+}
+
+export async function setSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration("loopSentinel").update(key, value, vscode.ConfigurationTarget.Global);
+}
+
+export function openTabLabels(): string[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
+}
+
+export async function closeAllEditors(): Promise<void> {
+  await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+}

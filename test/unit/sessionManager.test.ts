@@ -1,0 +1,228 @@
+import * as assert from "node:assert/strict";
+import type { TraceEvent } from "../../src/engine/events";
+import type { Intervention } from "../../src/engine/session";
+import { defaultConfig, type EngineConfig } from "../../src/engine/config";
+import { Emitter, type ActionOutcome, type HostAdapter, type HostSessionEvent, type HostStatus } from "../../src/hosts/hostAdapter";
+import { MAX_SESSIONS, MAX_TIMELINE, SessionManager, type ConfirmAnswer } from "../../src/extension/sessionManager";
+import type { ActionPolicy } from "../../src/extension/settings";
+
+class FakeAdapter implements HostAdapter {
+  readonly hostId = "fake";
+  readonly label = "Fake Host";
+  readonly acts: Array<{ taskId: string; action: string; message: string }> = [];
+  state: HostStatus["state"] = "watching";
+  failWith: Error | undefined;
+  private readonly events = new Emitter<HostSessionEvent>();
+  private readonly statuses = new Emitter<HostStatus>();
+  readonly onEvent = this.events.subscribe;
+  readonly onStatusChange = this.statuses.subscribe;
+  async start(): Promise<void> { this.statuses.fire(this.status()); }
+  status(): HostStatus { return { hostId: this.hostId, label: this.label, state: this.state, detail: "test", sessions: 0 }; }
+  async act(taskId: string, iv: Intervention): Promise<ActionOutcome> {
+    if (this.failWith) throw this.failWith;
+    this.acts.push({ taskId, action: iv.action, message: iv.message });
+    return { done: `did ${iv.action}`, ok: true };
+  }
+  emit(taskId: string, event: TraceEvent): void { this.events.fire({ hostId: this.hostId, taskId, event }); }
+  dispose(): void { this.events.dispose(); this.statuses.dispose(); }
+}
+
+const quietLog = { info() {}, warn() {}, error() {}, debug() {} };
+
+function setup(opts: { mode?: EngineConfig["mode"]; policy?: ActionPolicy; answer?: ConfirmAnswer; now?: () => number } = {}) {
+  const adapter = new FakeAdapter();
+  const asked: Intervention[] = [];
+  const errors: string[] = [];
+  const manager = new SessionManager({
+    log: { ...quietLog, error: (m: string) => errors.push(m) },
+    confirm: async (_s, iv) => { asked.push(iv); return opts.answer ?? "dismiss"; },
+    now: opts.now,
+  });
+  const engine = defaultConfig();
+  if (opts.mode) engine.mode = opts.mode;
+  manager.configure({ engine, actionPolicy: opts.policy ?? "automatic" });
+  manager.addAdapters([adapter]);
+  return { adapter, manager, asked, errors };
+}
+
+/** One identical read per request, identical output: tool-repeat warns at 3, blocks at 5, stops at 7. */
+function readLoop(adapter: FakeAdapter, taskId: string, calls: number, from = 0, usage = 0): void {
+  for (let i = from; i < from + calls; i++) {
+    adapter.emit(taskId, { t: "request" });
+    adapter.emit(taskId, { t: "tool_call", id: `${taskId}-c${i}`, name: "read_file", input: { path: "src/config.ts" } });
+    adapter.emit(taskId, { t: "end", usage: usage ? { tokensIn: usage, tokensOut: 10, cost: 0.01 } : undefined });
+    adapter.emit(taskId, { t: "tool_result", id: `${taskId}-c${i}`, ok: true, output: "1 | export const x = 1\n" });
+  }
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe("session manager", () => {
+  it("keeps one engine session per host task", () => {
+    const { adapter, manager } = setup();
+    adapter.emit("A", { t: "user", text: "fix config" });
+    readLoop(adapter, "A", 2);
+    readLoop(adapter, "B", 2);
+    const snaps = manager.snapshots();
+    assert.deepEqual(snaps.map((s) => s.key).sort(), ["fake:A", "fake:B"]);
+    assert.equal(manager.snapshot("fake:A")!.title, "fix config");
+    // Two calls in each task: neither reaches the warning at 3.
+    assert.ok(snaps.every((s) => s.interventions.length === 0));
+  });
+
+  it("automatic policy: carries each rung out through the adapter, in order", async () => {
+    const { adapter, manager } = setup();
+    readLoop(adapter, "A", 7);
+    await settle();
+    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn", "block", "block", "stop"]);
+    assert.ok(adapter.acts.every((a) => a.taskId === "A"));
+    const snap = manager.snapshot("fake:A")!;
+    assert.equal(snap.alert, "intervened");
+    assert.deepEqual(snap.interventions.map((i) => i.outcome), ["did warn", "did block", "did block", "did stop"]);
+    const overall = manager.overall();
+    assert.equal(overall.kind, "intervened");
+  });
+
+  it("warn-only: never touches the task, only records the warnings", async () => {
+    const { adapter, manager } = setup({ mode: "warnOnly" });
+    readLoop(adapter, "A", 7);
+    await settle();
+    assert.deepEqual(adapter.acts, []);
+    const snap = manager.snapshot("fake:A")!;
+    assert.ok(snap.interventions.length > 0);
+    assert.ok(snap.interventions.every((i) => i.action === "warn" && /warn-only/.test(i.outcome)));
+    assert.equal(manager.overall().kind, "warning");
+  });
+
+  it("ask first: nothing is sent when the user dismisses", async () => {
+    const { adapter, manager, asked } = setup({ policy: "ask", answer: "dismiss" });
+    readLoop(adapter, "A", 3);
+    await settle();
+    assert.equal(asked.length, 1);
+    assert.deepEqual(adapter.acts, []);
+    assert.match(manager.snapshot("fake:A")!.interventions[0].outcome, /dismissed/);
+  });
+
+  it("ask first: the action is carried out when the user agrees", async () => {
+    const { adapter, asked } = setup({ policy: "ask", answer: "act" });
+    readLoop(adapter, "A", 3);
+    await settle(); await settle();
+    assert.equal(asked.length, 1);
+    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn"]);
+  });
+
+  it("ask first: 'ignore this pattern' silences that pattern for the rest of the session", async () => {
+    const { adapter, manager, asked } = setup({ policy: "ask", answer: "ignore" });
+    readLoop(adapter, "A", 3);
+    await settle();
+    readLoop(adapter, "A", 5, 3);
+    await settle();
+    assert.equal(asked.length, 1, "no further question about the ignored pattern");
+    assert.deepEqual(adapter.acts, []);
+    assert.equal(manager.snapshot("fake:A")!.interventions.length, 1);
+  });
+
+  it("our own guidance echoed back as a user message does not reset the counts; a real user message does", async () => {
+    const { adapter, manager } = setup();
+    readLoop(adapter, "A", 3);
+    await settle();
+    const guidance = adapter.acts[0].message;
+    // The host shows the guidance as user feedback: if it were taken for the user, counting would restart.
+    adapter.emit("A", { t: "user", text: guidance });
+    readLoop(adapter, "A", 2, 3);
+    await settle();
+    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn", "block"], "the 5th identical call is refused despite the echo");
+    assert.ok(manager.snapshot("fake:A")!.timeline.some((e) => e.kind === "echo"));
+
+    adapter.emit("A", { t: "user", text: "Please look at src/loader.ts instead." });
+    assert.equal(manager.snapshot("fake:A")!.alert, "none", "a real user message clears the alert");
+    readLoop(adapter, "A", 2, 5);
+    await settle();
+    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn", "block"], "counts started afresh after the user spoke");
+  });
+
+  it("an adapter whose act() throws gives a failed outcome, not a crash", async () => {
+    const { adapter, manager } = setup();
+    adapter.failWith = new Error("host went away");
+    readLoop(adapter, "A", 3);
+    await settle(); await settle();
+    const iv = manager.snapshot("fake:A")!.interventions[0];
+    assert.equal(iv.ok, false);
+    assert.match(iv.outcome, /host went away/);
+  });
+
+  it("a malformed event is logged and skipped", () => {
+    const { adapter, manager, errors } = setup();
+    adapter.emit("A", { t: "tool_call", id: "x", name: "read_file", input: null } as unknown as TraceEvent);
+    adapter.emit("A", { t: "user", text: "still alive" });
+    assert.equal(errors.length, 1);
+    assert.equal(manager.snapshot("fake:A")!.timeline.at(-1)!.label, "still alive");
+  });
+
+  it("counts the tokens and cost of the requests inside a loop, and estimates the saving of a stop", async () => {
+    const { adapter, manager } = setup();
+    adapter.emit("A", { t: "request" });
+    adapter.emit("A", { t: "end", usage: { tokensIn: 5000, tokensOut: 100, cost: 0.5 } }); // productive, before the loop
+    readLoop(adapter, "A", 7, 0, 1000);
+    await settle();
+    const snap = manager.snapshot("fake:A")!;
+    assert.equal(snap.stats.tokensIn, 5000 + 7 * 1000);
+    assert.equal(snap.spentInLoops.requests, 7);
+    assert.equal(snap.spentInLoops.tokens, 7 * 1010);
+    assert.ok(Math.abs(snap.spentInLoops.cost - 0.07) < 1e-9);
+    assert.ok(snap.savedEstimate.tokens > 0, "the stop saved something");
+    assert.ok(snap.savedEstimate.tokens <= snap.spentInLoops.tokens);
+  });
+
+  it("replayed sessions never reach a host and do not light the status", async () => {
+    const { adapter, manager } = setup();
+    const events: TraceEvent[] = [];
+    for (let i = 0; i < 7; i++) events.push({ t: "tool_call", id: `c${i}`, name: "read_file", input: { path: "a.ts" } }, { t: "tool_result", id: `c${i}`, ok: true, output: "same" });
+    const key = manager.addReplay("loop.trace.jsonl", events);
+    await settle();
+    assert.ok(manager.snapshot(key)!.interventions.length > 0);
+    assert.deepEqual(adapter.acts, []);
+    assert.equal(manager.overall().kind, "watching");
+  });
+
+  it("overall state: no host, watching, disabled", () => {
+    const manager = new SessionManager({ log: quietLog, confirm: async () => "dismiss" });
+    assert.equal(manager.overall().kind, "no-host");
+    const adapter = new FakeAdapter();
+    manager.addAdapters([adapter]);
+    const watching = manager.overall();
+    assert.equal(watching.kind, "watching");
+    adapter.emit("A", { t: "user", text: "hi" });
+    assert.deepEqual(manager.overall().kind === "watching" && manager.overall(), { ...watching, sessions: 1 });
+    const off = defaultConfig();
+    off.enabled = false;
+    manager.configure({ engine: off, actionPolicy: "automatic" });
+    assert.equal(manager.overall().kind, "disabled");
+  });
+
+  it("reset clears the alert and the counts", async () => {
+    const { adapter, manager } = setup();
+    readLoop(adapter, "A", 4);
+    await settle();
+    manager.reset("fake:A");
+    assert.equal(manager.snapshot("fake:A")!.alert, "none");
+    assert.equal(manager.overall().kind, "watching");
+    readLoop(adapter, "A", 2, 4);
+    await settle();
+    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn"], "two more calls after the reset do not warn again");
+  });
+
+  it("memory stays bounded: timeline per session and number of sessions", () => {
+    let t = 0;
+    const { adapter, manager } = setup({ now: () => t++ });
+    for (let i = 0; i < 3000; i++) {
+      adapter.emit("long", { t: "request" });
+      adapter.emit("long", { t: "tool_call", id: `c${i}`, name: "read_file", input: { path: `f${i}.ts` } });
+      adapter.emit("long", { t: "tool_result", id: `c${i}`, ok: true, output: String(i) });
+    }
+    assert.equal(manager.snapshot("fake:long")!.timeline.length, MAX_TIMELINE);
+    for (let i = 0; i < MAX_SESSIONS + 10; i++) adapter.emit(`t${i}`, { t: "user", text: "x" });
+    assert.equal(manager.snapshots().length, MAX_SESSIONS);
+    assert.equal(manager.snapshot("fake:long"), undefined, "the least recently active session went first");
+  });
+});

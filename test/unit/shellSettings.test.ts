@@ -1,0 +1,98 @@
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { readShellSettings } from "../../src/extension/settings";
+import { buildConfigurationContribution } from "../../src/extension/settingsSchema";
+import { COMMANDS, COMMAND_TITLES } from "../../src/extension/commandIds";
+import { DETECTOR_DEFINITIONS } from "../../src/engine/detectors";
+import { defaultConfig } from "../../src/engine/config";
+
+const ROOT = path.resolve(__dirname, "../../..");
+
+/** What vscode's getConfiguration("loopSentinel").get(key) returns for dotted contributed keys: a nested tree. */
+function reader(values: Record<string, unknown>) {
+  const tree: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const parts = key.split(".");
+    let node = tree;
+    for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Record<string, unknown>;
+    node[parts[parts.length - 1]] = value;
+  }
+  return (key: string) => tree[key];
+}
+
+/** The defaults VS Code would report: every contributed property's default. */
+function contributedDefaults(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of buildConfigurationContribution(DETECTOR_DEFINITIONS)) {
+    for (const [k, schema] of Object.entries(c.properties)) out[k.slice("loopSentinel.".length)] = schema.default;
+  }
+  return out;
+}
+
+describe("shell settings → engine config", () => {
+  it("the contributed defaults give the engine's defaults, with no warning", () => {
+    const s = readShellSettings(reader(contributedDefaults()));
+    assert.deepEqual(s.warnings, []);
+    assert.deepEqual(s.engine, defaultConfig());
+    assert.equal(s.actionPolicy, "automatic");
+    assert.equal(s.notifications, true);
+  });
+
+  it("maps mode, policy, idle minutes and a detector threshold", () => {
+    const s = readShellSettings(reader({ ...contributedDefaults(), mode: "warnOnly", actionPolicy: "ask", idleResetMinutes: 5, "detectors.tool-repeat.warnAt": 2 }));
+    assert.deepEqual(s.warnings, []);
+    assert.equal(s.engine.mode, "warnOnly");
+    assert.equal(s.actionPolicy, "ask");
+    assert.equal(s.engine.idleResetMs, 5 * 60_000);
+    assert.equal(s.engine.detectors["tool-repeat"].warnAt, 2);
+  });
+
+  it("an invalid value is named in a warning and keeps its default", () => {
+    const s = readShellSettings(reader({ ...contributedDefaults(), "detectors.tool-repeat.warnAt": -1, mode: "loud", actionPolicy: 3, idleResetMinutes: "soon", notifications: "yes" }));
+    const def = defaultConfig();
+    assert.equal(s.engine.detectors["tool-repeat"].warnAt, def.detectors["tool-repeat"].warnAt);
+    assert.equal(s.engine.mode, "intervene");
+    assert.equal(s.actionPolicy, "automatic");
+    assert.equal(s.engine.idleResetMs, def.idleResetMs);
+    assert.equal(s.notifications, true);
+    for (const name of ["loopSentinel.detectors.tool-repeat.warnAt", "loopSentinel.mode", "loopSentinel.actionPolicy", "loopSentinel.idleResetMinutes", "loopSentinel.notifications"]) {
+      assert.ok(s.warnings.some((w) => w.startsWith(name + ":")), `warning for ${name}: ${s.warnings.join(" | ")}`);
+    }
+  });
+
+  it("per-tool overrides, tool names and guidance texts pass through; empty guidance means the built-in text", () => {
+    const s = readShellSettings(reader({
+      perTool: { read_command_output: { exempt: true }, execute_command: { warnAt: 5 } },
+      toolNames: { read: ["mcp_read_doc"] },
+      guidance: { "tool-repeat": "Stop: {summary}", "tool-cycle": "" },
+    }));
+    assert.deepEqual(s.warnings, []);
+    assert.deepEqual(s.engine.perTool, { read_command_output: { exempt: true }, execute_command: { warnAt: 5 } });
+    assert.deepEqual(s.engine.toolNames, { read: ["mcp_read_doc"] });
+    assert.deepEqual(s.engine.guidance, { "tool-repeat": "Stop: {summary}" });
+  });
+});
+
+describe("package.json contributes", () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+
+  it("configuration is in sync with the engine's detectors (run `npm run gen-settings` if not)", () => {
+    assert.deepEqual(pkg.contributes.configuration, JSON.parse(JSON.stringify(buildConfigurationContribution(DETECTOR_DEFINITIONS))));
+  });
+
+  it("every detector has enabled and its three rungs as settings, with the engine's defaults", () => {
+    const props = Object.assign({}, ...pkg.contributes.configuration.map((c: { properties: object }) => c.properties));
+    for (const d of DETECTOR_DEFINITIONS) {
+      for (const [param, value] of Object.entries(d.defaults)) {
+        assert.equal(props[`loopSentinel.detectors.${d.id}.${param}`]?.default, value, `${d.id}.${param}`);
+      }
+    }
+  });
+
+  it("every command is contributed with the Loop Sentinel category", () => {
+    const contributed = pkg.contributes.commands.map((c: { command: string; title: string; category: string }) => [c.command, c.title, c.category]);
+    const expected = Object.entries(COMMANDS).map(([k, id]) => [id, COMMAND_TITLES[k as keyof typeof COMMANDS], "Loop Sentinel"]);
+    assert.deepEqual(contributed, expected);
+  });
+});
