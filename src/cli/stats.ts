@@ -8,25 +8,37 @@ import { readSessions } from "../formats";
 import { reportHtml } from "../stats/html";
 import { buildReport, reportText } from "../stats/report";
 import { readLabelFor, sessionStats } from "../stats/sessionStats";
+import { parseSweep, sweepSessions, type Sweep } from "../stats/sweep";
 import { flag, parseArgs, UsageError } from "./args";
 import type { CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
 
-export const STATS_USAGE = "stats FILE|DIR... [--json] [--html FILE] [--summary] [--config FILE] [--set key=value] [--lenient]";
+export const STATS_USAGE = "stats FILE|DIR... [--json] [--html FILE] [--summary] [--config FILE] [--set key=value] [--sweep key=v1,v2|from..to] [--lenient]";
 
 export function runStats(argv: string[], io: CliIO): number {
-  const args = parseArgs(argv, ["config", "set", "html"], ["json", "lenient", "summary"]);
+  const args = parseArgs(argv, ["config", "set", "html", "sweep"], ["json", "lenient", "summary"]);
   if (args.positionals.length === 0) throw new UsageError(`stats needs at least one file or folder\nusage: loop-sentinel ${STATS_USAGE}`);
   const sets = args.flags.get("set") ?? [];
   const config = loadCliConfig(flag(args, "config"), sets, io.err);
   const lenient = args.flags.has("lenient");
   const sessions = readSessions(args.positionals, { lenient });
   if (sessions.length === 0) throw new UsageError("no sessions found in the given paths");
-  const perSession = sessions.map((s) => {
+  const labels = sessions.map((s) => readLabelFor(s.file, io.err));
+  const perSession = sessions.map((s, i) => {
     if (s.skipped) io.err(`${s.file}: skipped ${s.skipped} bad line(s)`);
-    return sessionStats(s, config, readLabelFor(s.file, io.err));
+    return sessionStats(s, config, labels[i]);
   });
-  const report = buildReport(perSession, sets);
+  const sweepSpec = flag(args, "sweep");
+  let sweep: Sweep | undefined;
+  if (sweepSpec !== undefined) {
+    let parsed: { key: string; values: string[] };
+    try { parsed = parseSweep(sweepSpec); } catch (err) { throw new UsageError(`--sweep ${(err as Error).message}`); }
+    const warned = new Set<string>();
+    const warnOnce = (line: string) => { if (!warned.has(line)) { warned.add(line); io.err(line); } };
+    sweep = sweepSessions(sessions.map((s, i) => ({ events: s.events, label: labels[i] })), parsed.key, parsed.values,
+      (assignment) => loadCliConfig(flag(args, "config"), [...sets, assignment], warnOnce));
+  }
+  const report = buildReport(perSession, sets, sweep);
   const html = flag(args, "html");
   if (html !== undefined) {
     try { fs.writeFileSync(html, reportHtml(report)); } catch (err) { throw new UsageError(`cannot write ${html}: ${(err as Error).message}`); }

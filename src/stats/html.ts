@@ -2,6 +2,7 @@
 import { GROUPS, type Group, type MetricDistribution } from "./distributions";
 import { kindSeparationText, separationText, type StatsReport } from "./report";
 import type { SessionStatsReport } from "./sessionStats";
+import { sweepColumns, type Sweep } from "./sweep";
 
 const COLOURS: Record<Group, string> = { loop: "#c0392b", healthy: "#27ae60", unlabelled: "#7f8c8d" };
 
@@ -52,6 +53,13 @@ function sessionRow(s: SessionStatsReport): string {
   return `<tr><td title="${esc(s.file)}">${esc(s.file.split(/[\\/]/).pop())}</td><td>${esc(s.format)}</td><td><span class="dot" style="background:${COLOURS[group]}"></span>${group}</td><td>${s.events}</td><td>${s.toolCalls}</td>${cells.map((c) => `<td>${esc(c)}</td>`).join("")}<td>${fired || "—"}</td><td class="${bad ? "bad" : "ok"}">${esc(s.verdict)}</td></tr>`;
 }
 
+function sweepHtml(s: Sweep): string {
+  const cols = sweepColumns(s);
+  const bad = new Set(["early", "late", "missed", "false alarm"]);
+  const rows = s.rows.map((r) => `<tr><td>${esc(r.value)}</td>${cols.map((c) => `<td class="${bad.has(c) && (r.verdicts[c] ?? 0) > 0 ? "bad" : ""}">${r.verdicts[c] ?? 0}</td>`).join("")}<td>${r.interventions}</td></tr>`).join("");
+  return `<h2>Sweep of <code>${esc(s.key)}</code></h2><table><tr><th>value</th>${cols.map((c) => `<th>${esc(c)}</th>`).join("")}<th>interventions</th></tr>${rows}</table>`;
+}
+
 export function reportHtml(r: StatsReport): string {
   const o = r.overall;
   const groups = GROUPS.filter((g) => (g === "loop" ? o.loops : g === "healthy" ? o.healthy : o.unlabelled) > 0);
@@ -89,6 +97,7 @@ ${metricSections}
 </div>
 <h2>Detectors</h2>
 ${r.detectors.length ? `<table><tr><th>detector</th><th>loops fired</th><th>caught</th><th>early</th><th>late</th><th>healthy fired (false alarms)</th><th>unlabelled fired</th></tr>${detectorRows}</table>` : "<p>No detector fired on any session.</p>"}
+${r.sweep ? sweepHtml(r.sweep) : ""}
 <h2>Sessions</h2>
 <table><tr><th>session</th><th>format</th><th>label</th><th>events</th><th>calls</th><th>same call</th><th>same call+output</th><th>same call, no progress</th><th>longest run</th><th>same error</th><th>file re-reads</th><th>stream line copies</th><th>distinct</th><th>fired (event action detector)</th><th>verdict</th></tr>
 ${r.sessions.map(sessionRow).join("\n")}

@@ -1,6 +1,7 @@
 /** The stats report as one object (the --json output) and as plain text. */
 import { detectorOutcomes, distributions, GROUPS, overall, type DetectorOutcome, type MetricDistribution, type OverallSummary, type Separation } from "./distributions";
 import type { SessionStatsReport } from "./sessionStats";
+import { sweepText, type Sweep } from "./sweep";
 
 export interface StatsReport {
   /** The --set overrides the figures were computed under (empty: the settings as loaded). */
@@ -9,10 +10,12 @@ export interface StatsReport {
   sessions: SessionStatsReport[];
   distributions: MetricDistribution[];
   detectors: DetectorOutcome[];
+  /** With --sweep: verdict tallies per value of one setting. */
+  sweep?: Sweep;
 }
 
-export function buildReport(sessions: SessionStatsReport[], overrides: string[]): StatsReport {
-  return { overrides, overall: overall(sessions), sessions, distributions: distributions(sessions), detectors: detectorOutcomes(sessions) };
+export function buildReport(sessions: SessionStatsReport[], overrides: string[], sweep?: Sweep): StatsReport {
+  return { overrides, overall: overall(sessions), sessions, distributions: distributions(sessions), detectors: detectorOutcomes(sessions), ...(sweep ? { sweep } : {}) };
 }
 
 const TOP_GROUPS = 5;
@@ -108,6 +111,7 @@ export function reportText(r: StatsReport, perSession: boolean): string {
     const firsts = [...d.firstEvents].sort((a, b) => a - b);
     out.push(`  ${d.detector.padEnd(16)} fired in ${d.fired.loop} loop (caught ${d.caught}, early ${d.early}, late ${d.late}), ${d.fired.healthy} healthy (false alarms), ${d.fired.unlabelled} unlabelled; first at event ${firsts[0]}…${firsts[firsts.length - 1]}`);
   }
+  if (r.sweep) out.push("", ...sweepText(r.sweep));
   const v = o.verdicts;
   const parts = Object.entries(v).map(([k, n]) => `${k} ${n}`);
   out.push("", `verdicts: ${parts.join(", ")}`);

@@ -11,6 +11,7 @@ import { readSessions } from "../../src/formats";
 import { distributions, METRICS } from "../../src/stats/distributions";
 import type { StatsReport } from "../../src/stats/report";
 import { callFigures, readLabelFor, verdictOf, type SessionStatsReport } from "../../src/stats/sessionStats";
+import { parseSweep } from "../../src/stats/sweep";
 
 const CORPUS = path.resolve(__dirname, "../../../test/fixtures/corpus");
 
@@ -80,6 +81,15 @@ describe("stats", () => {
       for (let i = 0; i < text.length; i += 7) chunks.push({ t: "reasoning", delta: text.slice(i, i + 7) });
       const g = callFigures([{ t: "request" }, ...chunks, { t: "end" }, { t: "request" }, { t: "text", delta: sentence }, { t: "end" }], defaultConfig());
       assert.equal(g.metrics.streamLineRepeat, 5);
+    });
+  });
+
+  describe("sweep specs", () => {
+    it("takes a list or an integer range", () => {
+      assert.deepEqual(parseSweep("detectors.tool-repeat.warnAt=2,3, 5"), { key: "detectors.tool-repeat.warnAt", values: ["2", "3", "5"] });
+      assert.deepEqual(parseSweep("idleResetMs=3..5"), { key: "idleResetMs", values: ["3", "4", "5"] });
+      assert.throws(() => parseSweep("warnAt=6..2"), /upwards/);
+      assert.throws(() => parseSweep("=3"), /key=/);
     });
   });
 
@@ -201,6 +211,24 @@ describe("stats", () => {
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it("--sweep replays every session under each value and tallies the verdicts", async () => {
+      const io = capture();
+      assert.equal(await main(["stats", CORPUS, "--json", "--sweep", "enabled=true,false"], io), 0, io.stderr.join("\n"));
+      const swept: StatsReport = JSON.parse(io.stdout.join("\n"));
+      assert.equal(swept.sweep?.key, "enabled");
+      const [on, off] = swept.sweep!.rows;
+      assert.deepEqual(on.verdicts, report.overall.verdicts);
+      assert.equal(on.interventions, report.sessions.reduce((n, s) => n + s.interventions.length, 0));
+      assert.deepEqual(off.verdicts, { missed: report.overall.loops, quiet: report.overall.healthy });
+      assert.equal(off.interventions, 0);
+      const text = capture();
+      assert.equal(await main(["stats", CORPUS, "--summary", "--sweep", "maxAbortsPerTurn=1..3"], text), 0);
+      assert.match(text.stdout.join("\n"), /== sweep maxAbortsPerTurn[^\n]*\n[^\n]*\n {2}1 [^\n]*\n {2}2 [^\n]*\n {2}3 /);
+      const bad = capture();
+      assert.equal(await main(["stats", CORPUS, "--sweep", "warnAt"], bad), 2);
+      assert.match(bad.stderr.join("\n"), /--sweep expected key=v1,v2/);
     });
 
     it("reads any supported format, not only traces", async () => {
