@@ -5,13 +5,13 @@
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
 import { commandRead, commandSearch, isMutatingCommand, isWaitCommand } from "./shellCommands";
-import { callSignature, callTarget, errorFingerprint, exactInputKey, hashText } from "./signatures";
+import { callSignature, callTarget, errorFingerprint, exactInputKey, hashText, stableOutput } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 export interface CallResult {
   ok: boolean;
   text: string;
-  /** Hash of the output text (identical output ⇔ identical hash, up to collisions). */
+  /** Hash of the output text with durations and clock times masked (same result ⇔ same hash, up to collisions). */
   outputHash: string;
   /** Normalised first error line, for failures. */
   errorFingerprint?: string;
@@ -148,7 +148,7 @@ export class ToolLedger {
     call.result = {
       ok: ev.ok,
       text,
-      outputHash: hashText(text),
+      outputHash: hashText(stableOutput(text)),
       errorFingerprint: ev.ok ? undefined : errorFingerprint(text),
       eventIndex,
       ts: ev.ts,

@@ -184,3 +184,15 @@ export function textSimilarity(a: string, b: string, max = 400): number {
   for (const g of ta) if (tb.has(g)) shared++;
   return (2 * shared) / (ta.size + tb.size);
 }
+
+/**
+ * Output with the parts that change on every run of the same thing (durations, clock times,
+ * ISO timestamps) replaced, so that "Done in 4.21s" and "Done in 3.98s" count as the same result.
+ * Counts, states and ids stay: "2 failing" → "1 failing" is a change.
+ */
+export function stableOutput(text: string): string {
+  return text
+    .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, "<time>")
+    .replace(/\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, "<time>")
+    .replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|mins?|minutes?)\b(?![\w/])/g, "<dur>");
+}

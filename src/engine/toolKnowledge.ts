@@ -51,7 +51,8 @@ const EDITOR_SUBCOMMANDS: Record<string, ToolKind> = {
 
 const PATH_KEYS = ["path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path", "notebook_path", "uri"];
 const PATTERN_KEYS = ["regex", "pattern", "query", "search", "term", "q"];
-const DIR_KEYS = ["path", "dir", "directory", "cwd", "include", "glob", "file_pattern", "root"];
+const SCOPE_DIR_KEYS = ["path", "dir", "directory", "dir_path", "cwd", "root", "target_directory"];
+const SCOPE_FILTER_KEYS = ["include", "glob", "file_pattern", "filePattern", "type"];
 const COMMAND_KEYS = ["command", "cmd", "script", "commandLine"];
 const URL_KEYS = ["url", "href", "uri"];
 
@@ -123,7 +124,13 @@ export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKno
     },
     pathOf: (input) => firstString(input, PATH_KEYS),
     patternOf: (input) => firstString(input, PATTERN_KEYS),
-    searchScopeOf: (input) => firstString(input, DIR_KEYS),
+    searchScopeOf(input) {
+      // Where a search looks: the directory, plus the file filter when there is one (a new glob is a new place).
+      const dir = firstString(input, SCOPE_DIR_KEYS);
+      const filter = firstString(input, SCOPE_FILTER_KEYS);
+      if (dir === undefined && filter === undefined) return undefined;
+      return filter === undefined ? dir : `${dir ?? "."} ${filter}`;
+    },
     commandOf: (input) => firstString(input, COMMAND_KEYS),
     urlOf: (input) => firstString(input, URL_KEYS),
   };

@@ -15,14 +15,14 @@ const step = (id: string, name: string, input: Record<string, unknown>, ok: bool
 describe("search-spiral", () => {
   const widening = ["src/auth", "src", "packages", ".", "..", "node_modules/@corp", "/usr/local/lib"];
 
-  it("warns when one pattern comes back empty from a fourth wider place, then blocks", () => {
+  it("warns when one pattern comes back empty from a fourth wider place, then blocks the next widening", () => {
     const evs: TraceEvent[] = [{ t: "user", text: "Where is legacyAuthToken defined?" }];
     widening.forEach((p, i) => evs.push(...step(`s${i}`, "search_files", { path: p, regex: "legacyAuthToken" }, true, "Found 0 results.")));
     const ivs = feed(evs);
     assert.equal(ivs[0].action, "warn");
     assert.equal(ivs[0].evidence.count, 4);
     assert.equal(ivs[0].evidence.pattern, "legacyAuthToken");
-    assert.equal(ivs.find((iv) => iv.action === "block")?.toolCallId, "s5");
+    assert.equal(ivs.find((iv) => iv.action === "block")?.toolCallId, "s6");
   });
 
   it("counts shell greps of bash-only agents the same way", () => {
@@ -59,5 +59,11 @@ describe("search-spiral", () => {
     assert.ok(foundNothing(false, "<returncode>1</returncode>\n<output>\n</output>"));
     assert.ok(!foundNothing(true, "src/a.ts:3: match"));
     assert.equal(patternKey("legacyAuthToken\\b"), patternKey("legacy_auth_token"));
+  });
+
+  it("counts a new file filter in the same directory as a new place", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    ["*.ts", "*.tsx", "*.js", "*.mjs", "*.json"].forEach((g, i) => evs.push(...step(`g${i}`, "Grep", { pattern: "legacyAuthToken", path: "src", glob: g }, true, "No files found")));
+    assert.equal(feed(evs)[0]?.evidence.count, 4);
   });
 });

@@ -84,3 +84,13 @@ describe("error fingerprints", () => {
     assert.equal(errorFingerprint("<returncode>1</returncode>\n<output>\n</output>"), "");
   });
 });
+
+describe("stable output", () => {
+  it("masks durations and clock times but keeps counts and states", async () => {
+    const { stableOutput } = await import("../../src/engine/signatures");
+    assert.equal(stableOutput("$ tsc --noEmit\nDone in 4.21s."), stableOutput("$ tsc --noEmit\nDone in 3.9s."));
+    assert.equal(stableOutput("[2026-01-02T10:11:12Z] ok"), stableOutput("[2026-01-02T10:15:00Z] ok"));
+    assert.notEqual(stableOutput("2 failing"), stableOutput("1 failing"));
+    assert.notEqual(stableOutput("in_progress (test 2/4)"), stableOutput("in_progress (test 3/4)"));
+  });
+});

@@ -15,7 +15,10 @@ const MAX_PATTERNS = 256;
 const MAX_SCOPES = 32;
 const MAX_EVIDENCE = 16;
 
-/** Counts are scopes searched with nothing found, the one being searched now included. */
+/**
+ * Counts are places searched with nothing found. The count is reported when an empty answer comes
+ * back, and again when the next new place is about to be searched (so that a block can refuse it).
+ */
 export const SEARCH_SPIRAL_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 4, blockAt: 6, stopAt: 8 };
 
 /** The first line of an answer that found nothing, across Roo, Cline, Claude Code, Gemini CLI, opencode and grep. */
@@ -53,31 +56,33 @@ class SearchSpiralDetector implements Detector {
 
   constructor(private readonly settings: DetectorSettings) {}
 
+  private finding(call: CallRecord, key: string, sp: Spiral, atCall: boolean): Finding {
+    const count = sp.empty.length;
+    if (count > this.strongest.count) this.strongest = { count, detail: `"${sp.pattern}" ${count}` };
+    const next = atCall ? `, and now ${scopeKey(call.search?.scope ?? ".")} is next` : "";
+    return {
+      detector: this.id,
+      key: `${this.id}:${key}`,
+      count,
+      tool: call.name,
+      toolCallId: atCall ? call.id : undefined,
+      summary: `"${sp.pattern}" searched in ${count} places (${sp.empty.slice(-5).join(", ")}) with nothing found${next}`,
+      suggestion: "Widening the search will not help: the name is probably different. Search for a shorter or related term, list the files, or ask the user where it lives.",
+      evidence: { events: [...sp.events], count, tool: call.name, pattern: sp.pattern, path: sp.empty[sp.empty.length - 1] },
+    };
+  }
+
   onToolCall(call: CallRecord): Finding[] | void {
     if (!call.search) return;
     const key = patternKey(call.search.pattern);
     if (key === "") return;
     const sp = this.spirals.get(key);
-    const scope = scopeKey(call.search.scope);
-    // The same scope again is a plain repeat (tool-repeat's business), not a widening.
-    if (!sp || sp.empty.length === 0 || sp.empty.includes(scope)) return;
-    const count = sp.empty.length + 1;
-    if (count > this.strongest.count) this.strongest = { count, detail: `"${sp.pattern}" ${count}` };
-    if (count < 2) return;
-    const places = [...sp.empty, scope];
-    return [{
-      detector: this.id,
-      key: `${this.id}:${key}`,
-      count,
-      tool: call.name,
-      toolCallId: call.id,
-      summary: `"${sp.pattern}" searched in ${count} places (${places.slice(-5).join(", ")}) and nothing was found so far`,
-      suggestion: "Widening the search will not help: the name is probably different. Search for a shorter or related term, list the files, or ask the user where it lives.",
-      evidence: { events: [...sp.events, call.eventIndex], count, tool: call.name, pattern: sp.pattern, path: scope },
-    }];
+    // The same place again is a plain repeat (tool-repeat's business), not a widening.
+    if (!sp || sp.empty.length < 2 || sp.empty.includes(scopeKey(call.search.scope))) return;
+    return [this.finding(call, key, sp, true)];
   }
 
-  onToolResult(call: CallRecord): void {
+  onToolResult(call: CallRecord): Finding[] | void {
     if (!call.search || !call.result) return;
     const key = patternKey(call.search.pattern);
     if (key === "") return;
@@ -92,12 +97,13 @@ class SearchSpiralDetector implements Detector {
       this.spirals.set(key, sp);
     }
     const scope = scopeKey(call.search.scope);
-    if (!sp.empty.includes(scope)) {
-      sp.empty.push(scope);
-      if (sp.empty.length > MAX_SCOPES) sp.empty.shift();
-    }
-    sp.events.push(call.eventIndex);
-    if (sp.events.length > MAX_EVIDENCE) sp.events.shift();
+    if (sp.empty.includes(scope)) return;
+    sp.empty.push(scope);
+    if (sp.empty.length > MAX_SCOPES) sp.empty.shift();
+    sp.events.push(call.eventIndex, call.result.eventIndex);
+    if (sp.events.length > MAX_EVIDENCE) sp.events.splice(0, sp.events.length - MAX_EVIDENCE);
+    if (sp.empty.length < 2) return;
+    return [this.finding(call, key, sp, false)];
   }
 
   reset(): void {
