@@ -9,6 +9,10 @@
  * linear. A "message" entry holds an AgentMessage: role "user" (content text or blocks),
  * "assistant" (blocks text/thinking/toolCall, usage, model) or "toolResult" (toolCallId,
  * content, isError); "bashExecution" and custom roles are the user's or an extension's doing.
+ *
+ * The same header also starts a `pi --mode json` capture, a stream of events (agent_start,
+ * message_start/update/end, tool_execution_*, turn_end, ...); there each finished message arrives
+ * once as `message_end`, which is read like a "message" entry.
  */
 import type { Usage } from "../engine/events";
 import { contentText, firstLine, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder, type JsonLine } from "./exportHelpers";
@@ -68,9 +72,9 @@ export function parsePi(text: string, file: string, lenient: boolean): RecordedS
   const b = new TraceBuilder();
   for (const { value, line } of activeBranch(entries)) {
     const entry = value as Record<string, unknown>;
-    if (entry.type !== "message") continue;
+    if (entry.type !== "message" && entry.type !== "message_end") continue;
     const message = entry.message;
-    if (!isRecord(message) || typeof message.role !== "string") { fail(line, `"message" entry needs a "message" with a string "role"`); continue; }
+    if (!isRecord(message) || typeof message.role !== "string") { fail(line, `"${entry.type}" entry needs a "message" with a string "role"`); continue; }
     const ts = toMillis(message.timestamp) ?? toMillis(entry.timestamp);
     switch (message.role) {
       case "user":

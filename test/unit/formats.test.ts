@@ -123,6 +123,14 @@ describe("session readers", () => {
       assertResultsFollowTheirCalls(events);
     });
 
+    it("reads a `pi --mode json` capture from its message_end events", () => {
+      const s = readOne(fixture("pi", "pi-mode-json-run.jsonl"));
+      assert.equal(s.format, "pi");
+      assert.equal(kinds(s.events), "user request reasoning tool_call end tool_result request text end");
+      assert.equal(results(s.events)[0].ok, true);
+      assert.match(results(s.events)[0].output ?? "", /1 passed/);
+    });
+
     it("names file, format and line for an entry without a role", () => {
       const bad = fixture("broken", "pi-message-without-role.jsonl");
       assert.throws(() => readSessions([bad], { lenient: false }), (err: unknown) =>
@@ -266,9 +274,10 @@ describe("session readers", () => {
       assert.equal(await main(["convert", fixture("gemini-cli"), "--to", "trace"], many), 2);
       assert.match(many.stderr.join("\n"), /3 sessions found: give --out DIR/);
       const one = capture();
-      assert.equal(await main(["convert", fixture("pi"), "--to", "trace"], one), 0);
+      const opencode = fixture("opencode", "ses_6a1f3c2d9ffe.json");
+      assert.equal(await main(["convert", opencode, "--to", "trace"], one), 0);
       const events = parseTrace(one.stdout.join("\n"), "stdout", false).events;
-      assert.deepEqual(asJson(events), asJson(readSessions([fixture("pi")], { lenient: false })[0].events));
+      assert.deepEqual(asJson(events), asJson(readOne(opencode).events));
     });
   });
 });

@@ -234,7 +234,7 @@ describe("stats", () => {
     it("reads any supported format, not only traces", async () => {
       const io = capture();
       const formats = path.resolve(CORPUS, "../formats");
-      assert.equal(await main(["stats", path.join(formats, "opencode"), path.join(formats, "pi"), "--json"], io), 0);
+      assert.equal(await main(["stats", path.join(formats, "opencode"), path.join(formats, "pi", "2025-09-02T14-00-00-000Z_0b6c1f0e-3c1a-4f1e-b7d2-5f0c9e2a7d11.jsonl"), "--json"], io), 0);
       const r: StatsReport = JSON.parse(io.stdout.join("\n"));
       assert.deepEqual(r.sessions.map((s) => s.format), ["opencode", "pi"]);
       assert.equal(r.overall.unlabelled, 2);
