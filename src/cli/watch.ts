@@ -1,0 +1,116 @@
+/**
+ * `loop-sentinel watch --cline-data DIR [--interrupt PID]`: a headless guard for Cline run in
+ * scripts and CI. Follows the data folder's task files live, runs each task through the engine,
+ * prints interventions as they happen and, on a stop, sends SIGINT to the agent (the Cline CLI
+ * exits cleanly on SIGINT and marks its session cancelled; SIGTERM can leave it running).
+ */
+import type { Action } from "../engine/detector";
+import { LoopSession } from "../engine/session";
+import { ClineWatcher, type ClineTaskEvent } from "../hosts/cline/watcher";
+import { flag, parseArgs, UsageError } from "./args";
+import type { CliIO } from "./io";
+import { loadCliConfig } from "./loadConfig";
+
+export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--json] [--poll MS] [--config FILE] [--set key=value]";
+
+/** Exit code when the guard interrupted the agent because it looped. */
+export const EXIT_INTERRUPTED = 3;
+
+/** Messages stamped up to this long before the guard started still count (the agent started first). */
+const START_GRACE_MS = 15_000;
+
+const RUNG: Record<Action, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
+
+export interface WatchControl {
+  /** Resolves when the guard has stopped; tests stop it through `signal`. */
+  signal?: AbortSignal;
+}
+
+export async function runWatch(argv: string[], io: CliIO, control: WatchControl = {}): Promise<number> {
+  const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "poll", "config", "set"], ["json"]);
+  const roots = args.flags.get("cline-data") ?? [];
+  if (roots.length === 0) throw new UsageError(`watch needs --cline-data DIR (Cline's data folder: the CLI's --config or --data-dir, ~/.cline/data, or the extension's globalStorage/saoudrizwan.claude-dev)\nusage: loop-sentinel ${WATCH_USAGE}`);
+  if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
+  const pidText = flag(args, "interrupt");
+  const pid = pidText === undefined ? undefined : Number(pidText);
+  if (pid !== undefined && (!Number.isInteger(pid) || pid <= 0)) throw new UsageError(`--interrupt needs a process id, got "${pidText}"`);
+  const interruptOn = (flag(args, "interrupt-on") ?? "stop") as Action;
+  if (!(interruptOn in RUNG)) throw new UsageError(`--interrupt-on must be one of stop, abort, block, warn; got "${interruptOn}"`);
+  const pollMs = Number(flag(args, "poll") ?? 100);
+  if (!Number.isFinite(pollMs) || pollMs < 10) throw new UsageError(`--poll needs a number of milliseconds ≥ 10`);
+  const config = loadCliConfig(flag(args, "config"), args.flags.get("set") ?? [], io.err);
+  const json = args.flags.has("json");
+
+  const started = Date.now();
+  const sessions = new Map<string, LoopSession>();
+  let interrupted = false;
+  let interventions = 0;
+  const print = (text: string, record: Record<string, unknown>) => io.out(json ? JSON.stringify({ elapsedMs: Date.now() - started, ...record }) : text);
+  const clock = () => new Date().toISOString().slice(11, 23);
+
+  const onEvent = (e: ClineTaskEvent) => {
+    let session = sessions.get(e.taskId);
+    if (!session) {
+      session = new LoopSession(config);
+      sessions.set(e.taskId, session);
+      print(`${clock()}  task ${e.taskId} (${e.layout})${e.title ? `: ${oneLine(e.title)}` : ""}`, { type: "task", taskId: e.taskId, layout: e.layout, title: e.title });
+    }
+    for (const iv of session.push(e.event)) {
+      interventions++;
+      print(
+        `${clock()}  task ${e.taskId}  ${iv.action.toUpperCase().padEnd(5)} ${iv.detector}: ${iv.summary}\n               guidance: ${iv.message}`,
+        { type: "intervention", taskId: e.taskId, layout: e.layout, action: iv.action, detector: iv.detector, summary: iv.summary, message: iv.message, key: iv.key, evidence: iv.evidence, source: e.source },
+      );
+      if (pid !== undefined && !interrupted && RUNG[iv.action] >= RUNG[interruptOn]) {
+        interrupted = true;
+        let sent = true;
+        try { process.kill(pid, "SIGINT"); } catch (err) { sent = false; io.err(`loop-sentinel watch: could not interrupt ${pid}: ${(err as Error).message}`); }
+        if (sent) print(`${clock()}  sent SIGINT to ${pid}`, { type: "interrupt", pid, signal: "SIGINT", taskId: e.taskId });
+      }
+    }
+  };
+
+  const watcher = new ClineWatcher({
+    roots,
+    pollMs,
+    historyBefore: started - START_GRACE_MS,
+    onEvent,
+    onError: (m) => io.err(`loop-sentinel watch: ${m}`),
+  });
+  print(`${clock()}  watching ${roots.join(", ")}${pid !== undefined ? `; will interrupt ${pid} on ${interruptOn}` : ""}`, { type: "watching", roots, pid, interruptOn });
+
+  await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      if (timer) clearTimeout(timer);
+      process.off("SIGINT", finish);
+      process.off("SIGTERM", finish);
+      control.signal?.removeEventListener("abort", finish);
+      watcher.poll(); // what the agent wrote last
+      resolve();
+    };
+    process.on("SIGINT", finish);
+    process.on("SIGTERM", finish);
+    control.signal?.addEventListener("abort", finish);
+    const loop = () => {
+      watcher.poll();
+      if (pid !== undefined && !alive(pid)) { finish(); return; }
+      timer = setTimeout(loop, pollMs);
+    };
+    loop();
+  });
+  print(`${clock()}  done: ${sessions.size} task(s), ${interventions} intervention(s)${interrupted ? `, interrupted ${pid}` : ""}`, { type: "done", tasks: sessions.size, interventions, interrupted });
+  return interrupted ? EXIT_INTERRUPTED : 0;
+}
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === "EPERM"; }
+}
+
+function oneLine(s: string): string {
+  const flat = s.replace(/\s+/g, " ").trim();
+  return flat.length > 80 ? flat.slice(0, 79) + "…" : flat;
+}

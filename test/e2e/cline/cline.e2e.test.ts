@@ -1,0 +1,80 @@
+/**
+ * End-to-end: the real Cline CLI (npm cline@2.18.0 = classic core, cline@3.0.65 = SDK core)
+ * against scripted fake models, guarded live by `loop-sentinel watch` on its data folder.
+ * Run with `npm run test:e2e:cline` (needs `npm run build` first; installs the CLIs on first use).
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { FakeModelServer } from "./fakeModel";
+import { CLI_VERSIONS, describeRun, ensureCli, REPO, runScenario, type CliKind, type RunResult, type WatchRecord } from "./harness";
+
+const interventions = (r: RunResult): WatchRecord[] => r.watch.filter((w) => w.type === "intervention");
+
+/** Command calls in the task file up to and including message `upTo`. */
+function commandCallsUpTo(r: RunResult, upTo: number): number {
+  let n = 0;
+  r.messages.slice(0, upTo + 1).forEach((m) => {
+    if (r.kind === "classic") { if ((m.say === "command" || m.ask === "command") && m.partial !== true) n++; return; }
+    if (m.role === "assistant" && Array.isArray(m.content)) for (const b of m.content as Record<string, unknown>[]) if (b.type === "tool_use") n++;
+  });
+  return n;
+}
+
+describe(`Cline CLI end to end (cline@${CLI_VERSIONS.classic}, cline@${CLI_VERSIONS.v4})`, function () {
+  this.timeout(600_000);
+  const server = new FakeModelServer({ chunkDelayMs: 15 });
+  let port = 0;
+
+  before(function () {
+    if (!fs.existsSync(path.join(REPO, "dist", "cli.js"))) throw new Error("dist/cli.js missing: run `npm run build` first");
+    for (const kind of Object.keys(CLI_VERSIONS) as CliKind[]) ensureCli(kind);
+  });
+  before(async () => { port = await server.listen(); });
+  after(async () => { await server.close(); });
+
+  it("classic: flags the reasoning loop while Cline is still streaming the partial reasoning message", async () => {
+    const r = await runScenario({ kind: "classic", scenario: "reasoning-loop", server, port, interrupt: false, timeoutMs: 120_000 });
+    const first = interventions(r)[0];
+    assert.ok(first, `no intervention: ${describeRun(r)}`);
+    assert.equal(first.source?.kind, "say:reasoning", describeRun(r));
+    assert.equal(first.source?.partial, true, `flagged only after the reasoning finished: ${describeRun(r)}`);
+    const reasoning = r.messages.find((m) => m.say === "reasoning");
+    const finalLength = typeof reasoning?.text === "string" ? reasoning.text.length : 0;
+    assert.ok(first.source!.chars < finalLength / 2, `flagged at ${first.source!.chars} of ${finalLength} characters: ${describeRun(r)}`);
+  });
+
+  for (const kind of ["classic", "v4"] as CliKind[]) {
+    it(`${kind}: flags the repeated command by its third call, before Cline's own guard at five`, async () => {
+      const r = await runScenario({ kind, scenario: "repeat-command", server, port, interrupt: false, timeoutMs: 120_000 });
+      const first = interventions(r)[0];
+      assert.ok(first, `no intervention: ${describeRun(r)}`);
+      assert.equal(first.detector, "tool-repeat", describeRun(r));
+      assert.equal(commandCallsUpTo(r, first.source!.index), 3, `first flagged at another call: ${describeRun(r)}`);
+      // Cline's own guard then ends the run at the fifth identical call.
+      assert.equal(commandCallsUpTo(r, r.messages.length - 1), 5, describeRun(r));
+      assert.equal(r.timedOut, false, describeRun(r));
+    });
+  }
+
+  it("v4: the guard interrupts the varied loop that Cline's exact-repeat guard never stops", async () => {
+    const r = await runScenario({ kind: "v4", scenario: "varied-loop", server, port, interrupt: true, timeoutMs: 180_000 });
+    assert.equal(r.timedOut, false, `the loop ran until the test's time limit: ${describeRun(r)}`);
+    assert.ok(interventions(r).some((w) => w.action === "stop"), describeRun(r));
+    assert.ok(r.watch.some((w) => w.type === "interrupt"), describeRun(r));
+    assert.equal(r.watchExitCode, 3, describeRun(r));
+    assert.equal(r.manifest?.status, "cancelled", describeRun(r));
+  });
+
+  for (const kind of ["classic", "v4"] as CliKind[]) {
+    it(`${kind}: leaves a productive run alone`, async () => {
+      const r = await runScenario({ kind, scenario: "productive", server, port, interrupt: true, timeoutMs: 120_000 });
+      assert.deepEqual(interventions(r).map((w) => `${w.action} ${w.detector}: ${w.summary}`), [], describeRun(r));
+      assert.equal(r.timedOut, false, describeRun(r));
+      assert.equal(r.watchExitCode, 0, describeRun(r));
+      if (kind === "v4") assert.equal(r.manifest?.status, "completed", describeRun(r));
+      else assert.ok(r.messages.some((m) => m.say === "completion_result"), describeRun(r));
+      assert.ok(r.requests >= 5, `the productive script has five steps: ${describeRun(r)}`);
+    });
+  }
+});
