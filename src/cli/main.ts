@@ -4,7 +4,6 @@ import { UsageError } from "./args";
 import { processIO, type CliIO } from "./io";
 import { REPLAY_USAGE, runReplay } from "./replay";
 import { WATCH_USAGE, runWatch } from "./watch";
-import { WATCH_USAGE, runWatch } from "./watch";
 import { CONVERT_USAGE, runConvert } from "./convert";
 import { STATS_USAGE, runStats } from "./stats";
 
@@ -13,7 +12,6 @@ type Command = { usage: string; run: (argv: string[], io: CliIO) => number | Pro
 /** Subcommands; each lives in its own file. */
 export const COMMANDS: Record<string, Command> = {
   replay: { usage: REPLAY_USAGE, run: runReplay },
-  watch: { usage: WATCH_USAGE, run: (argv, io) => runWatch(argv, io) },
   watch: { usage: WATCH_USAGE, run: (argv, io) => runWatch(argv, io) },
   convert: { usage: CONVERT_USAGE, run: runConvert },
   stats: { usage: STATS_USAGE, run: runStats },
