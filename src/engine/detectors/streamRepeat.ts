@@ -4,8 +4,9 @@
  * again and again back to back.
  *
  * Amortised O(1) work per character, bounded memory however long the stream:
- * - nominate: a rolling hash of the last ANCHOR characters; when that anchor was last seen d
- *   characters ago (d ≤ maxPeriod), d is a candidate period;
+ * - nominate: a rolling hash of the last ANCHOR characters indexes a fixed table of last
+ *   positions; when that anchor was last seen d characters ago (d ≤ maxPeriod), d is a candidate
+ *   period (the ANCHOR characters are compared, so a hash collision nominates nothing);
  * - verify: each live candidate keeps a match run (characters in a row equal to the one d back);
  *   the first mismatch drops it. At most MAX_CANDIDATES live at once.
  * Short units need more copies than long ones: a unit of d characters fires after
@@ -136,8 +137,9 @@ export class RepeatTracker {
   private readonly buf: Uint16Array;
   private pos = 0;
   private hash = 0;
-  private lastSeen = new Map<number, number>();
-  private nextPurge: number;
+  /** Last position + 1 of each anchor hash bucket (0 = never); fixed size, no purging needed. */
+  private readonly lastSeen: Int32Array;
+  private readonly tableMask: number;
   private candidates: Candidate[] = [];
   /** Fence state from line starts: ``` or ~~~ at the head of a line toggles it. */
   private inFence = false;
@@ -150,11 +152,13 @@ export class RepeatTracker {
     this.size = size;
     this.mask = size - 1;
     this.buf = new Uint16Array(size);
-    this.nextPurge = Math.max(1024, s.maxPeriod);
+    // ~4 buckets per position in reach keeps overwrites by collisions rare
+    this.lastSeen = new Int32Array(size * 4);
+    this.tableMask = size * 4 - 1;
   }
 
-  /** Anchors and candidates held: bounded by about 2 × maxPeriod + MAX_CANDIDATES, for the memory test. */
-  get held(): number { return this.lastSeen.size + this.candidates.length; }
+  /** Slots held (buffer, anchor table, candidates): fixed by maxPeriod, for the memory test. */
+  get held(): number { return this.buf.length + this.lastSeen.length + this.candidates.length; }
 
   /** Characters seen so far. */
   get length(): number { return this.pos; }
@@ -222,11 +226,11 @@ export class RepeatTracker {
     // nominate: the anchor ending here was last seen d characters ago
     this.hash = ((this.hash - ((outgoing * ANCHOR_POW) % HASH_MOD) + HASH_MOD) % HASH_MOD * HASH_BASE + code) % HASH_MOD;
     if (p >= ANCHOR - 1) {
-      const seen = this.lastSeen.get(this.hash);
-      this.lastSeen.set(this.hash, p);
-      if (seen !== undefined) this.nominate(p, p - seen);
+      const bucket = this.hash & this.tableMask;
+      const seen = this.lastSeen[bucket] - 1;
+      this.lastSeen[bucket] = p + 1;
+      if (seen >= 0) this.nominate(p, p - seen);
     }
-    if (p >= this.nextPurge) this.purge(p);
     return hit;
   }
 
@@ -241,13 +245,6 @@ export class RepeatTracker {
       this.candidates.splice(weakest, 1);
     }
     this.candidates.push({ period: d, run: ANCHOR, done: false });
-  }
-
-  /** Forgets anchors too old to nominate anything: amortised O(1), the map stays ≤ 2 × maxPeriod. */
-  private purge(p: number): void {
-    const oldest = p - this.s.maxPeriod;
-    for (const [h, at] of this.lastSeen) if (at < oldest) this.lastSeen.delete(h);
-    this.nextPurge = p + Math.max(1024, this.s.maxPeriod);
   }
 
   private trackFence(code: number): void {
