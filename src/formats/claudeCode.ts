@@ -57,6 +57,8 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
     if (!isRecord(message)) { fail(line, `"${value.type}" entry needs a "message" object`); continue; }
     const ts = toMillis(value.timestamp);
 
+    // Claude Code's own "API Error: ..." stand-ins (model "<synthetic>") are not the model's output.
+    if (value.type === "assistant" && (value.isApiErrorMessage === true || message.model === "<synthetic>")) continue;
     if (value.type === "assistant") {
       const id = typeof message.id === "string" ? message.id : typeof value.requestId === "string" ? value.requestId : `line${line}`;
       const usage = usageOf(message.usage);

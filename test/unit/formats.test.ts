@@ -63,8 +63,9 @@ describe("session readers", () => {
       assertResultsFollowTheirCalls(events);
     });
 
-    it("drops sub-agent (sidechain) lines and injected meta messages, keeps the user's words", () => {
+    it("drops sub-agent (sidechain) lines, injected meta messages and API-error stand-ins, keeps the user's words", () => {
       const { events } = readOne(file);
+      assert.ok(!events.some((e) => e.t === "text" && /API Error/.test(e.delta)));
       assert.ok(!calls(events).some((c) => c.id === "toolu_side"));
       const users = events.filter((e) => e.t === "user");
       assert.equal(users.length, 1);
