@@ -16,6 +16,8 @@ export interface StreamLine {
   kind: LineKind;
   /** Normalised text of the heading this line sits under ("" before the first heading). */
   section: string;
+  /** For list items: which list of the channel they belong to (a new list starts after any other non-blank line). */
+  list: number;
   /** Events in which the line started and ended. */
   startEvent: number;
   endEvent: number;
@@ -40,6 +42,8 @@ interface ChannelState {
   partialStart: number;
   structure: StructureTracker;
   section: string;
+  list: number;
+  inList: boolean;
   paragraph: StreamLine[];
 }
 
@@ -99,7 +103,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", paragraph: [] };
+      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, paragraph: [] };
       this.channels.set(channel, s);
     }
     return s;
@@ -137,7 +141,8 @@ export class StreamLines {
     const text = s.partial;
     const kind = s.structure.lineKind(text);
     if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, ""));
-    const line: StreamLine = { channel, text, kind, section: s.section, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
+    if (kind === "list" && !s.inList) { s.list++; s.inList = true; } else if (kind !== "list" && kind !== "blank") s.inList = false;
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
     s.partial = "";
     s.partialStart = -1;
     onLine(line);

@@ -67,6 +67,13 @@ describe("line-repeat", () => {
     assert.deepEqual(only([user, ...request(streamOf("text", trace("first") + trace("foreign key") + trace("inheritance")))]), []);
   });
 
+  it("catches the same item again and again in one numbered list", () => {
+    const text = "Summary:\n" + [1, 2, 3, 4, 5].map((i) => `${i}. I have added all the requested logs and verified the test file.\n`).join("");
+    const ivs = only([user, ...request(streamOf("text", text))]);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].evidence.count, 3);
+  });
+
   it("counts per request: one copy in each of three requests is not a loop here", () => {
     const events = [user, ...request(streamOf("reasoning", LINE + "\n")), ...request(streamOf("reasoning", LINE + "\n")), ...request(streamOf("reasoning", LINE + "\n"))];
     assert.deepEqual(only(events), []);

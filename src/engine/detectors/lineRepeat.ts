@@ -3,7 +3,8 @@
  * not (A x A y A): normalised (case, spacing, list markers, emphasis) so small drift in layout
  * does not hide it. Short lines are ignored ("Let me check."), and so are code, tables,
  * dividers and headings. A line counts per heading: the same sentence under different headings
- * is a per-item report, not a loop.
+ * is a per-item report, not a loop; a list item counts within its list (the same steps traced
+ * again in a new list are work).
  *
  * count = catches of this line since the user last spoke (one per request): the first aborts the
  * stream, a second catch of the same line stops the task.
@@ -74,11 +75,12 @@ class LineRepeatDetector implements Detector {
   }
 
   private onLine(line: StreamLine, out: Finding[]): void {
-    // List items belong to list-template: steps re-traced in a new list are work, not a loop.
-    if (line.kind !== "prose") return;
+    if (line.kind !== "prose" && line.kind !== "list") return;
     const norm = normalizeLine(line.text);
     if (norm.length < this.minLineChars) return;
-    this.count(line.channel, "line", line.section, norm, line.text, line.endEvent, out);
+    // list items count within their own list: steps re-traced in a new list are work, not a loop
+    const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}` : line.section;
+    this.count(line.channel, "line", scope, norm, line.text, line.endEvent, out);
   }
 
   private onParagraph(p: StreamParagraph, out: Finding[]): void {
