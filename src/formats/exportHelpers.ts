@@ -26,6 +26,16 @@ function lineAt(text: string, offset: number): number {
   return line;
 }
 
+/**
+ * The line of a value inside a whole-file JSON document, found by its string id (exports give
+ * messages and parts unique ids): errors can then name a line as they do for JSONL.
+ */
+export function lineOfId(text: string, value: unknown): number | undefined {
+  if (!isRecord(value) || typeof value.id !== "string" || value.id === "") return undefined;
+  const at = text.indexOf(JSON.stringify(value.id));
+  return at < 0 ? undefined : lineAt(text, at);
+}
+
 /** Parses a whole-file JSON document; a syntax error names the line where the parser stopped. */
 export function parseJsonDocument(text: string, file: string, format: string): unknown {
   try {

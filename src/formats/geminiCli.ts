@@ -15,7 +15,7 @@
  *   which drops that message and everything after it.
  */
 import type { Usage } from "../engine/events";
-import { contentText, firstLine, isRecord, parseJsonDocument, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
+import { contentText, firstLine, isRecord, lineOfId, parseJsonDocument, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
 
 const FORMAT = "gemini-cli";
@@ -165,7 +165,8 @@ export function parseGeminiCli(text: string, file: string, lenient: boolean): Re
     return { file, format: FORMAT, events: b.finish(), skipped };
   }
   if (isRecord(doc) && Array.isArray(doc.messages)) {
-    const { b, skipped } = fromMessages(doc.messages, file, lenient, (i) => ({ at: `messages[${i}]: ` }));
+    const messages = doc.messages;
+    const { b, skipped } = fromMessages(messages, file, lenient, (i) => ({ at: `messages[${i}]: `, line: lineOfId(text, messages[i]) }));
     return { file, format: FORMAT, events: b.finish(), skipped };
   }
   throw new SessionFormatError(file, `expected a Gemini CLI chat: a history list, {"history": [...]} or {"sessionId", "messages": [...]}`, undefined, FORMAT);

@@ -9,7 +9,7 @@
  * input, output | error, time {start, end}}.
  */
 import type { Usage } from "../engine/events";
-import { isRecord, parseJsonDocument, readTextFile, sumNumbers, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
+import { isRecord, lineOfId, parseJsonDocument, readTextFile, sumNumbers, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
 
 const FORMAT = "opencode";
@@ -33,14 +33,15 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
     throw new SessionFormatError(file, `expected an opencode export {"info": {...}, "messages": [...]}`, undefined, FORMAT);
   }
   let skipped = 0;
-  const fail = (where: string, detail: string): void => {
+  /** `near` is the message or part at fault: its id locates the line. */
+  const fail = (where: string, detail: string, near?: unknown): void => {
     if (lenient) { skipped++; return; }
-    throw new SessionFormatError(file, `${where}: ${detail}`, undefined, FORMAT);
+    throw new SessionFormatError(file, `${where}: ${detail}`, lineOfId(text, near), FORMAT);
   };
   const b = new TraceBuilder();
   doc.messages.forEach((m, mi) => {
     const where = `messages[${mi}]`;
-    if (!isRecord(m) || !isRecord(m.info) || !Array.isArray(m.parts)) { fail(where, `expected {"info": {...}, "parts": [...]}`); return; }
+    if (!isRecord(m) || !isRecord(m.info) || !Array.isArray(m.parts)) { fail(where, `expected {"info": {...}, "parts": [...]}`, isRecord(m) ? m.info : undefined); return; }
     const info = m.info;
     const created = isRecord(info.time) ? toMillis(info.time.created) : undefined;
     if (info.role === "user") {
@@ -49,7 +50,7 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
       b.user((typed.length > 0 ? typed : texts).map((p) => p.text as string).join("\n"), created);
       return;
     }
-    if (info.role !== "assistant") { fail(`${where}.info.role`, `expected "user" or "assistant", got ${JSON.stringify(info.role)}`); return; }
+    if (info.role !== "assistant") { fail(`${where}.info.role`, `expected "user" or "assistant", got ${JSON.stringify(info.role)}`, info); return; }
     const model = typeof info.modelID === "string" ? info.modelID : undefined;
     // Steps carry their own usage; a message without step parts is one step with the message's usage.
     const hasSteps = m.parts.some((p) => isRecord(p) && p.type === "step-finish");
@@ -57,7 +58,7 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
     let firstStep = true;
     m.parts.forEach((p, pi) => {
       const at = `${where}.parts[${pi}]`;
-      if (!isRecord(p) || typeof p.type !== "string") { fail(at, `expected a part with a string "type"`); return; }
+      if (!isRecord(p) || typeof p.type !== "string") { fail(at, `expected a part with a string "type"`, p); return; }
       const time = isRecord(p.time) ? p.time : undefined;
       const ts = toMillis(time?.start);
       switch (p.type) {
@@ -76,7 +77,7 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
           break;
         case "tool": {
           const state = p.state;
-          if (typeof p.tool !== "string" || !isRecord(state)) { fail(at, `tool part needs a string "tool" and a "state" object`); return; }
+          if (typeof p.tool !== "string" || !isRecord(state)) { fail(at, `tool part needs a string "tool" and a "state" object`, p); return; }
           const id = typeof p.callID === "string" ? p.callID : typeof p.id === "string" ? p.id : `${where}.${pi}`;
           const stateTime = isRecord(state.time) ? state.time : undefined;
           if (!b.inRequest) b.request(toMillis(stateTime?.start), model);

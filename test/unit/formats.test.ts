@@ -169,6 +169,18 @@ describe("session readers", () => {
       assert.throws(() => readSessions([bad], { lenient: false }), (err: unknown) =>
         err instanceof SessionFormatError && err.format === "opencode" && typeof err.line === "number" && err.line > 40 && /not valid JSON/.test(err.message));
     });
+
+    it("points a structural error at the line of the offending part", () => {
+      const bad = fixture("broken", "opencode-tool-without-name.json");
+      let caught: SessionFormatError | undefined;
+      try { readSessions([bad], { lenient: false }); } catch (err) { caught = err as SessionFormatError; }
+      assert.ok(caught instanceof SessionFormatError);
+      assert.match(caught.message, /messages\[1\]\.parts\[5\]: tool part needs a string "tool"/);
+      const lines = fs.readFileSync(bad, "utf8").split("\n");
+      assert.match(lines[(caught.line ?? 0) - 1] ?? "", /"id": "prt_/);
+      assert.match(lines.slice(caught.line ?? 0, (caught.line ?? 0) + 6).join("\n"), /"callID": "toolu_oc_2"/);
+      assert.equal(readOne(bad, true).skipped, 1);
+    });
   });
 
   describe("Gemini CLI saved chats", () => {
