@@ -49,7 +49,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
       if (notified.has(id)) return;
       if (notified.size >= MAX_NOTIFIED_KEYS) notified.clear();
       notified.add(id);
-      const text = `Loop Sentinel (${session.hostLabel}): ${iv.summary}. ${outcome}`;
+      const text = `Loop Sentinel (${session.hostLabel}): ${iv.summary} — ${outcome}`;
       const show = iv.action === "warn" ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
       void show(text, "Show Diagnostics").then((pick) => {
         if (pick) DiagnosticsPanel.createOrShow(context.extensionUri, manager, panelDeps, session.key);

@@ -482,12 +482,19 @@ export class SessionManager implements Disposable {
     };
   }
 
-  /** Requests inside a loop: from the request of its first evidence event to the intervention. */
+  /**
+   * Requests inside a loop: from the request of its first repetition (the second evidence event:
+   * the first occurrence was legitimate work) to the intervention.
+   */
   private loopUsage(s: SessionState): { spent: UsageTotals; saved: UsageTotals } {
     const spent: UsageTotals = { tokens: 0, cost: 0, requests: 0 };
     const saved: UsageTotals = { tokens: 0, cost: 0, requests: 0 };
     if (s.interventions.length === 0) return { spent, saved };
-    const ranges = s.interventions.map((r) => ({ from: Math.min(r.event, ...r.evidence.events), to: r.event, r }));
+    const firstRepeat = (r: InterventionRecord) => {
+      const sorted = [...r.evidence.events].sort((a, b) => a - b);
+      return Math.min(r.event, sorted[1] ?? sorted[0] ?? r.event);
+    };
+    const ranges = s.interventions.map((r) => ({ from: firstRepeat(r), to: r.event, r }));
     const inRange = (q: RequestRecord, g: { from: number; to: number }) => q.end >= g.from && q.start <= g.to;
     for (const q of s.requests) {
       if (!ranges.some((g) => inRange(q, g))) continue;

@@ -167,9 +167,10 @@ describe("session manager", () => {
     await settle();
     const snap = manager.snapshot("fake:A")!;
     assert.equal(snap.stats.tokensIn, 5000 + 7 * 1000);
-    assert.equal(snap.spentInLoops.requests, 7);
-    assert.equal(snap.spentInLoops.tokens, 7 * 1010);
-    assert.ok(Math.abs(snap.spentInLoops.cost - 0.07) < 1e-9);
+    // The first read was work; the six identical reads after it are the loop.
+    assert.equal(snap.spentInLoops.requests, 6);
+    assert.equal(snap.spentInLoops.tokens, 6 * 1010);
+    assert.ok(Math.abs(snap.spentInLoops.cost - 0.06) < 1e-9);
     assert.ok(snap.savedEstimate.tokens > 0, "the stop saved something");
     assert.ok(snap.savedEstimate.tokens <= snap.spentInLoops.tokens);
   });

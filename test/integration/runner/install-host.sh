@@ -11,7 +11,7 @@ mkdir -p "$PREFIX"
 PREFIX="$(cd "$PREFIX" && pwd)"
 export DEBIAN_FRONTEND=noninteractive
 
-NEED_APT=(build-essential pkg-config python3 libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev chromium ripgrep)
+NEED_APT=(build-essential pkg-config python3 libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev chromium ripgrep unzip)
 if ! dpkg -s "${NEED_APT[@]}" >/dev/null 2>&1; then
   echo "install-host: apt packages (native-module build deps, chromium, ripgrep)"
   apt-get update -qq

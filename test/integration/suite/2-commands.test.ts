@@ -39,8 +39,26 @@ suite("commands", () => {
     assert.deepStrictEqual(calls.map((c) => c.repeat), [1, 2, 3, 4, 5, 6, 7, 8], "repeat counts of the identical call");
     assert.ok(calls.filter((c) => c.flagged).length >= 3, "the repeated calls are highlighted as evidence");
     assert.strictEqual(snap.interventions[0].outcome, "replay: nothing sent");
-    await new Promise((r) => setTimeout(r, 300)); // one more paint before the picture
     await screenshot("panel-replay.png");
+  });
+
+  test("the panel comes back with the same session after its webview was discarded", async () => {
+    const api = await loopSentinel();
+    const [key] = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(fixture("traces/poll-ok.trace.jsonl")));
+    const [other] = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(READ_LOOP));
+    assert.notStrictEqual(key, other);
+    // The user picks the first session in the webview's selector (the webview keeps it in its state).
+    const picked = nextRender(api, (r) => r.selected === key);
+    await vscode.commands.executeCommand("loopSentinel.showDiagnostics", key);
+    await picked;
+    // Another editor in the same group hides the panel: its webview is discarded (no retained context).
+    const doc = await vscode.workspace.openTextDocument({ content: "scratch" });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await waitFor("the panel hidden", () => !api.panelVisible());
+    const restored = nextRender(api, () => true);
+    await vscode.commands.executeCommand("loopSentinel.showDiagnostics");
+    assert.strictEqual((await restored).selected, key, "same session shown again");
+    await closeAllEditors();
   });
 
   test("Replay Session File… on a file no reader understands reports it and keeps working", async () => {

@@ -50,6 +50,9 @@ export function nextRender(api: LoopSentinelApi, predicate: (r: RenderReport) =>
 
 /** Asks the runner for a screenshot of the whole workbench and waits until it is written. */
 export async function screenshot(name: string): Promise<string> {
+  // Toasts would cover the panel: clear them, as a user reading the panel would.
+  await vscode.commands.executeCommand("notifications.clearAll");
+  await sleep(300);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, name);
   fs.rmSync(file, { force: true });
