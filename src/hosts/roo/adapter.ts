@@ -8,6 +8,8 @@ import type { Intervention } from "../../engine/session";
 import { Emitter, type ActionOutcome, type Disposable, type HostAdapter, type HostSessionEvent, type HostStatus, type HostState } from "../hostAdapter";
 import { rooApiProblem, type RooApiLike } from "./api";
 import { RooConnection, type ActionTiming } from "./connection";
+import { TaskFolderWatcher } from "./taskFiles";
+import * as path from "node:path";
 
 export interface ExtensionLike {
   readonly id: string;
@@ -27,17 +29,19 @@ export interface HostSpec {
   label: string;
   /** Extension ids (case-insensitive) this adapter watches; empty = any other Roo-shaped extension. */
   ids: string[];
-  /** Folder name of its global storage, to tell "disabled" from "never installed". */
+  /** Folder name of its global storage: task files, and telling "disabled" from "never installed". */
   storageFolder?: string;
+  /** Prefix of its settings and commands (`roo-cline.customStoragePath`). */
+  settingsPrefix?: string;
   /** Why a found-but-incompatible build cannot be watched (Kilo Code 7 has no API). */
   incompatibleHint?: string;
 }
 
 export const ROO_HOSTS: HostSpec[] = [
-  { hostId: "roo-code", label: "Roo Code", ids: ["RooVeterinaryInc.roo-cline"], storageFolder: "rooveterinaryinc.roo-cline" },
-  { hostId: "roo-code-nightly", label: "Roo Code Nightly", ids: ["RooVeterinaryInc.roo-code-nightly"], storageFolder: "rooveterinaryinc.roo-code-nightly" },
+  { hostId: "roo-code", label: "Roo Code", ids: ["RooVeterinaryInc.roo-cline"], storageFolder: "rooveterinaryinc.roo-cline", settingsPrefix: "roo-cline" },
+  { hostId: "roo-code-nightly", label: "Roo Code Nightly", ids: ["RooVeterinaryInc.roo-code-nightly"], storageFolder: "rooveterinaryinc.roo-code-nightly", settingsPrefix: "roo-code-nightly" },
   {
-    hostId: "kilo-code", label: "Kilo Code", ids: ["kilocode.kilo-code"], storageFolder: "kilocode.kilo-code",
+    hostId: "kilo-code", label: "Kilo Code", ids: ["kilocode.kilo-code"], storageFolder: "kilocode.kilo-code", settingsPrefix: "kilo-code",
     incompatibleHint: "Kilo Code 7 and later run their agent in a separate server and export no extension API; only Kilo Code 4–5 can be watched",
   },
   { hostId: "roo-compatible", label: "Roo-compatible extensions", ids: [] },
@@ -59,13 +63,20 @@ export interface AdapterDeps {
   log(line: string): void;
   /** Whether a host's global storage folder exists (it was installed once). */
   storageExists?(folder: string): boolean;
+  /** VS Code's global storage folder (…/User/globalStorage): hosts keep their task files under it. */
+  globalStorageRoot?: string;
+  /** A host's own setting (its `customStoragePath` moves the task files). */
+  hostSetting?(key: string): unknown;
   timing?: Partial<ActionTiming>;
+  taskPollMs?: number;
 }
 
 interface Link {
   ext: ExtensionLike;
   api: RooApiLike;
   connection: RooConnection;
+  /** Task files of tasks the API does not report (editor tabs). */
+  files?: TaskFolderWatcher;
 }
 
 export class RooHostAdapter implements HostAdapter {
@@ -112,6 +123,9 @@ export class RooHostAdapter implements HostAdapter {
       const links = [...this.links.values()];
       const link = links.find((l) => l.connection.knows(taskId)) ?? (links.length === 1 ? links[0] : undefined);
       if (!link) return { ok: false, done: `${this.label} is not connected; nothing sent` };
+      if (!link.connection.knows(taskId) && link.files?.isFileTask(taskId)) {
+        return { ok: false, done: `not sent: this task runs in an editor tab, which ${this.label}'s API cannot reach (shown here only)` };
+      }
       return await link.connection.act(taskId, intervention);
     } catch (err) {
       return { ok: false, done: `failed: ${(err as Error).message ?? String(err)}` };
@@ -130,7 +144,7 @@ export class RooHostAdapter implements HostAdapter {
     this.disposed = true;
     if (this.rescanTimer) clearTimeout(this.rescanTimer);
     this.changeSubscription?.dispose();
-    for (const l of this.links.values()) l.connection.dispose();
+    for (const l of this.links.values()) { l.connection.dispose(); l.files?.dispose(); }
     this.links.clear();
     this.statusEmitter.dispose();
     this.eventEmitter.dispose();
@@ -158,6 +172,7 @@ export class RooHostAdapter implements HostAdapter {
       // Gone (uninstalled/disabled) or its exports are another object now (updated and reloaded).
       if (!ext || (ext.isActive && ext.exports !== link.api)) {
         link.connection.dispose();
+        link.files?.dispose();
         this.links.delete(id);
         this.deps.log(`${this.label}: disconnected from ${this.nameOf(link.ext)}${ext ? " (its API object changed)" : " (no longer installed or enabled)"}`);
       }
@@ -180,7 +195,8 @@ export class RooHostAdapter implements HostAdapter {
     }
     if (this.links.size) {
       const names = [...this.links.values()].map((l) => this.nameOf(l.ext)).join(", ");
-      this.setStatus("watching", `watching ${names} through its extension API${problems.length ? `; not watched: ${problems.join("; ")}` : ""}`);
+      const files = [...this.links.values()].some((l) => l.files) ? ", and its task files for tasks open in editor tabs" : "";
+      this.setStatus("watching", `watching ${names} through its extension API${files}${problems.length ? `; not watched: ${problems.join("; ")}` : ""}`);
     } else if (problems.length) {
       this.setStatus("error", `not watched: ${problems.join("; ")}`);
     } else if (waiting.length) {
@@ -227,8 +243,31 @@ export class RooHostAdapter implements HostAdapter {
       log: this.deps.log,
       timing: this.deps.timing,
     });
-    this.links.set(ext.id, { ext, api, connection });
-    this.deps.log(`${this.label}: connected to ${this.nameOf(ext)} (${ext.id}) through its extension API`);
+    const tasksDir = this.tasksDir();
+    let files: TaskFolderWatcher | undefined;
+    if (tasksDir) {
+      files = new TaskFolderWatcher({
+        hostId: this.hostId,
+        label: this.nameOf(ext),
+        tasksDir,
+        emit: (e) => this.eventEmitter.fire(e),
+        log: this.deps.log,
+        isApiTask: (taskId) => connection.knows(taskId),
+        pollMs: this.deps.taskPollMs,
+      });
+      files.start();
+    }
+    this.links.set(ext.id, { ext, api, connection, files });
+    this.deps.log(`${this.label}: connected to ${this.nameOf(ext)} (${ext.id}) through its extension API${tasksDir ? `; task files in ${tasksDir}` : ""}`);
+  }
+
+  /** Where the host keeps its task folders: its customStoragePath setting, else its global storage. */
+  private tasksDir(): string | undefined {
+    if (!this.spec.storageFolder) return undefined;
+    let custom: unknown;
+    try { custom = this.spec.settingsPrefix ? this.deps.hostSetting?.(`${this.spec.settingsPrefix}.customStoragePath`) : undefined; } catch { custom = undefined; }
+    if (typeof custom === "string" && custom.trim() !== "") return path.join(custom.trim(), "tasks");
+    return this.deps.globalStorageRoot ? path.join(this.deps.globalStorageRoot, this.spec.storageFolder, "tasks") : undefined;
   }
 
   private setStatus(state: HostState, detail: string): void {

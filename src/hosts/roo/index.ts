@@ -17,5 +17,7 @@ export function createRooAdapters(env: HostEnvironment): HostAdapter[] {
     extensions,
     log: (line) => env.log(line),
     storageExists: (folder) => env.globalStorageRoot !== undefined && fs.existsSync(path.join(env.globalStorageRoot, folder)),
+    globalStorageRoot: env.globalStorageRoot,
+    hostSetting: (key) => vscode.workspace.getConfiguration().get(key),
   });
 }
