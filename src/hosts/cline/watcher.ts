@@ -187,13 +187,15 @@ export class ClineWatcher {
     for (const id of names) {
       if (this.tasks.has(id) || id.startsWith(".")) continue;
       const file = messageFileOf(layout, dir, id);
-      const t: TaskWatch = { id, layout, file, mtimeMs: -1, size: -1, ino: -1, changedAt: 0, dormant: false, digest: new TaskDigest() };
+      // A new task is hot: it is probably being written right now.
+      const t: TaskWatch = { id, layout, file, mtimeMs: -1, size: -1, ino: -1, changedAt: Date.now(), dormant: false, digest: new TaskDigest() };
       try {
         const st = fs.statSync(file);
         if (this.options.historyBefore !== undefined && st.mtimeMs < this.options.historyBefore) {
           // Untouched since before we started: history. Remember the stamp; read it only if it changes.
           t.dormant = true;
           t.mtimeMs = st.mtimeMs; t.size = st.size; t.ino = st.ino;
+          t.changedAt = st.mtimeMs;
         }
       } catch { /* no message file yet: the task folder is created first */ }
       this.tasks.set(id, t);
