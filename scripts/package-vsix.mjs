@@ -19,12 +19,12 @@ for (const f of SHIPPED) {
   fs.mkdirSync(path.dirname(path.join(stage, f)), { recursive: true });
   fs.copyFileSync(path.join(root, f), path.join(stage, f));
 }
-// README images live in docs/: vsce needs them beside the README to resolve relative links.
+// The README image ships in the package (relative link kept): the Extensions view shows it offline.
 if (fs.existsSync(path.join(root, "docs"))) fs.cpSync(path.join(root, "docs"), path.join(stage, "docs"), { recursive: true });
 const staged = { ...pkg, scripts: {}, devDependencies: {} };
 fs.writeFileSync(path.join(stage, "package.json"), JSON.stringify(staged, null, 2));
 fs.copyFileSync(path.join(root, ".vscodeignore"), path.join(stage, ".vscodeignore"));
 
 const out = path.join(root, `${pkg.name}-${pkg.version}.vsix`);
-execFileSync(path.join(root, "node_modules/.bin/vsce"), ["package", "--no-dependencies", "--out", out], { cwd: stage, stdio: "inherit" });
+execFileSync(path.join(root, "node_modules/.bin/vsce"), ["package", "--no-dependencies", "--no-rewrite-relative-links", "--out", out], { cwd: stage, stdio: "inherit" });
 console.log(`package: ${path.relative(root, out)} ${(fs.statSync(out).size / 1024).toFixed(1)} KB`);
