@@ -9,7 +9,6 @@ const MUTATING_PATTERNS: RegExp[] = [
   /(^|[;&|(]\s*)(rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|truncate|patch|tee|dd|install)\b/,
   /\bsed\s+(-[a-zA-Z]*i|--in-place)/,
   /\bperl\s+-[a-zA-Z]*i/,
-  /(^|[^<>&0-9])>>?\s*(?!&|\/dev\/null)[^\s&|;]/, // output redirection to a file
   /\bgit\s+(commit|add|rm|mv|checkout|switch|reset|revert|merge|rebase|stash|apply|am|cherry-pick|restore|pull|clone|init|tag)\b/,
   /\b(npm|pnpm|yarn|bun)\s+(i|install|add|remove|uninstall|ci|update|upgrade|link)\b/,
   /\bpip3?\s+(install|uninstall)\b/,
@@ -24,7 +23,19 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\bkubectl\s+(apply|delete|create|patch|scale|rollout|replace)\b/,
   /\bdocker(?:-compose|\s+compose)?\s+(run|build|rm|rmi|up|down|restart|start|stop|pull)\b/,
   /\b(Remove-Item|Set-Content|Add-Content|Out-File|New-Item|Copy-Item|Move-Item|Rename-Item)\b/i,
+  // Cloud and service state, processes started or stopped.
+  /\b(gcloud|az|aws|gsutil|firebase|terraform|helm|flyctl|vercel|heroku)\b.*\s(create|delete|patch|update|deploy|add|remove|enable|disable|start|stop|restart|reset|attach|detach|apply|destroy|import|cp|mv|rm|set|put|rollback|upgrade|install)\b/,
+  /(^|[;&|(]\s*)(kill|pkill|killall|taskkill|systemctl|service|launchctl|nohup)\b/,
+  /(^|[;&|(]\s*)start\s+"/,
 ];
+
+/** Output redirection to a file (not to /dev/null or nul, not `=>` or `->` inside code). */
+const REDIRECT_TO_FILE = /(^|[^<>&0-9=\-])>>?\s*(?!&|\/dev\/null\b|nul\b)[^\s&|;>]/i;
+
+/** The command with quoted strings emptied: a `>` inside `python -c "..."` is code, not a redirect. */
+function withoutQuoted(command: string): string {
+  return command.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, "''");
+}
 
 /** Commands that wait for time to pass: a repeat after one is polling, not a loop. */
 const WAIT_PATTERNS: RegExp[] = [
@@ -42,7 +53,7 @@ export function isWaitCommand(command: string): boolean {
 
 export function isMutatingCommand(command: string): boolean {
   const c = normaliseWhitespace(command);
-  return MUTATING_PATTERNS.some((re) => re.test(c));
+  return MUTATING_PATTERNS.some((re) => re.test(c)) || REDIRECT_TO_FILE.test(withoutQuoted(c));
 }
 
 export interface CommandRead {

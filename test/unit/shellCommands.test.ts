@@ -36,3 +36,21 @@ describe("shell commands", () => {
     assert.equal(commandSearch("python run.py"), undefined);
   });
 });
+
+describe("shell redirects and state changes", () => {
+  it("sees a redirect outside quotes only", () => {
+    assert.ok(isMutatingCommand(`echo "a > b" > out.txt`));
+    assert.ok(isMutatingCommand("printf 'x' >> notes.md"));
+    assert.ok(!isMutatingCommand(`node -e "const f = (a) => a > 1; console.log(f(2))"`));
+    assert.ok(!isMutatingCommand(`python3 -c "print(3 > 2)"`));
+    assert.ok(!isMutatingCommand("taskinfo 2>nul"));
+    assert.ok(!isMutatingCommand("grep -n 'a->b' src/x.c"));
+  });
+
+  it("sees cloud changes and process control as changes, and queries as reads", () => {
+    assert.ok(isMutatingCommand("gcloud sql instances patch db --assign-ip"));
+    assert.ok(isMutatingCommand("taskkill /F /IM proxy.exe"));
+    assert.ok(!isMutatingCommand("gcloud sql instances describe db --format=yaml"));
+    assert.ok(!isMutatingCommand("aws s3 ls s3://bucket"));
+  });
+});
