@@ -183,7 +183,8 @@ export const geminiCliReader: SessionReader = {
     }
     if (!/\.json$/i.test(path)) return false;
     // Checkpoints: a history list of {role, parts}; sessions: {sessionId, projectHash, ...}.
-    if (/^\s*\[\s*\{\s*"role"\s*:\s*"(user|model)"/.test(head)) return true;
+    // Anthropic-style histories (Cline's api_conversation_history.json) also start with "role", but carry "content".
+    if (/^\s*\[\s*\{\s*"role"\s*:\s*"(user|model)"\s*,\s*"parts"\s*:/.test(head)) return true;
     if (/^\s*\{\s*"history"\s*:\s*\[\s*(\]|\{\s*"role")/.test(head)) return true;
     return /^\s*\{/.test(head) && /"sessionId"\s*:/.test(head) && /"projectHash"\s*:/.test(head);
   },

@@ -227,6 +227,8 @@ describe("session readers", () => {
       };
       for (const [rel, format] of Object.entries(expected)) assert.equal(readerFor(fixture(rel), false)?.format, format, rel);
       assert.equal(readerFor(fixture("broken", "not-a-session.json"), false), undefined);
+      // A history of {role, content} (Anthropic style, as Cline keeps it) is not a Gemini checkpoint of {role, parts}.
+      assert.notEqual(readerFor(fixture("broken", "anthropic-style-history.json"), false)?.format, "gemini-cli");
       assert.throws(() => readSessions([fixture("broken", "not-a-session.json")], { lenient: false }), /not a session file this tool can read/);
     });
 
