@@ -68,6 +68,11 @@ describe("stream-repeat", () => {
     assert.equal(only([user, ...request(streamOf("text", "    print('-' * 40)\n".repeat(25)))]).length, 1);
   });
 
+  it("needs a much longer run in table rows too", () => {
+    const table = "| Task | Owner | Status |\n|---|---|---|\n" + "| TBD | TBD | TBD |\n".repeat(14) + "\nFill these in later.\n";
+    assert.deepEqual(only([user, ...request(streamOf("text", table))]), []);
+  });
+
   it("keeps reasoning and text apart, and starts afresh each request", () => {
     const half = SENTENCE;
     const split = [user, ...request(streamOf("reasoning", half), streamOf("text", half)), ...request(streamOf("reasoning", half))];

@@ -4,7 +4,8 @@
  * with the recent units of the same channel and heading by word 3-gram Jaccard similarity; a
  * unit alike to minCopies - 1 earlier ones is a loop. Code, tables, dividers and list items are
  * not units (lists are list-template's), and the same text under different headings is a
- * per-item report, not a loop.
+ * per-item report, not a loop; so are short units that differ in one slot only ("Updated a.ts
+ * to use the logger." / "Updated b.ts ...").
  *
  * Cost per unit: O(window × unit words), units being ≥ minWords words; memory: window units.
  * count = catches since the user last spoke (one per request): the first aborts, a second stops.
@@ -33,7 +34,26 @@ export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
 /** Words of a unit compared at most (a long paragraph is judged on its first part). */
 const MAX_UNIT_WORDS = 300;
 
+/** Units shorter than this that differ from each other in one short slot are template instances. */
+const TEMPLATE_MAX_WORDS = 30;
+const TEMPLATE_MAX_SLOT = 3;
+
+/**
+ * Whether two units are one template with one slot filled differently ("Updated a.ts to use the
+ * logger." / "Updated b.ts to use the logger."): a per-item report, not a thought restated.
+ */
+function oneSlotApart(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length >= TEMPLATE_MAX_WORDS || b.length >= TEMPLATE_MAX_WORDS) return false;
+  const limit = Math.min(a.length, b.length);
+  let p = 0;
+  while (p < limit && a[p] === b[p]) p++;
+  let q = 0;
+  while (q < limit - p && a[a.length - 1 - q] === b[b.length - 1 - q]) q++;
+  return a.length - p - q <= TEMPLATE_MAX_SLOT && b.length - p - q <= TEMPLATE_MAX_SLOT && p + q < limit;
+}
+
 interface Unit {
+  words: string[];
   shingles: Set<number>;
   section: string;
   event: number;
@@ -94,7 +114,7 @@ class NearDuplicateDetector implements Detector {
   private compare(channel: StreamChannel, unitKind: "line" | "paragraph", text: string, section: string, event: number, out: Finding[]): void {
     const words = wordsOf(text, MAX_UNIT_WORDS);
     if (words.length < this.minWords) return;
-    const unit: Unit = { shingles: shingles(words, 3), section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}` };
+    const unit: Unit = { words, shingles: shingles(words, 3), section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}` };
     const bucket = `${channel}:${unitKind}`;
     let recent = this.recent.get(bucket);
     if (!recent) { recent = []; this.recent.set(bucket, recent); }
@@ -102,7 +122,7 @@ class NearDuplicateDetector implements Detector {
     for (const u of recent) {
       if (u.section !== section) continue;
       const similarity = jaccard(u.shingles, unit.shingles);
-      if (similarity >= this.minSimilarity) alike.push({ unit: u, similarity });
+      if (similarity >= this.minSimilarity && !oneSlotApart(u.words, words)) alike.push({ unit: u, similarity });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit names it
     if (alike.length) unit.cluster = alike[0].unit.cluster;

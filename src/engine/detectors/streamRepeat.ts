@@ -11,7 +11,8 @@
  *   the first mismatch drops it. At most MAX_CANDIDATES live at once.
  * Short units need more copies than long ones: a unit of d characters fires after
  * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies (16 chars × 10, 50 × 4, 105 × 2, 500 × 2).
- * Inside a code fence the span needed is codeSpanFactor times longer (repetitive code is normal).
+ * Inside a code fence or a table row the span needed is codeSpanFactor times longer (repetitive
+ * code and tables are normal).
  * Units without letters or digits (dividers, box drawing, whitespace) never count.
  *
  * count = how many times this block was caught looping since the user last spoke (one per
@@ -36,7 +37,7 @@ export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   /** ...but never fewer than minCopies copies nor more than maxCopies are asked for. */
   minCopies: 2,
   maxCopies: 10,
-  /** Inside fenced code the span needed is this many times longer. */
+  /** Inside fenced code and table rows the span needed is this many times longer. */
   codeSpanFactor: 4,
 };
 
@@ -143,6 +144,8 @@ export class RepeatTracker {
   private candidates: Candidate[] = [];
   /** Fence state from line starts: ``` or ~~~ at the head of a line toggles it. */
   private inFence = false;
+  /** The current line is a table or box-drawing row (known from its first visible character). */
+  private inTable = false;
   private lineHead = "";
   private lineHeadDone = false;
 
@@ -167,7 +170,7 @@ export class RepeatTracker {
   requiredSpan(period: number): number {
     const unit = Math.max(period, this.s.minPeriod);
     const copies = Math.min(this.s.maxCopies, Math.max(this.s.minCopies, Math.ceil(this.s.minSpanChars / unit)));
-    return unit * copies * (this.inFence ? this.s.codeSpanFactor : 1);
+    return unit * copies * (this.inFence || this.inTable ? this.s.codeSpanFactor : 1);
   }
 
   /** How close the strongest live candidate is (0..1), and its period. */
@@ -259,6 +262,7 @@ export class RepeatTracker {
       return;
     }
     if (!this.lineHeadDone) {
+      if (this.lineHead.trim() === "" && code !== 32 && code !== 9) this.inTable = code === 124 /* | */ || code === 43 /* + */ || (code >= 0x2500 && code <= 0x259f);
       this.lineHead += String.fromCharCode(code);
       if (this.lineHead.length >= 6) this.lineHeadDone = true;
     }
