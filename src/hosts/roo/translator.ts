@@ -74,7 +74,7 @@ export class RooTaskTranslator {
   private texts = new BoundedMap<number, { cursor: CumulativeCursor; channel: "text"; done: boolean }>(MAX_TEXT_STREAMS);
   private asks = new BoundedMap<number, AskInfo>(MAX_ASKS_PER_TASK);
   private messagesSeen = 0;
-  private seenTs = new BoundedMap<number, true>(256);
+  private seenTs = new BoundedMap<number, true>(2048);
 
   constructor(private readonly options: TranslatorOptions = {}) {}
 
@@ -113,7 +113,8 @@ export class RooTaskTranslator {
         this.reasoningSnapshot(m, complete, ts, out);
         return;
       case "text":
-        if (firstTimeSeen && action === "created" && complete && this.requests === 0 && this.messagesSeen === 1) {
+        // The prompt is created in one piece (partial absent); assistant text carries partial true/false.
+        if (firstTimeSeen && action === "created" && m.partial === undefined && this.requests === 0 && this.messagesSeen === 1) {
           this.userText(m.text ?? "", ts, out);
           return;
         }
