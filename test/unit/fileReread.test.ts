@@ -1,7 +1,10 @@
 import * as assert from "node:assert/strict";
 import { LoopSession } from "../../src/engine/session";
 import type { TraceEvent } from "../../src/engine/events";
-import { lineSpan } from "../../src/engine/detectors/fileReread";
+import { fileReread, lineSpan } from "../../src/engine/detectors/fileReread";
+import { ToolLedger } from "../../src/engine/ledger";
+import { createToolKnowledge } from "../../src/engine/toolKnowledge";
+import type { DetectorContext } from "../../src/engine/detector";
 
 const feed = (events: TraceEvent[]) => {
   const s = new LoopSession();
@@ -97,5 +100,25 @@ describe("file-reread", () => {
     const evs: TraceEvent[] = [{ t: "user", text: "x" }];
     for (let i = 0; i < 9; i++) evs.push(...read(`r${i}`, "src/config.ts"));
     assert.deepEqual(feed(evs), []);
+  });
+
+  it("keeps memory bounded over thousands of files and pages", () => {
+    const tools = createToolKnowledge();
+    const ledger = new ToolLedger(tools);
+    const d = fileReread.create({ ...fileReread.defaults });
+    const ctx = (index: number): DetectorContext => ({ index, ts: undefined, requestCount: index + 1, epoch: ledger.epoch, tools, ledger });
+    for (let i = 0; i < 6000; i++) {
+      const input = i % 2 === 0 ? { path: `src/f${i}.ts` } : { path: "big.log", start_line: i * 10, end_line: i * 10 + 9 };
+      const call = ledger.recordCall({ t: "tool_call", id: `c${i}`, name: "read_file", input }, 2 * i, i);
+      d.onToolCall?.(call, ctx(2 * i));
+      ledger.recordResult({ t: "tool_result", id: `c${i}`, ok: true, output: `x${i}` }, 2 * i + 1);
+      d.onToolResult?.(call, ctx(2 * i + 1));
+    }
+    const inner = d as unknown as { seen: { size: number; peek(k: string): { ranges: Map<string, unknown>; spans: unknown[] } | undefined }; recent: unknown[] };
+    assert.ok(inner.seen.size <= 1024);
+    assert.ok((inner.seen.peek("big.log")?.ranges.size ?? 0) <= 256);
+    assert.ok((inner.seen.peek("big.log")?.spans.length ?? 0) <= 64);
+    assert.ok(inner.recent.length <= 10);
+    assert.ok(ledger.recent.length <= 256);
   });
 });

@@ -14,6 +14,8 @@ import { BoundedMap } from "../boundedMap";
 
 /** Parts of files remembered per epoch. */
 const MAX_SEEN = 1024;
+/** Ranges remembered per file (paging a huge file must not grow memory without end). */
+const MAX_RANGES_PER_FILE = 256;
 const MAX_EVIDENCE = 16;
 
 /**
@@ -83,7 +85,10 @@ class FileRereadDetector implements Detector {
     if (!s) { s = { ranges: new Map(), spans: [] }; this.seen.set(r.path, s); }
     const span = lineSpan(r.range);
     const again = s.ranges.has(r.range) || (span !== undefined && s.spans.some(([a, b]) => a <= span[0] && span[1] <= b));
-    if (!s.ranges.has(r.range)) s.ranges.set(r.range, undefined);
+    if (!s.ranges.has(r.range)) {
+      s.ranges.set(r.range, undefined);
+      if (s.ranges.size > MAX_RANGES_PER_FILE) s.ranges.delete(s.ranges.keys().next().value as string);
+    }
     if (span && s.spans.length < 64) s.spans.push(span);
     return again;
   }

@@ -16,6 +16,8 @@ const MAX_SCOPES = 512;
 /** Distinct failure fingerprints remembered per scope. */
 const MAX_FINGERPRINTS = 8;
 const MAX_EVIDENCE = 16;
+/** How much of a call's input the similarity test looks at (and keeps). */
+const SIMILARITY_CHARS = 400;
 
 /**
  * minSimilarity: how alike (0..1, see textSimilarity) a failing call's input must be to the previous
@@ -108,7 +110,7 @@ class ToolFailureDetector implements Detector {
     const s = this.state(scope, Math.max(call.epoch, ctx.epoch));
     const input = inputText(call);
     let f = s.byFingerprint.get(fingerprint);
-    if (f && textSimilarity(f.lastInput, input) < Number(this.settings.minSimilarity)) {
+    if (f && textSimilarity(f.lastInput, input, SIMILARITY_CHARS) < Number(this.settings.minSimilarity)) {
       // Same error, unrelated call: a new attempt at something else, not a retry.
       s.byFingerprint.delete(fingerprint);
       f = undefined;
@@ -119,7 +121,7 @@ class ToolFailureDetector implements Detector {
       if (s.byFingerprint.size > MAX_FINGERPRINTS) s.byFingerprint.delete(s.byFingerprint.keys().next().value as string);
     }
     f.count++;
-    f.lastInput = input;
+    f.lastInput = input.slice(0, SIMILARITY_CHARS);
     f.sample = firstLineOf(result.text);
     f.events.push(call.eventIndex, result.eventIndex);
     if (f.events.length > MAX_EVIDENCE) f.events.splice(0, f.events.length - MAX_EVIDENCE);
