@@ -145,6 +145,19 @@ describe("Roo actions against Roo's semantics", () => {
     conn.dispose();
   });
 
+  it("warn with Roo's chat view closed: not sent (Roo would drop it while busy)", async () => {
+    const { conn } = connect(api);
+    const f = loadStream("productive");
+    void api.__test.replay(f, { delayMs: 1 });
+    await waitUntil(() => api.__test.emitted.length > 15 && api.__test.state().waiting === undefined);
+    (api as unknown as { isReady: () => boolean }).isReady = () => false;
+    const outcome = await conn.act(f.taskId, intervention("warn", "Loop Sentinel: hint."));
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.done, /chat view is not open/);
+    assert.deepEqual(actionCalls(api), []);
+    conn.dispose();
+  });
+
   it("a task that is not Roo's current one is never touched", async () => {
     const { conn } = connect(api);
     const f = loadStream("reasoning-loop");

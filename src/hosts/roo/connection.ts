@@ -262,6 +262,10 @@ export class RooConnection {
       return { ok: true, done: `guidance held until you answer ${this.options.label}'s pending ${waiting.ask === "followup" ? "question" : "approval"}; then it goes with the next step` };
     }
     if (waiting) return { ok: false, done: `not sent: the task is waiting for you (${waiting.ask}); guidance now would restart it` };
+    if (this.safeIsReady() === false) {
+      // Without its chat view Roo hands a message only to a waiting ask; while busy it would be lost.
+      return { ok: false, done: `not sent: ${this.options.label}'s chat view is not open, so a message now would be lost (only an abort can deliver guidance)` };
+    }
     await this.send(taskId, message);
     return { ok: true, done: "sent guidance; Roo passes it to the model with the next tool result" };
   }
@@ -298,6 +302,10 @@ export class RooConnection {
     return confirmed
       ? { ok: true, done: `refused the pending ${tool} call with guidance` }
       : { ok: false, done: `sent guidance to refuse ${tool}, but ${this.options.label} did not confirm the answer` };
+  }
+
+  private safeIsReady(): boolean | undefined {
+    try { return typeof this.api.isReady === "function" ? this.api.isReady() : undefined; } catch { return undefined; }
   }
 
   private safeConfiguration(): Record<string, unknown> | undefined {
