@@ -33,6 +33,24 @@ describe("stagnation", () => {
     assert.equal(ivs.length, 1);
   });
 
+  it("catches a monologue reworded every time, at its 3rd copy", () => {
+    const answers = [
+      "I couldn't deploy to staging: no AWS credentials are configured in this environment. Could you run aws configure or set AWS_PROFILE, then ask me again?",
+      "I can't deploy to staging because no AWS credentials are configured in this environment. Please run aws configure or set AWS_PROFILE, then ask me again.",
+      "Deploying to staging failed: there are no AWS credentials configured here. Could you run aws configure or set AWS_PROFILE and then ask me again?",
+      "No AWS credentials are configured in this environment, so I couldn't deploy to staging. Please run aws configure or set AWS_PROFILE and ask me again.",
+    ];
+    const events: TraceEvent[] = [{ t: "user", text: "Deploy main to staging." }];
+    const ends: number[] = [];
+    for (const a of answers) { events.push(...request(streamOf("text", a))); ends.push(events.length - 1); }
+    const ivs = only(events);
+    assert.ok(ivs.length >= 1);
+    assert.equal(ivs[0].event, ends[2], "at the end of the 3rd reworded copy");
+    assert.match(ivs[0].summary, /3 requests in a row in other words/);
+    assert.ok((ivs[0].evidence.similarity ?? 1) < 0.9);
+    assert.deepEqual(only(events.slice(0, ends[1] + 1)), [], "two reworded copies are not enough");
+  });
+
   it("stays quiet when a user message comes between the copies", () => {
     const events: TraceEvent[] = [{ t: "user", text: "hi" }, ...request(streamOf("text", MSG)), { t: "user", text: "hi again" }, ...request(streamOf("text", MSG))];
     assert.deepEqual(only(events), []);

@@ -6,8 +6,9 @@
  *   (each returned what the same call returned before, and nothing was written, edited or run
  *   that changes state), request after request (fires at the 3rd copy). Polling whose output
  *   changes, or reading new files, is news and keeps this quiet.
- * "The same" is word-shingle Jaccard similarity of the request's whole thinking + text, so an
- * agent that opens every turn with the same sentence but then says something new is fine.
+ * "The same" is word 3-gram Jaccard similarity of the request's whole thinking + text, so an
+ * agent that opens every turn with the same sentence but then says something new is fine. A
+ * monologue reworded every time (same words, new order: word-set Jaccard) needs a 3rd copy.
  *
  * count = catches since the user last spoke (one per request): the first aborts, a second stops.
  */
@@ -33,6 +34,12 @@ export const STAGNATION_DEFAULTS: DetectorSettings = {
   minWords: 5,
   /** The no-progress shape needs messages at least this long (short status lines recur in healthy work). */
   noProgressMinWords: 25,
+  /** A monologue reworded each time: word-set Jaccard from which two messages say the same (0..1)... */
+  paraphraseSimilarity: 0.5,
+  /** ...in this many messages in a row... */
+  paraphraseCopies: 3,
+  /** ...each at least this many words long. */
+  paraphraseMinWords: 15,
 };
 
 /** Characters of each request's text kept for comparison. */
@@ -47,7 +54,15 @@ interface RequestText {
   epoch: number;
   event: number;
   shingles?: Set<number>;
+  wordSet?: Set<string>;
   words?: number;
+}
+
+function wordSetJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let common = 0;
+  for (const w of a) if (b.has(w)) common++;
+  const union = a.size + b.size - common;
+  return union === 0 ? 1 : common / union;
 }
 
 class StagnationDetector implements Detector {
@@ -55,13 +70,16 @@ class StagnationDetector implements Detector {
   private current: RequestText | undefined;
   private previous: RequestText | undefined;
   /** Consecutive alike requests ending with the previous one, and their end events. */
-  private streak = { monologue: 1, noProgress: 1, events: [] as number[] };
+  private streak = { monologue: 1, reworded: false, noProgress: 1, events: [] as number[] };
   private counter = new CatchCounter();
   private readonly minSimilarity: number;
   private readonly monologueCopies: number;
   private readonly noProgressCopies: number;
   private readonly minWords: number;
   private readonly noProgressMinWords: number;
+  private readonly paraphraseSimilarity: number;
+  private readonly paraphraseCopies: number;
+  private readonly paraphraseMinWords: number;
   private lastSimilarity = 0;
   /** Last output per call signature, to tell news from a repeat. */
   private outputs = new BoundedMap<string, string>(1024);
@@ -72,6 +90,9 @@ class StagnationDetector implements Detector {
     this.noProgressCopies = Math.max(2, numberSetting(settings, "noProgressCopies"));
     this.minWords = numberSetting(settings, "minWords");
     this.noProgressMinWords = numberSetting(settings, "noProgressMinWords");
+    this.paraphraseSimilarity = numberSetting(settings, "paraphraseSimilarity");
+    this.paraphraseCopies = Math.max(2, numberSetting(settings, "paraphraseCopies"));
+    this.paraphraseMinWords = numberSetting(settings, "paraphraseMinWords");
   }
 
   onRequestStart(ctx: DetectorContext): Finding[] | void {
@@ -113,30 +134,38 @@ class StagnationDetector implements Detector {
     const words = wordsOf(cur.text, MAX_WORDS);
     cur.words = words.length;
     cur.shingles = shingles(words, words.length >= 3 ? 3 : 1);
+    cur.wordSet = new Set(words);
     const prev = this.previous;
     this.previous = cur;
-    if (!prev || !prev.shingles || (prev.words ?? 0) < this.minWords || words.length < this.minWords) {
-      this.streak = { monologue: 1, noProgress: 1, events: [cur.event] };
+    const fresh = { monologue: 1, reworded: false, noProgress: 1, events: [cur.event] };
+    if (!prev || !prev.shingles || !prev.wordSet || (prev.words ?? 0) < this.minWords || words.length < this.minWords) {
+      this.streak = fresh;
       return;
     }
-    const similarity = jaccard(prev.shingles, cur.shingles);
+    const exact = jaccard(prev.shingles, cur.shingles);
+    // a monologue reworded each time keeps its words, not its word order
+    const reworded = exact < this.minSimilarity && Math.min(words.length, prev.words ?? 0) >= this.paraphraseMinWords && wordSetJaccard(prev.wordSet, cur.wordSet) >= this.paraphraseSimilarity;
+    const similarity = reworded ? wordSetJaccard(prev.wordSet, cur.wordSet) : exact;
     this.lastSimilarity = similarity;
-    if (similarity < this.minSimilarity) {
-      this.streak = { monologue: 1, noProgress: 1, events: [cur.event] };
+    if (exact < this.minSimilarity && !reworded) {
+      this.streak = fresh;
       return;
     }
     // between the two messages: the previous request's tool calls, and what they changed
     // a message that comes with a tool call (a question to the user, a retry after an API error) is not a monologue
     const monologue = prev.toolCalls === 0 && cur.toolCalls === 0;
-    const noProgress = prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(words.length, prev.words ?? 0) >= this.noProgressMinWords;
+    const noProgress = !reworded && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(words.length, prev.words ?? 0) >= this.noProgressMinWords;
     this.streak = {
       monologue: monologue ? this.streak.monologue + 1 : 1,
+      reworded: monologue && (reworded || (this.streak.monologue > 1 && this.streak.reworded)),
       noProgress: noProgress ? this.streak.noProgress + 1 : 1,
       events: [...this.streak.events.slice(-15), cur.event],
     };
-    const copies = this.streak.monologue >= this.monologueCopies ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : 0;
+    const monologueAt = this.streak.reworded ? this.paraphraseCopies : this.monologueCopies;
+    const isMonologue = this.streak.monologue >= monologueAt;
+    const copies = isMonologue ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : 0;
     if (!copies) return;
-    const shape = this.streak.monologue >= this.monologueCopies ? "with nothing done in between" : "while the tool calls between them brought nothing new";
+    const shape = isMonologue ? `${this.streak.reworded ? "in other words " : ""}with nothing done in between` : "while the tool calls between them brought nothing new";
     const key = `${this.id}:${textKey(wordsOf(cur.text, 40).join(" "))}`;
     const count = this.counter.catch(key);
     if (count === undefined) return;
@@ -146,7 +175,7 @@ class StagnationDetector implements Detector {
       key,
       count,
       summary: `you have said the same thing in ${copies} requests in a row ${shape} ("${span}")`,
-      suggestion: this.streak.monologue >= this.monologueCopies
+      suggestion: isMonologue
         ? "Saying it again will not get a different answer: use a tool to make progress, or finish with attempt_completion / ask the user a question."
         : "Repeating the same reasoning and checks is not moving the task: change approach (different file, different command, or an actual edit), or ask the user.",
       evidence: { events: [...this.streak.events.slice(-copies)], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
@@ -156,14 +185,15 @@ class StagnationDetector implements Detector {
   reset(): void {
     this.current = undefined;
     this.previous = undefined;
-    this.streak = { monologue: 1, noProgress: 1, events: [] };
+    this.streak = { monologue: 1, reworded: false, noProgress: 1, events: [] };
     this.counter.reset();
     this.lastSimilarity = 0;
     this.outputs.clear();
   }
 
   status(): DetectorStatus {
-    const progress = Math.max((this.streak.monologue - 1) / (this.monologueCopies - 1), (this.streak.noProgress - 1) / (this.noProgressCopies - 1));
+    const monologueAt = this.streak.reworded ? this.paraphraseCopies : this.monologueCopies;
+    const progress = Math.max((this.streak.monologue - 1) / (monologueAt - 1), (this.streak.noProgress - 1) / (this.noProgressCopies - 1));
     return { id: this.id, enabled: true, progress: Math.min(1, progress), detail: this.previous ? `last two requests ${Math.round(this.lastSimilarity * 100)}% alike` : "" };
   }
 }
