@@ -17,3 +17,10 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   toggleWarnOnly: "Toggle Warn-Only",
   replay: "Replay Session File…",
 };
+
+/** Commands behind the panel's buttons: not in the Command Palette (they need a session). */
+export const INTERNAL_COMMANDS = {
+  resetSession: "loopSentinel.resetSession",
+  ignorePattern: "loopSentinel.ignorePattern",
+  resumeWithGuidance: "loopSentinel.resumeWithGuidance",
+} as const;

@@ -6,6 +6,7 @@
 import * as vscode from "vscode";
 import * as crypto from "node:crypto";
 import type { SessionManager, SessionSnapshot, SessionSummary } from "./sessionManager";
+import { INTERNAL_COMMANDS } from "./commandIds";
 
 /** Messages to the webview. */
 export type ToWebview = {
@@ -101,9 +102,10 @@ export class DiagnosticsPanel implements vscode.Disposable {
 
   private post(): void {
     if (!this.webviewReady) return;
-    const summaries = this.manager.snapshots();
+    // Only the shown session is snapshotted in full: the others are a line in the selector.
+    const summaries = this.manager.summaries();
     if (!this.selected || !summaries.some((s) => s.key === this.selected)) this.selected = summaries[0]?.key;
-    const session = summaries.find((s) => s.key === this.selected);
+    const session = this.selected ? this.manager.snapshot(this.selected) : undefined;
     const cfg = this.manager.config;
     const message: ToWebview = {
       type: "state",
@@ -128,14 +130,15 @@ export class DiagnosticsPanel implements vscode.Disposable {
       case "select":
         this.select(m.key);
         break;
+      // The buttons run the same (internal) commands the integration tests drive.
       case "reset":
-        this.manager.reset(m.key);
+        void vscode.commands.executeCommand(INTERNAL_COMMANDS.resetSession, m.key);
         break;
       case "ignore":
-        this.manager.ignore(m.key, m.pattern);
+        void vscode.commands.executeCommand(INTERNAL_COMMANDS.ignorePattern, m.key, m.pattern);
         break;
       case "resume":
-        void this.deps.resumeWithGuidance(m.key);
+        void vscode.commands.executeCommand(INTERNAL_COMMANDS.resumeWithGuidance, m.key);
         break;
       case "openSettings":
         void this.deps.openSettings();
@@ -172,7 +175,6 @@ export class DiagnosticsPanel implements vscode.Disposable {
 }
 
 export interface PanelDeps {
-  resumeWithGuidance(sessionKey: string): Promise<void>;
   openSettings(): Promise<void>;
 }
 

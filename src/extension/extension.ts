@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Intervention } from "../engine/session";
 import { createHostAdapters } from "../hosts/registry";
-import { COMMANDS } from "./commandIds";
+import { COMMANDS, INTERNAL_COMMANDS } from "./commandIds";
 import { DiagnosticsPanel, type RenderReport } from "./diagnosticsPanel";
 import { SessionManager, type ConfirmAnswer, type OverallState, type SessionSnapshot, type SessionSummary } from "./sessionManager";
 import { readShellSettings } from "./settings";
@@ -84,21 +84,22 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   const statusBar = new LoopStatusBar(manager);
   context.subscriptions.push(statusBar);
 
-  const panelDeps = {
-    openSettings,
-    resumeWithGuidance: async (sessionKey: string) => {
-      const snap = manager.snapshot(sessionKey);
-      const last = snap?.interventions[snap.interventions.length - 1];
-      const text = await vscode.window.showInputBox({
-        title: "Resume with guidance",
-        prompt: `Message sent to the agent of “${snap?.title ?? sessionKey}”; it answers a stopped task's resume question.`,
-        value: last?.message ?? "",
-        ignoreFocusOut: true,
-      });
-      if (!text?.trim()) return;
-      const outcome = await manager.resumeWithGuidance(sessionKey, text.trim());
-      if (!outcome.ok) void vscode.window.showWarningMessage(`Loop Sentinel: could not send the guidance: ${outcome.done}`);
-    },
+  const panelDeps = { openSettings };
+  /** Asks for the text unless given (tests and other callers pass it). */
+  const resumeWithGuidance = async (sessionKey: unknown, given?: unknown) => {
+    if (typeof sessionKey !== "string") return { done: "no session given", ok: false };
+    const snap = manager.snapshot(sessionKey);
+    const last = snap?.interventions[snap.interventions.length - 1];
+    const text = typeof given === "string" ? given : await vscode.window.showInputBox({
+      title: "Resume with guidance",
+      prompt: `Message sent to the agent of “${snap?.title ?? sessionKey}”; it answers a stopped task's resume question.`,
+      value: last?.message ?? "",
+      ignoreFocusOut: true,
+    });
+    if (!text?.trim()) return { done: "nothing to send", ok: false };
+    const outcome = await manager.resumeWithGuidance(sessionKey, text.trim());
+    if (!outcome.ok) void vscode.window.showWarningMessage(`Loop Sentinel: could not send the guidance: ${outcome.done}`);
+    return outcome;
   };
   context.subscriptions.push(DiagnosticsPanel.registerSerializer(context.extensionUri, manager, panelDeps));
   context.subscriptions.push({ dispose: () => DiagnosticsPanel.current()?.dispose() });
@@ -135,6 +136,12 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
       return value;
     }),
     vscode.commands.registerCommand(COMMANDS.replay, async (target?: unknown) => replaySessionFile(target)),
+    vscode.commands.registerCommand(INTERNAL_COMMANDS.resetSession, (sessionKey: unknown) => {
+      if (typeof sessionKey === "string") manager.reset(sessionKey);
+    }),
+    vscode.commands.registerCommand(INTERNAL_COMMANDS.ignorePattern, (sessionKey: unknown, pattern: unknown) =>
+      typeof sessionKey === "string" && typeof pattern === "string" && manager.ignore(sessionKey, pattern)),
+    vscode.commands.registerCommand(INTERNAL_COMMANDS.resumeWithGuidance, resumeWithGuidance),
   );
 
   async function replaySessionFile(target: unknown): Promise<string[]> {

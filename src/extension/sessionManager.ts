@@ -441,8 +441,10 @@ export class SessionManager implements Disposable {
     return key;
   }
 
-  summaries(): SessionSummary[] {
-    return [...this.sessions.values()].map((s) => ({ ...s.summary, title: s.title }));
+  /** Every session, most recently active first, without the heavy parts (for lists). */
+  summaries(): Array<SessionSummary & { alert: AlertLevel; lastActivity: number }> {
+    return [...this.sessions.values()].sort((a, b) => b.lastActivity - a.lastActivity)
+      .map((s) => ({ ...s.summary, title: s.title, alert: s.alert, lastActivity: s.lastActivity }));
   }
 
   snapshot(sessionKey: string): SessionSnapshot | undefined {

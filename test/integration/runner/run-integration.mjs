@@ -11,10 +11,11 @@
 // and exits with the suite's result.
 //
 // env: CODE_SERVER (default .vscode-test/host/bin/code-server), CHROMIUM (/usr/bin/chromium),
-//      PORT (18080), TIMEOUT_MS (600000), KEEP_TMP=1, DEBUG_PAGE=1, LS_GREP (mocha grep)
+//      PORT (default: a free one), TIMEOUT_MS (600000), KEEP_TMP=1, DEBUG_PAGE=1, LS_GREP (mocha grep)
 import { spawn, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 const CODE_SERVER = process.env.CODE_SERVER || path.join(root, ".vscode-test/host/bin/code-server");
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const PORT = Number(process.env.PORT || 18080);
+// A free port unless one is given: parallel runs (other checkouts, CI) must not meet each other's server.
+const PORT = Number(process.env.PORT) || await new Promise((resolve, reject) => {
+  const probe = net.createServer().once("error", reject).listen(0, "127.0.0.1", () => { const { port } = probe.address(); probe.close(() => resolve(port)); });
+});
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS || 600_000);
 const artifacts = path.join(root, "test-artifacts");
 const vsix = path.join(root, `${pkg.name}-${pkg.version}.vsix`);

@@ -127,6 +127,38 @@ suite("live detection through a Roo-shaped host", function () {
     assert.ok(!users.some((u) => u.label === String(guidance).replace(/\s+/g, " ").trim().slice(0, 160)), "the echo was not taken for a user message");
   });
 
+  test("Resume with guidance (panel button) sends your text to the task through Roo's API", async () => {
+    const taskId = "itest-resume";
+    const replay = fake.__test.replay(fixture("roo/tool-loop-auto.json"), { taskId });
+    await waitFor("an intervention", () => api.statusBar().state === "intervened", 30_000);
+    await replay;
+    const key = liveSession(api, taskId)!.key;
+    const text = "Stop reading src/routes/health.ts; edit it to return the version from package.json.";
+    const outcome = await vscode.commands.executeCommand<{ ok: boolean; done: string }>("loopSentinel.resumeWithGuidance", key, text);
+    assert.ok(outcome.ok, outcome.done);
+    assert.ok(fake.__test.calls.some((c) => c.method === "sendMessage" && c.args[0] === text), "Roo received the text");
+    assert.strictEqual(liveSession(api, taskId)!.alert, "none");
+  });
+
+  test("Ignore this pattern (panel button) marks the pattern ignored and clears the alert", async () => {
+    const taskId = "itest-ignore";
+    await setSetting("mode", "warnOnly");
+    try {
+      await fake.__test.replay(fixture("roo/tool-loop-auto.json"), { taskId, delayMs: 2 });
+      await waitFor("an alert", () => api.statusBar().state === "warning");
+      const snap = liveSession(api, taskId)!;
+      for (const pattern of new Set(snap.interventions.map((i) => i.key))) {
+        assert.strictEqual(await vscode.commands.executeCommand("loopSentinel.ignorePattern", snap.key, pattern), true);
+      }
+      const after = liveSession(api, taskId)!;
+      assert.ok(after.interventions.every((i) => i.ignored));
+      assert.strictEqual(after.alert, "none");
+      assert.strictEqual(api.statusBar().state, "watching");
+    } finally {
+      await setSetting("mode", undefined);
+    }
+  });
+
   test("Reset Detectors clears the alert", async () => {
     const taskId = "itest-reset";
     await setSetting("mode", "warnOnly");
