@@ -21,6 +21,12 @@ export function runStats(argv: string[], io: CliIO): number {
   const sets = args.flags.get("set") ?? [];
   const config = loadCliConfig(flag(args, "config"), sets, io.err);
   const lenient = args.flags.has("lenient");
+  // A bad --sweep is a usage error before any session is read.
+  let sweepSpec: { key: string; values: string[] } | undefined;
+  const sweepFlag = flag(args, "sweep");
+  if (sweepFlag !== undefined) {
+    try { sweepSpec = parseSweep(sweepFlag); } catch (err) { throw new UsageError(`--sweep ${(err as Error).message}`); }
+  }
   const sessions = readSessions(args.positionals, { lenient });
   if (sessions.length === 0) throw new UsageError("no sessions found in the given paths");
   const labels = sessions.map((s) => readLabelFor(s.file, io.err));
@@ -28,14 +34,11 @@ export function runStats(argv: string[], io: CliIO): number {
     if (s.skipped) io.err(`${s.file}: skipped ${s.skipped} bad line(s)`);
     return sessionStats(s, config, labels[i]);
   });
-  const sweepSpec = flag(args, "sweep");
   let sweep: Sweep | undefined;
   if (sweepSpec !== undefined) {
-    let parsed: { key: string; values: string[] };
-    try { parsed = parseSweep(sweepSpec); } catch (err) { throw new UsageError(`--sweep ${(err as Error).message}`); }
     const warned = new Set<string>();
     const warnOnce = (line: string) => { if (!warned.has(line)) { warned.add(line); io.err(line); } };
-    sweep = sweepSessions(sessions.map((s, i) => ({ events: s.events, label: labels[i] })), parsed.key, parsed.values,
+    sweep = sweepSessions(sessions.map((s, i) => ({ events: s.events, label: labels[i] })), sweepSpec.key, sweepSpec.values,
       (assignment) => loadCliConfig(flag(args, "config"), [...sets, assignment], warnOnce));
   }
   const report = buildReport(perSession, sets, sweep);

@@ -152,7 +152,9 @@ describe("stats", () => {
     });
   });
 
-  describe("loop-sentinel stats on the labelled corpus", () => {
+  describe("loop-sentinel stats on the labelled corpus", function () {
+    // Each test replays the whole corpus (34k events) once or more: give a busy machine room.
+    this.timeout(60000);
     let report: StatsReport;
     before(async () => {
       const io = capture();
@@ -224,7 +226,8 @@ describe("stats", () => {
       assert.deepEqual(off.verdicts, { missed: report.overall.loops, quiet: report.overall.healthy });
       assert.equal(off.interventions, 0);
       const text = capture();
-      assert.equal(await main(["stats", CORPUS, "--summary", "--sweep", "maxAbortsPerTurn=1..3"], text), 0);
+      const opencode = path.resolve(CORPUS, "../formats/opencode");
+      assert.equal(await main(["stats", opencode, "--summary", "--sweep", "maxAbortsPerTurn=1..3"], text), 0);
       assert.match(text.stdout.join("\n"), /== sweep maxAbortsPerTurn[^\n]*\n[^\n]*\n {2}1 [^\n]*\n {2}2 [^\n]*\n {2}3 /);
       const bad = capture();
       assert.equal(await main(["stats", CORPUS, "--sweep", "warnAt"], bad), 2);
