@@ -39,6 +39,33 @@ describe("list-template", () => {
     assert.deepEqual(only([user, ...request(streamOf("text", changes))]), []);
   });
 
+  it("stays quiet on a long templated list whose slots come from the tool output (release notes)", () => {
+    const pkgs = ["axios", "date-fns", "eslint", "express", "helmet", "jose", "pg", "pino", "prettier", "redis", "sharp", "stripe", "tsx", "typescript", "undici", "vitest", "zod", "@aws-sdk/client-s3"];
+    const prs = pkgs.map((p, i) => ({ number: 770 + i, title: `Bump ${p} from 1.${i}.0 to 1.${i}.1` }));
+    const notes = "## Dependencies\n" + pkgs.map((p, i) => `- Bump \`${p}\` from 1.${i}.0 to 1.${i}.1 (#${770 + i})\n`).join("");
+    const events: TraceEvent[] = [
+      { t: "user", text: "Draft the release notes." },
+      { t: "request" }, { t: "tool_call", id: "c1", name: "execute_command", input: { command: "gh pr list --state merged --json number,title" } }, { t: "end" },
+      { t: "tool_result", id: "c1", ok: true, output: JSON.stringify(prs) },
+      ...request(streamOf("text", notes)),
+    ];
+    assert.deepEqual(only(events), []);
+    // The same list with no source behind it is invented.
+    assert.equal(only([events[0], ...request(streamOf("text", notes))]).length, 1);
+  });
+
+  it("still catches invented items after a read of a short source", () => {
+    const events: TraceEvent[] = [
+      user,
+      { t: "request" }, { t: "tool_call", id: "c1", name: "read_file", input: { path: "TODO.md" } }, { t: "end" },
+      { t: "tool_result", id: "c1", ok: true, output: "- [x] Fix crash when camera permission denied\n- [ ] Add dark mode\n- [ ] Update onboarding copy\n" },
+      ...request(streamOf("text", checklist(25))),
+    ];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    assert.match(ivs[0].summary, /15 so far, 14 of them found in no file or tool output/);
+  });
+
   it("ignores code, tables and the lines of a fenced block", () => {
     const code = "```python\n" + SLOTS.map((s, i) => `def check_${i}(): return ask_permission("${s}", retry=True, log=True)\n`).join("") + "```\n";
     const table = "| permission | status |\n|---|---|\n" + SLOTS.map((s) => `| ${s} | denied and handled by the app |\n`).join("");

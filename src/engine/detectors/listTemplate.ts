@@ -3,14 +3,17 @@
  * where the app crashes when the user denies <X> permissions.") far past what any task asks
  * for. Lists are not loops by themselves: ten files with the same note are a report. What
  * counts is a long unbroken run (minItems) of items that share most of their words, in the same
- * order, around a short changing slot. Code, tables, dividers and headings end a run; items
- * that break the template start a new one.
+ * order, around a short changing slot, most of whose slots come from nowhere: a slot whose
+ * words appear in this turn's tool output or tool input (release notes listing the bumped
+ * packages, a report per file found) is grounded. Code, tables, dividers and headings end a run;
+ * items that break the template start a new one.
  *
  * count = catches since the user last spoke (one per request): the first aborts the stream,
  * a second catch of the same template stops the task.
  */
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { StreamEvent } from "../events";
+import type { CallRecord } from "../ledger";
 import { excerpt } from "../guidance";
 import { listMarker } from "../structure";
 import { CatchCounter, StreamLines, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
@@ -29,7 +32,14 @@ export const LIST_TEMPLATE_DEFAULTS: DetectorSettings = {
   minSharedRatio: 0.6,
   /** Longest changing slot, in words. */
   maxSlotWords: 5,
+  /** Share of the run's items whose slot is not found in any tool output of the turn (0..1). */
+  minUngroundedShare: 0.5,
 };
+
+/** Distinct words of tool inputs and outputs remembered for grounding; the oldest go first. */
+const MAX_SOURCE_WORDS = 50_000;
+/** Words read from one tool result or input at most. */
+const MAX_WORDS_PER_SOURCE = 20_000;
 
 const MAX_EVENTS = 32;
 
@@ -37,10 +47,13 @@ interface Run {
   prefix: string[];
   suffix: string[];
   items: number;
+  /** Items whose slot is not in any tool output or input of the turn. */
+  ungrounded: number;
   first: string;
   last: string;
   events: number[];
   lastWords: string[];
+  lastRaw: string[];
 }
 
 function commonPrefix(a: readonly string[], b: readonly string[], limit: number): number {
@@ -64,6 +77,8 @@ class ListTemplateDetector implements Detector {
   private readonly minShared: number;
   private readonly minRatio: number;
   private readonly maxSlot: number;
+  private readonly minUngrounded: number;
+  private sourceWords = new Set<string>();
   private strongest = { items: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
@@ -71,6 +86,7 @@ class ListTemplateDetector implements Detector {
     this.minShared = Math.max(1, numberSetting(settings, "minSharedWords"));
     this.minRatio = numberSetting(settings, "minSharedRatio");
     this.maxSlot = numberSetting(settings, "maxSlotWords");
+    this.minUngrounded = numberSetting(settings, "minUngroundedShare");
   }
 
   onRequestStart(): void {
@@ -78,6 +94,34 @@ class ListTemplateDetector implements Detector {
     this.runs.clear();
     this.counter.newRequest();
     this.strongest = { items: 0, detail: "" };
+  }
+
+  onToolCall(call: CallRecord): void {
+    for (const v of Object.values(call.input)) if (typeof v === "string") this.learn(v);
+  }
+
+  onToolResult(call: CallRecord): void {
+    if (call.result) this.learn(call.result.text);
+  }
+
+  private learn(text: string): void {
+    for (const w of wordsOf(text, MAX_WORDS_PER_SOURCE)) {
+      this.sourceWords.delete(w);
+      this.sourceWords.add(w);
+    }
+    for (const w of this.sourceWords) {
+      if (this.sourceWords.size <= MAX_SOURCE_WORDS) break;
+      this.sourceWords.delete(w);
+    }
+  }
+
+  /** Whether most words of an item's slot appear in the turn's tool input or output. */
+  private grounded(raw: readonly string[], prefix: number, suffix: number): boolean {
+    const slot = raw.slice(prefix, raw.length - suffix).filter((w) => !/^\d[\d.]*$/.test(w));
+    if (slot.length === 0) return false;
+    let found = 0;
+    for (const w of slot) if (this.sourceWords.has(w)) found++;
+    return found * 2 >= slot.length;
   }
 
   onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
@@ -107,7 +151,8 @@ class ListTemplateDetector implements Detector {
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
     // numbers are one slot whatever their value ("Step 12: ...", "item 3 of 40")
-    const words = wordsOf(line.text.slice(listMarker(line.text).length), 64).map((w) => (/^\d[\d.]*$/.test(w) ? "#" : w));
+    const raw = wordsOf(line.text.slice(listMarker(line.text).length), 64);
+    const words = raw.map((w) => (/^\d[\d.]*$/.test(w) ? "#" : w));
     if (words.length === 0) { this.runs.set(line.channel, undefined); return; }
     const text = line.text.trim();
     const continued = run && this.fit(run.prefix, run.suffix, words);
@@ -115,19 +160,22 @@ class ListTemplateDetector implements Detector {
       run.prefix = continued.prefix;
       run.suffix = continued.suffix;
       run.items++;
+      if (!this.grounded(raw, continued.prefix.length, continued.suffix.length)) run.ungrounded++;
       run.last = text;
       if (run.events.length < MAX_EVENTS) run.events.push(line.endEvent);
     } else {
       // a new run: this item alone, or with the previous one if the two share a template
       const pair = run && this.fit(run.lastWords, run.lastWords, words);
+      const ungrounded = pair ? [run.lastRaw, raw].filter((r) => !this.grounded(r, pair.prefix.length, pair.suffix.length)).length : 0;
       this.runs.set(line.channel, pair
-        ? { prefix: pair.prefix, suffix: pair.suffix, items: 2, first: run.last, last: text, events: [run.events[run.events.length - 1], line.endEvent], lastWords: words }
-        : { prefix: words, suffix: words, items: 1, first: text, last: text, events: [line.endEvent], lastWords: words });
+        ? { prefix: pair.prefix, suffix: pair.suffix, items: 2, ungrounded, first: run.last, last: text, events: [run.events[run.events.length - 1], line.endEvent], lastWords: words, lastRaw: raw }
+        : { prefix: words, suffix: words, items: 1, ungrounded: 0, first: text, last: text, events: [line.endEvent], lastWords: words, lastRaw: raw });
     }
     const current = this.runs.get(line.channel)!;
     current.lastWords = words;
+    current.lastRaw = raw;
     if (current.items > this.strongest.items) this.strongest = { items: current.items, detail: `${channelName(line.channel)}: ${current.items} items like "${excerpt(current.first, 40)}"` };
-    if (current.items < this.minItems) return;
+    if (current.items < this.minItems || current.ungrounded < this.minUngrounded * current.items) return;
     const template = `${current.prefix.join(" ")} … ${current.suffix.join(" ")}`;
     const key = `${this.id}:${line.channel}:${textKey(template)}`;
     const count = this.counter.catch(key);
@@ -136,15 +184,16 @@ class ListTemplateDetector implements Detector {
       detector: this.id,
       key,
       count,
-      summary: `your ${channelName(line.channel)} keeps listing items on one template, ${current.items} so far ("${excerpt(current.first, 90)}" … "${excerpt(current.last, 90)}")`,
+      summary: `your ${channelName(line.channel)} keeps listing items on one template, ${current.items} so far, ${current.ungrounded} of them found in no file or tool output ("${excerpt(current.first, 90)}" … "${excerpt(current.last, 90)}")`,
       suggestion: "The list has gone past what the sources hold: stop it, keep only the items you actually found (in files or tool output), and continue with the task.",
-      evidence: { events: [...current.events], count: current.items, span: excerpt(template, 200) },
+      evidence: { events: [...current.events], count: current.items, span: excerpt(template, 200), similarity: Math.round((current.ungrounded / current.items) * 100) / 100 },
     });
   }
 
   reset(): void {
     this.lines.reset();
     this.runs.clear();
+    this.sourceWords.clear();
     this.counter.reset();
     this.strongest = { items: 0, detail: "" };
   }
