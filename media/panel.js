@@ -5,6 +5,10 @@
   const app = document.getElementById("app");
   const saved = vscode.getState() || {};
   let selected = saved.selected;
+  // Interventions the user opened or closed: kept across the re-renders of a live session.
+  const opened = new Set(saved.opened || []);
+  const closed = new Set(saved.closed || []);
+  function remember() { vscode.setState({ selected, opened: [...opened], closed: [...closed] }); }
 
   const ACTION_LABEL = { warn: "Warned", block: "Refused call", abort: "Aborted response", stop: "Stopped task" };
   const ALERT_LABEL = { none: "", warning: "loop suspected", intervened: "intervened" };
@@ -39,7 +43,7 @@
       el("h1", {}, "Loop Sentinel"),
       el("span", { class: "mode", title: "Mode" }, "Mode: " + mode),
       el("label", { for: "session" }, "Session"),
-      el("select", { id: "session", onchange: (e) => { selected = e.target.value; vscode.setState({ selected }); vscode.postMessage({ type: "select", key: selected }); } }, opts),
+      el("select", { id: "session", onchange: (e) => { selected = e.target.value; remember(); vscode.postMessage({ type: "select", key: selected }); } }, opts),
       el("button", { id: "reset", disabled: !state.session, onclick: () => vscode.postMessage({ type: "reset", key: state.selected }) }, "Reset detectors"),
       el("button", { id: "resume", disabled: !state.session || state.session.replay, onclick: () => vscode.postMessage({ type: "resume", key: state.selected }) }, "Resume with guidance…"),
       el("button", { class: "secondary", onclick: () => vscode.postMessage({ type: "openSettings" }) }, "Settings"));
@@ -93,18 +97,27 @@
 
   function interventions(s) {
     const list = s.interventions.slice().reverse();
+    const newest = list.length ? list[0].id : undefined;
     const body = list.length === 0 ? el("p", { class: "muted" }, "No intervention in this session.") : el("ol", { class: "interventions", reversed: true },
-      list.map((iv) => el("li", { class: "iv " + iv.action + (iv.ignored ? " ignored" : "") },
-        el("div", { class: "iv-head" },
-          el("span", { class: "badge " + iv.action }, ACTION_LABEL[iv.action] || iv.action),
-          el("strong", {}, iv.detectorTitle),
-          el("span", { class: "muted" }, ` at event ${iv.event}`)),
-        el("p", { class: "iv-summary" }, iv.summary),
-        evidence(iv),
-        el("div", { class: "ev" }, el("span", { class: "ev-label" }, "Guidance: "), el("blockquote", {}, iv.message)),
-        el("div", { class: "outcome" + (iv.ok === false ? " failed" : "") }, "Outcome: " + (iv.outcome || "—")),
-        iv.ignored ? el("p", { class: "muted" }, "This pattern is ignored from now on.") :
-          el("button", { class: "secondary", onclick: () => vscode.postMessage({ type: "ignore", key: s.key, pattern: iv.key }) }, "Ignore this pattern"))));
+      list.map((iv) => {
+        const isOpen = opened.has(iv.id) || (iv.id === newest && !closed.has(iv.id));
+        const details = el("details", { class: "iv " + iv.action + (iv.ignored ? " ignored" : ""), open: isOpen },
+          el("summary", { class: "iv-head" },
+            el("span", { class: "badge " + iv.action }, ACTION_LABEL[iv.action] || iv.action),
+            el("strong", {}, iv.detectorTitle),
+            el("span", { class: "muted" }, ` at event ${iv.event}`),
+            el("span", { class: "iv-line" }, iv.summary)),
+          evidence(iv),
+          el("div", { class: "ev" }, el("span", { class: "ev-label" }, "Guidance: "), el("blockquote", {}, iv.message)),
+          el("div", { class: "outcome" + (iv.ok === false ? " failed" : "") }, "Outcome: " + (iv.outcome || "—")),
+          iv.ignored ? el("p", { class: "muted" }, "This pattern is ignored from now on.") :
+            el("button", { class: "secondary", onclick: () => vscode.postMessage({ type: "ignore", key: s.key, pattern: iv.key }) }, "Ignore this pattern"));
+        details.addEventListener("toggle", () => {
+          if (details.open) { opened.add(iv.id); closed.delete(iv.id); } else { closed.add(iv.id); opened.delete(iv.id); }
+          remember();
+        });
+        return el("li", {}, details);
+      }));
     return el("section", { "aria-labelledby": "h-iv" }, el("h2", { id: "h-iv" }, `Interventions (${s.interventions.length})`), body);
   }
 
@@ -126,7 +139,7 @@
 
   function render(state) {
     selected = state.selected;
-    vscode.setState({ selected });
+    remember();
     const focusedId = document.activeElement && document.activeElement.id;
     const tl = app.querySelector(".timeline");
     const stickToEnd = !tl || tl.scrollTop + tl.clientHeight >= tl.scrollHeight - 4;
