@@ -69,4 +69,12 @@ describe("tool-failure", () => {
     ["grep -rn foo src", "cat missing.txt", "ls nowhere"].forEach((c, i) => evs.push(...step(`s${i}`, "bash", { command: c }, false, `${c.split(" ")[0]}: x: No such file or directory`)));
     assert.deepEqual(feed(evs), []);
   });
+
+  it("lets an unrelated call of the failing tool through", () => {
+    const evs = fetches(4); // 4 failures: the block rung is reached, the stop rung not yet
+    evs.push({ t: "request" }, { t: "tool_call", id: "other", name: "web_fetch", input: { url: "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/429" } }, { t: "end" });
+    const ivs = feed(evs);
+    assert.ok(ivs.length > 0);
+    assert.ok(!ivs.some((iv) => iv.toolCallId === "other"));
+  });
 });

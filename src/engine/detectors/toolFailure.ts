@@ -90,6 +90,8 @@ class ToolFailureDetector implements Detector {
     if (!s || s.epoch !== ctx.epoch || s.last === undefined) return;
     const f = s.byFingerprint.get(s.last);
     if (!f || f.count < 2) return;
+    // Only a retry of the failing call is refused; something unrelated through the same tool goes ahead.
+    if (textSimilarity(f.lastInput, inputText(call), SIMILARITY_CHARS) < Number(this.settings.minSimilarity)) return;
     return [this.finding(call, scope, s.last, f, true)];
   }
 
