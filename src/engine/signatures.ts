@@ -76,6 +76,20 @@ export function editTargetOf(input: Record<string, unknown>, tools: ToolKnowledg
       .map((e) => (typeof e === "object" && e !== null ? editTargetOf(e as Record<string, unknown>, tools).split("\u0000")[1] : ""))
       .join("\n---\n");
   }
+  // Roo's multi-file apply_diff: {args:{file:[{path, diff:[{content, start_line}]}]}} (or `files`).
+  const files = (input.files ?? (input.args as Record<string, unknown> | undefined)?.file) as unknown;
+  if (target === "" && Array.isArray(files)) {
+    target = files.slice(0, 32).map((f) => {
+      if (typeof f !== "object" || f === null) return "";
+      const entry = f as Record<string, unknown>;
+      const diffs = Array.isArray(entry.diff) ? entry.diff : [entry.diff];
+      const halves = diffs.map((d) => {
+        const text = typeof d === "string" ? d : typeof d === "object" && d !== null ? (d as Record<string, unknown>).content : undefined;
+        return typeof text === "string" ? searchHalvesOfDiff(text) : "";
+      });
+      return `${tools.pathOf(entry) ?? ""}: ${halves.join("\n---\n")}`;
+    }).join("\n===\n");
+  }
   // apply_patch tools often take the patch under `input` or `patchText`.
   if (target === "") {
     for (const k of ["input", "patchText", "patch_text"]) {

@@ -49,6 +49,12 @@ describe("call signatures", () => {
     assert.notEqual(sig("apply_patch", { input: patch("a") }), sig("apply_patch", { input: patch("a").replace("-const y = 2;", "-const z = 2;") }));
   });
 
+  it("keys Roo's multi-file apply_diff by each file's SEARCH text", () => {
+    const call = (search: string, replace: string) => ({ args: { file: [{ path: "src/a.ts", diff: [{ content: `<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE`, start_line: 3 }] }] } });
+    assert.equal(sig("apply_diff", call("a", "b")), sig("apply_diff", call("a", "c")));
+    assert.notEqual(sig("apply_diff", call("a", "b")), sig("apply_diff", call("x", "b")));
+  });
+
   it("classifies str_replace_editor by its sub-command", () => {
     assert.equal(tools.kindOfCall("str_replace_editor", { command: "view", path: "/a.py" }), "read");
     assert.equal(tools.kindOfCall("str_replace_editor", { command: "str_replace", path: "/a.py" }), "edit");
