@@ -160,11 +160,16 @@ export class StreamLines {
   }
 }
 
-/** A numeric detector setting (settings hold numbers and switches side by side). */
-export function numberSetting(settings: Record<string, number | boolean>, key: string): number {
+/**
+ * A numeric detector setting (settings hold numbers and switches side by side). A missing or
+ * non-numeric value falls back to the detector's default: a bad setting never breaks a session.
+ */
+export function numberSetting(settings: Record<string, number | boolean>, key: string, defaults: Record<string, number | boolean>): number {
   const v = settings[key];
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new Error(`setting ${key} must be a number`);
-  return v;
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
+  const d = defaults[key];
+  if (typeof d !== "number") throw new Error(`no numeric default for setting ${key}`);
+  return d;
 }
 
 /**

@@ -106,5 +106,7 @@ describe("line-repeat", () => {
     assert.deepEqual(only(events, { enabled: false }), []);
     assert.deepEqual(only(events, { minCopies: 7 }), []);
     assert.deepEqual(only(events, { minLineChars: 200 }), []);
+    // a broken value falls back to the default instead of breaking the session
+    assert.equal(only(events, { minCopies: Number.NaN, minLineChars: -5 }).length, 1);
   });
 });

@@ -50,9 +50,9 @@ class LineRepeatDetector implements Detector {
   private strongest = { count: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
-    this.minCopies = Math.max(2, numberSetting(settings, "minCopies"));
-    this.minLineChars = numberSetting(settings, "minLineChars");
-    this.minParagraphChars = numberSetting(settings, "minParagraphChars");
+    this.minCopies = Math.max(2, numberSetting(settings, "minCopies", LINE_REPEAT_DEFAULTS));
+    this.minLineChars = numberSetting(settings, "minLineChars", LINE_REPEAT_DEFAULTS);
+    this.minParagraphChars = numberSetting(settings, "minParagraphChars", LINE_REPEAT_DEFAULTS);
   }
 
   onRequestStart(): void {

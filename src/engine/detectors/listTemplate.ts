@@ -82,11 +82,11 @@ class ListTemplateDetector implements Detector {
   private strongest = { items: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
-    this.minItems = Math.max(3, numberSetting(settings, "minItems"));
-    this.minShared = Math.max(1, numberSetting(settings, "minSharedWords"));
-    this.minRatio = numberSetting(settings, "minSharedRatio");
-    this.maxSlot = numberSetting(settings, "maxSlotWords");
-    this.minUngrounded = numberSetting(settings, "minUngroundedShare");
+    this.minItems = Math.max(3, numberSetting(settings, "minItems", LIST_TEMPLATE_DEFAULTS));
+    this.minShared = Math.max(1, numberSetting(settings, "minSharedWords", LIST_TEMPLATE_DEFAULTS));
+    this.minRatio = numberSetting(settings, "minSharedRatio", LIST_TEMPLATE_DEFAULTS);
+    this.maxSlot = numberSetting(settings, "maxSlotWords", LIST_TEMPLATE_DEFAULTS);
+    this.minUngrounded = numberSetting(settings, "minUngroundedShare", LIST_TEMPLATE_DEFAULTS);
   }
 
   onRequestStart(): void {

@@ -74,10 +74,10 @@ class NearDuplicateDetector implements Detector {
   private strongest = { alike: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
-    this.minCopies = Math.max(2, numberSetting(settings, "minCopies"));
-    this.minSimilarity = numberSetting(settings, "minSimilarity");
-    this.minWords = Math.max(3, numberSetting(settings, "minWords"));
-    this.window = Math.max(this.minCopies, Math.min(64, numberSetting(settings, "window")));
+    this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
+    this.minSimilarity = numberSetting(settings, "minSimilarity", NEAR_DUPLICATE_DEFAULTS);
+    this.minWords = Math.max(3, numberSetting(settings, "minWords", NEAR_DUPLICATE_DEFAULTS));
+    this.window = Math.max(this.minCopies, Math.min(64, numberSetting(settings, "window", NEAR_DUPLICATE_DEFAULTS)));
   }
 
   onRequestStart(): void {

@@ -85,14 +85,14 @@ class StagnationDetector implements Detector {
   private outputs = new BoundedMap<string, string>(1024);
 
   constructor(settings: DetectorSettings) {
-    this.minSimilarity = numberSetting(settings, "minSimilarity");
-    this.monologueCopies = Math.max(2, numberSetting(settings, "monologueCopies"));
-    this.noProgressCopies = Math.max(2, numberSetting(settings, "noProgressCopies"));
-    this.minWords = numberSetting(settings, "minWords");
-    this.noProgressMinWords = numberSetting(settings, "noProgressMinWords");
-    this.paraphraseSimilarity = numberSetting(settings, "paraphraseSimilarity");
-    this.paraphraseCopies = Math.max(2, numberSetting(settings, "paraphraseCopies"));
-    this.paraphraseMinWords = numberSetting(settings, "paraphraseMinWords");
+    this.minSimilarity = numberSetting(settings, "minSimilarity", STAGNATION_DEFAULTS);
+    this.monologueCopies = Math.max(2, numberSetting(settings, "monologueCopies", STAGNATION_DEFAULTS));
+    this.noProgressCopies = Math.max(2, numberSetting(settings, "noProgressCopies", STAGNATION_DEFAULTS));
+    this.minWords = numberSetting(settings, "minWords", STAGNATION_DEFAULTS);
+    this.noProgressMinWords = numberSetting(settings, "noProgressMinWords", STAGNATION_DEFAULTS);
+    this.paraphraseSimilarity = numberSetting(settings, "paraphraseSimilarity", STAGNATION_DEFAULTS);
+    this.paraphraseCopies = Math.max(2, numberSetting(settings, "paraphraseCopies", STAGNATION_DEFAULTS));
+    this.paraphraseMinWords = numberSetting(settings, "paraphraseMinWords", STAGNATION_DEFAULTS);
   }
 
   onRequestStart(ctx: DetectorContext): Finding[] | void {

@@ -118,7 +118,7 @@ export interface RepeatParams {
 }
 
 export function repeatParams(settings: DetectorSettings): RepeatParams {
-  const n = (k: keyof RepeatParams) => numberSetting(settings, k);
+  const n = (k: keyof RepeatParams) => numberSetting(settings, k, STREAM_REPEAT_DEFAULTS);
   return {
     minPeriod: Math.max(1, n("minPeriod")),
     maxPeriod: Math.max(ANCHOR, Math.min(1 << 16, n("maxPeriod"))),
