@@ -119,6 +119,22 @@ describe("Roo host discovery", () => {
     roo.dispose();
   });
 
+  it("Kilo Code 4–5 (Roo's API under its own id, with an extra cancelTask) is watched", async () => {
+    const { registry, byId } = setup();
+    const api = Object.assign(fakeRoo(), { cancelTask: async () => undefined });
+    const ext = new FakeExtension("kilocode.kilo-code", { name: "kilo-code", displayName: "Kilo Code", version: "5.10.4" }, () => api);
+    registry.all.push(ext);
+    const kilo = byId("kilo-code");
+    await kilo.start();
+    await waitUntil(() => kilo.status().state === "watching");
+    assert.match(kilo.status().detail, /Kilo Code 5\.10\.4/);
+    const other = byId("roo-compatible");
+    await other.start();
+    assert.equal(other.status().state, "not-found", "a known host is not also counted as 'other'");
+    other.dispose();
+    kilo.dispose();
+  });
+
   it("Kilo Code 7 (no exported API) is found but not watched, and says why", async () => {
     const { registry, byId } = setup();
     const ext = new FakeExtension("kilocode.kilo-code", { name: "kilo-code", displayName: "Kilo Code", version: "7.2.40" }, () => undefined);

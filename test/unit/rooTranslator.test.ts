@@ -4,6 +4,7 @@ import { advance, newCursor } from "../../src/hosts/roo/cumulativeText";
 import type { RooMessage } from "../../src/hosts/roo/messages";
 import { RooTaskTranslator } from "../../src/hosts/roo/translator";
 import { toolCallOfAsk } from "../../src/hosts/roo/toolCalls";
+import { LoopSession } from "../../src/engine/session";
 import { loadStream, type StreamFixture } from "./rooTestKit";
 
 /** Roo's reasoning formatter (Task.ts), applied to the whole text on every chunk. */
@@ -233,5 +234,41 @@ describe("Roo translator: recorded streams", () => {
     const names = out.filter((e) => e.t === "tool_call").map((e) => (e as { name: string }).name);
     assert.deepEqual(names, ["read_file", "read_file", "apply_diff", "apply_diff", "execute_command", "apply_diff", "execute_command"]);
     assert.match(joined(out, "text"), /Added a `discount` field/);
+  });
+});
+
+describe("Roo translator + engine: chunk-size invariance", () => {
+  // The recorded reasoning loop's final text, re-streamed at other chunk sizes.
+  const f = loadStream("reasoning-loop");
+  const messages = f.events.filter((e) => e.name === "message").map((e) => (e.args[0] as { message: RooMessage }).message);
+  const finalText = messages.filter((m) => m.say === "reasoning").pop()!.text!;
+
+  function firstFiring(chunk: number) {
+    const t = new RooTaskTranslator();
+    const session = new LoopSession();
+    session.push(t.message("created", messages[0])[0]);
+    for (const e of t.message("created", messages[1])) session.push(e);
+    let chars = 0;
+    for (let end = chunk, first = true; ; end += chunk, first = false) {
+      const text = finalText.slice(0, Math.min(end, finalText.length));
+      for (const e of t.message(first ? "created" : "updated", { ts: 9, type: "say", say: "reasoning", text, partial: true })) {
+        if (e.t === "reasoning") chars += e.delta.length;
+        const ivs = session.push(e);
+        if (ivs.length) return { detector: ivs[0].detector, action: ivs[0].action, chars };
+      }
+      if (end >= finalText.length) return undefined;
+    }
+  }
+
+  it("fires with the same detector and action at the same place, whatever the chunk size", () => {
+    const exact = firstFiring(1);
+    assert.ok(exact, "the loop is caught");
+    for (const size of [7, 40, 120]) {
+      const got = firstFiring(size);
+      assert.ok(got, `caught with ${size}-char chunks`);
+      assert.equal(got.action, exact.action);
+      assert.equal(got.detector, exact.detector);
+      assert.ok(got.chars >= exact.chars && got.chars < exact.chars + size + 200, `${size}: fired after ${got.chars} chars, exact ${exact.chars}`);
+    }
   });
 });
