@@ -140,7 +140,8 @@ export class StreamLines {
   private emit(channel: StreamChannel, s: ChannelState, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
     const text = s.partial;
     const kind = s.structure.lineKind(text);
-    if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, ""));
+    // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
+    if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/\d+/g, "#");
     if (kind === "list" && !s.inList) { s.list++; s.inList = true; } else if (kind !== "list" && kind !== "blank") s.inList = false;
     const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
     s.partial = "";

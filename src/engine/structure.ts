@@ -45,8 +45,22 @@ function alnumShare(s: string): number {
   return total === 0 ? 0 : alnum / total;
 }
 
+const CODE_END = /[;{}]$|=>\s*\{?$/;
+const CODE_PUNCT = /[;{}()[\]=<>]/g;
+
+/**
+ * Code drafted without a fence (common in thinking): deeply indented lines, lines ending the way
+ * statements do, or lines dense with code punctuation. Repeated lines of code are not a loop.
+ */
+function looksLikeCode(line: string, trimmed: string): boolean {
+  if (/^( {4,}|\t)/.test(line)) return true;
+  if (CODE_END.test(trimmed) && !/[.!?]\)?$/.test(trimmed) && (trimmed.match(CODE_PUNCT) ?? []).length >= 2) return true;
+  const visible = trimmed.replace(/\s+/g, "").length;
+  return visible > 0 && (trimmed.match(CODE_PUNCT) ?? []).length / visible >= 0.15;
+}
+
 /** Classifies one line outside any fence state (fence state is the tracker's job). */
-export function classifyLine(line: string): Exclude<LineKind, "fence" | "code"> {
+export function classifyLine(line: string): Exclude<LineKind, "fence"> {
   const trimmed = line.trim();
   if (trimmed === "") return "blank";
   if (HEADING.test(line) || BOLD_LINE.test(line)) return "heading";
@@ -54,6 +68,7 @@ export function classifyLine(line: string): Exclude<LineKind, "fence" | "code"> 
   if ((trimmed.startsWith("|") && pipes >= 2) || (trimmed.startsWith("+") && /^\+[-=+]+/.test(trimmed)) || BOX.test(trimmed.charAt(0))) return "table";
   if (trimmed.length >= 3 && alnumShare(trimmed) < 0.2) return "divider";
   if (LIST_MARKER.test(line)) return "list";
+  if (looksLikeCode(line, trimmed)) return "code";
   return "prose";
 }
 

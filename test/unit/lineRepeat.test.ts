@@ -53,6 +53,24 @@ describe("line-repeat", () => {
     assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
   });
 
+  it("ignores code drafted in thinking without a fence", () => {
+    const text = [
+      "I'll draft the test first.",
+      "    expect(screen.getByRole('button', { name: 'Save' })).toBeInTheDocument();",
+      "fireEvent.click(screen.getByRole('button', { name: 'Save' }));",
+      "    expect(screen.getByRole('button', { name: 'Save' })).toBeInTheDocument();",
+      "fireEvent.click(screen.getByRole('button', { name: 'Save' }));",
+      "    expect(screen.getByRole('button', { name: 'Save' })).toBeInTheDocument();",
+      "fireEvent.click(screen.getByRole('button', { name: 'Save' }));",
+    ].join("\n") + "\n";
+    assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
+  });
+
+  it("treats numbered headings as one section: a loop that numbers its copies is still a loop", () => {
+    const text = [1, 2, 3].map((i) => `### Attempt ${i}\n\n${LINE}\n\n`).join("");
+    assert.equal(only([user, ...request(streamOf("reasoning", text))]).length, 1);
+  });
+
   it("stays quiet on a per-file report that repeats one sentence under different headings", () => {
     const files = ["auth", "billing", "cart", "catalog", "search", "shipping", "users"];
     const text = files.map((f) => `### src/handlers/${f}.ts\n\nNo issues found. All awaited calls are inside try/catch and errors are passed to next().\n\n`).join("");

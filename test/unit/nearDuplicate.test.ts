@@ -66,6 +66,18 @@ describe("near-duplicate", () => {
     assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
   });
 
+  it("stays quiet on long per-file paragraphs that differ only in the file they name", () => {
+    const files = ["src/handlers/auth.ts", "src/handlers/billing.ts", "src/handlers/cart.ts", "src/handlers/catalog.ts"];
+    const text = files.map((f) => `${f}: no unhandled promise rejections were found, because every awaited call sits inside a try/catch block and every error is passed on to next() so the error middleware can log it and answer with a 500.`).join("\n\n");
+    assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
+  });
+
+  it("catches a long thought repeated with one plain word changed", () => {
+    const long = (w: string) => `I think the safest option is to ${w} the retry logic inside the fetch wrapper, since every caller goes through it and the tests for the wrapper already cover timeouts, so nothing else in the code base needs to change for this fix to hold.`;
+    const text = ["keep", "put", "place", "move"].map(long).join("\n\n");
+    assert.equal(only([user, ...request(streamOf("reasoning", text))]).length, 1);
+  });
+
   it("ignores code blocks, tables and list items", () => {
     const code = "```ts\n" + [1, 2, 3, 4].map((i) => `  const handler${i} = createHandler({ route: '/api/v${i}/items', method: 'GET', retries: 3, timeoutMs: 5000 })`).join("\n") + "\n```\n";
     const table = [1, 2, 3, 4].map((i) => `| handler ${i} | GET | /api/v${i}/items | retries 3 | timeout 5000 ms | cached | logged |`).join("\n") + "\n\n";

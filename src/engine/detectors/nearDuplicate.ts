@@ -4,8 +4,9 @@
  * with the recent units of the same channel and heading by word 3-gram Jaccard similarity; a
  * unit alike to minCopies - 1 earlier ones is a loop. Code, tables, dividers and list items are
  * not units (lists are list-template's), and the same text under different headings is a
- * per-item report, not a loop; so are short units that differ in one slot only ("Updated a.ts
- * to use the logger." / "Updated b.ts ...").
+ * per-item report, not a loop; so are units that differ in one short slot only when they are
+ * short or the slot names a file or identifier ("Updated a.ts to use the logger." / "Updated
+ * b.ts ...").
  *
  * Cost per unit: O(window × unit words), units being ≥ minWords words; memory: window units.
  * count = catches since the user last spoke (one per request): the first aborts, a second stops.
@@ -34,22 +35,25 @@ export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
 /** Words of a unit compared at most (a long paragraph is judged on its first part). */
 const MAX_UNIT_WORDS = 300;
 
-/** Units shorter than this that differ from each other in one short slot are template instances. */
+/** Units shorter than this that differ from each other in one short slot are template instances... */
 const TEMPLATE_MAX_WORDS = 30;
 const TEMPLATE_MAX_SLOT = 3;
+/** ...and so are longer ones whose slot names something: a file, a path, a version, an identifier. */
+const ENTITY = /[\d._/-]/;
 
 /**
  * Whether two units are one template with one slot filled differently ("Updated a.ts to use the
  * logger." / "Updated b.ts to use the logger."): a per-item report, not a thought restated.
  */
 function oneSlotApart(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length >= TEMPLATE_MAX_WORDS || b.length >= TEMPLATE_MAX_WORDS) return false;
   const limit = Math.min(a.length, b.length);
   let p = 0;
   while (p < limit && a[p] === b[p]) p++;
   let q = 0;
   while (q < limit - p && a[a.length - 1 - q] === b[b.length - 1 - q]) q++;
-  return a.length - p - q <= TEMPLATE_MAX_SLOT && b.length - p - q <= TEMPLATE_MAX_SLOT && p + q < limit;
+  if (a.length - p - q > TEMPLATE_MAX_SLOT || b.length - p - q > TEMPLATE_MAX_SLOT || p + q >= limit) return false;
+  if (a.length < TEMPLATE_MAX_WORDS && b.length < TEMPLATE_MAX_WORDS) return true;
+  return [...a.slice(p, a.length - q), ...b.slice(p, b.length - q)].some((w) => ENTITY.test(w));
 }
 
 interface Unit {
