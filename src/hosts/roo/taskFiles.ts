@@ -49,6 +49,7 @@ export class TaskFolderWatcher {
   private baselineTaken = false;
   private startedAt = 0;
   private polling = false;
+  private rotation = 0;
   private disposed = false;
   private readonly now: () => number;
   private reportedProblem = false;
@@ -86,10 +87,14 @@ export class TaskFolderWatcher {
       let names: string[];
       try { names = await fs.promises.readdir(this.options.tasksDir); } catch { return; } // no tasks yet
       const changed: string[] = [];
-      let stats = 0;
-      for (const name of names) {
-        if (name.startsWith(".") || name.startsWith("_")) continue;
-        if (stats++ >= MAX_STATS_PER_POLL) break;
+      const folders = names.filter((n) => !n.startsWith(".") && !n.startsWith("_"));
+      // New folders are always looked at; known ones in turns of MAX_STATS_PER_POLL (huge histories).
+      const fresh = folders.filter((n) => !this.mtimes.has(n));
+      const known = folders.filter((n) => this.mtimes.has(n));
+      const start = known.length > MAX_STATS_PER_POLL ? this.rotation % known.length : 0;
+      const turn = known.length > MAX_STATS_PER_POLL ? [...known.slice(start), ...known.slice(0, start)].slice(0, MAX_STATS_PER_POLL) : known;
+      this.rotation += MAX_STATS_PER_POLL;
+      for (const name of [...fresh, ...turn]) {
         let mtime: number;
         try { mtime = (await fs.promises.stat(path.join(this.options.tasksDir, name, UI_MESSAGES))).mtimeMs; } catch { continue; }
         const before = this.mtimes.get(name);
