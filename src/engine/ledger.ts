@@ -5,7 +5,7 @@
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
 import { commandRead, commandSearch, isMutatingCommand, isWaitCommand } from "./shellCommands";
-import { callSignature, callTarget, errorFingerprint, exactInputKey, hashText, stableOutput } from "./signatures";
+import { callSignature, callTarget, errorFingerprint, exactInputKey, hashText, normaliseWhitespace, stableOutput } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 export interface CallResult {
@@ -49,6 +49,11 @@ export interface CallRecord {
   waits: boolean;
   /** How many waiting calls the session had made before this one. */
   waitCount: number;
+  /**
+   * How many runs of this call the user asked for in the latest message ("run `x` three times"
+   * → 3; named without a count → 1); 0 when the user did not name it.
+   */
+  requested: number;
   /** File, pattern, URL or command the call acts on. */
   target?: string;
   /** For command calls: whether the command changes files or state. */
@@ -64,6 +69,10 @@ export interface CallRecord {
   result?: CallResult;
 }
 
+/** How much of the latest user message is kept for telling requested repeats. */
+const MAX_USER_TEXT = 8000;
+const NUMBER_WORDS: Record<string, number> = { once: 1, twice: 2, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
+
 /** How many settled calls the ledger keeps for detectors that look back (cycles, re-reads). */
 export const LEDGER_HISTORY = 256;
 /** Calls waiting for a result beyond this are forgotten oldest first (a host that never reports results). */
@@ -74,12 +83,29 @@ export class ToolLedger {
   private readonly history: CallRecord[] = [];
   private epochValue = 0;
   private waitValue = 0;
+  /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
+  private userText = "";
+  private userTimes = 1;
   private batchRequest = -1;
   private batchSize = 0;
 
   constructor(private readonly tools: ToolKnowledge) {}
 
   get epoch(): number { return this.epochValue; }
+
+  /** The user spoke: remember what they asked for, so that runs they requested are not a loop. */
+  noteUserMessage(text: string): void {
+    this.userText = normaliseWhitespace(text).slice(0, MAX_USER_TEXT);
+    const m = /\b(\d{1,2}|once|twice|two|three|four|five|six|seven|eight|nine|ten)\s+(?:times|runs)\b|\b(twice)\b/i.exec(this.userText);
+    const word = (m?.[1] ?? m?.[2] ?? "").toLowerCase();
+    this.userTimes = word === "" ? 1 : (NUMBER_WORDS[word] ?? Number(word)) || 1;
+  }
+
+  private requestedRuns(target: string | undefined): number {
+    if (target === undefined || this.userText === "") return 0;
+    const t = normaliseWhitespace(target);
+    return t.length >= 4 && this.userText.includes(t) ? this.userTimes : 0;
+  }
 
   /** How many waiting calls (`sleep`, `gh run watch`) the session has made. */
   get waitCount(): number { return this.waitValue; }
@@ -123,6 +149,7 @@ export class ToolLedger {
       search,
       waits,
       waitCount: this.waitValue,
+      requested: this.requestedRuns(callTarget(kind, ev.input, this.tools)),
       target: callTarget(kind, ev.input, this.tools),
       mutating,
       eventIndex,

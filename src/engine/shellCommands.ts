@@ -95,6 +95,9 @@ export interface CommandSearch {
   scope: string;
 }
 
+/** Search flags that look in more places: rg --hidden/-u/-uu/--no-ignore/-L, grep -R/--dereference-recursive, -a. */
+const SCOPE_FLAGS = /^(--hidden|--no-ignore\S*|-u+|--unrestricted|-L|--follow|-R|--dereference-recursive|-a|--text|--binary|--search-zip|-z)$/;
+
 /** grep options that take a value (so that the value is not taken for the pattern). */
 const GREP_VALUE_OPTIONS = new Set(["-e", "-f", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir", "-g", "--glob", "-t", "--type", "--max-count", "--context"]);
 
@@ -119,13 +122,23 @@ export function commandSearch(command: string): CommandSearch | undefined {
   } else return undefined;
   let pattern: string | undefined;
   const paths: string[] = [];
+  const widening: string[] = [];
   for (; i < words.length; i++) {
     const w = words[i];
     if (w === "-e" && pattern === undefined && i + 1 < words.length) { pattern = words[++i]; continue; }
-    if (GREP_VALUE_OPTIONS.has(w)) { i++; continue; }
-    if (w.startsWith("-")) continue;
+    if (GREP_VALUE_OPTIONS.has(w)) {
+      if (i + 1 < words.length && /^(--include|--exclude|--exclude-dir|-g|--glob|-t|--type)$/.test(w)) widening.push(`${w}=${words[i + 1]}`);
+      i++;
+      continue;
+    }
+    if (w.startsWith("-")) {
+      // Flags that search more places (hidden, ignored, binary files, symlinks) widen the scope too.
+      if (SCOPE_FLAGS.test(w)) widening.push(w);
+      continue;
+    }
     if (pattern === undefined) pattern = w; else paths.push(w);
   }
   if (pattern === undefined) return undefined;
-  return { pattern, scope: paths.length > 0 ? paths.join(" ") : "." };
+  const scope = paths.length > 0 ? paths.join(" ") : ".";
+  return { pattern, scope: widening.length > 0 ? `${scope} ${widening.sort().join(" ")}` : scope };
 }

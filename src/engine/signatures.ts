@@ -131,6 +131,7 @@ export function callTarget(kind: ToolKind, input: Record<string, unknown>, tools
 
 /** Lines that wrap a result rather than say what went wrong (harness envelopes, exit-code banners). */
 const ENVELOPE_LINE = /^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^[-=_*#`~>|]+$/i;
+const ERROR_HINT = /\b(?:\w*Error|\w*Exception|ERR!|error|fatal|panic|failed|failure|not found|no such|cannot|can't|unable to|denied|refused|invalid|missing|undefined|unknown|unexpected|timed? ?out)\b/i;
 const EXCEPTION_LINE = /^(?:[\w.]*\.)?\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|$)/;
 
 /**
@@ -145,6 +146,12 @@ export function errorLine(text: string): string {
   if (tb >= 0) {
     for (let i = lines.length - 1; i > tb; i--) if (EXCEPTION_LINE.test(lines[i])) return lines[i];
     return lines[lines.length - 1];
+  }
+  // Test runners and build tools print banners and progress first: the error is the first line
+  // that says so (pytest's "E   AssertionError", "npm ERR!", "error TS2322", "fatal:").
+  for (const l of lines.slice(0, 200)) {
+    if (/^E\s{2,}\S/.test(l)) return l.replace(/^E\s+/, "");
+    if (ERROR_HINT.test(l)) return l;
   }
   return lines[0];
 }

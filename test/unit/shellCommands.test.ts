@@ -32,6 +32,8 @@ describe("shell commands", () => {
     assert.deepEqual(commandSearch(`cd /testbed && grep -rn --include=*.py -e 'def foo' . | head -20`), { pattern: "def foo", scope: "." });
     assert.deepEqual(commandSearch("rg -n foo"), { pattern: "foo", scope: "." });
     assert.deepEqual(commandSearch(`find / -name "settings.py" 2>/dev/null`), { pattern: "settings.py", scope: "/" });
+    assert.notDeepEqual(commandSearch(`rg -n --hidden "X" .`), commandSearch(`rg -n "X" .`), "--hidden searches more places");
+    assert.deepEqual(commandSearch(`rg -n "X" .`), commandSearch(`rg "X" .`), "output flags do not");
     assert.equal(commandSearch("grep foo a.py; rm a.py"), undefined);
     assert.equal(commandSearch("python run.py"), undefined);
   });

@@ -82,6 +82,14 @@ describe("error fingerprints", () => {
     );
   });
 
+  it("finds the error line under test-runner banners, whatever the verbosity", () => {
+    const assertion = "E       AssertionError: assert '2024-03-10T02:30:00-05:00' == '2024-03-10T03:30:00-04:00'";
+    const verbose = `<returncode>1</returncode>\n<output>\n============ test session starts ============\ncollected 6 items\n\ntests/test_tz.py F\n\n====== FAILURES ======\n${assertion}\n</output>`;
+    const quiet = `<returncode>1</returncode>\n<output>\nF.....    [100%]\n${assertion}\n1 failed, 5 passed in 0.08s\n</output>`;
+    assert.equal(errorFingerprint(verbose), errorFingerprint(quiet));
+    assert.match(errorFingerprint(quiet), /^assertionerror/);
+  });
+
   it("looks past harness envelopes to the error itself", () => {
     const msa = (err: string) => `<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "/testbed/r.py", line 3, in <module>\n    f()\n${err}\n</output>`;
     assert.equal(errorFingerprint(msa("NameError: name 'foo' is not defined")), "nameerror: name <quoted> is not defined");

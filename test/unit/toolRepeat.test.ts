@@ -80,7 +80,27 @@ describe("tool-repeat", () => {
       ...paths.map((p, i): TraceEvent => ({ t: "tool_result", id: `b${i}`, ok: true, output: `content of ${p}` })),
     ];
     const same = feed(batch(Array(8).fill("README.md")));
-    assert.ok(same.length > 0 && same[0].event <= 4);
+    assert.ok(same.length > 0 && same[0].event <= 5, "warned by the 4th call of the batch");
     assert.deepEqual(feed(batch(["a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "f.ts", "g.ts", "h.ts"])), []);
+  });
+
+  it("waits for the output: a third call that shows new log lines is not flagged", () => {
+    const outs = ["a", "a\nb", "a\nb\nc", "a\nb\nc", "a\nb\nc\nd", "done"];
+    const evs: TraceEvent[] = [{ t: "user", text: "tell me when the build finishes" }];
+    outs.forEach((o, i) => evs.push(...bash(`t${i}`, "tail -n 8 /tmp/build.log", o)));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("allows the runs the user asked for, and no more", () => {
+    const cmd = "npx playwright test tests/checkout.spec.ts --project=chromium";
+    const runs = (n: number): TraceEvent[] => {
+      const evs: TraceEvent[] = [{ t: "user", text: `It is flaky. Run \`${cmd}\` three times in a row and tell me if it fails.` }];
+      for (let i = 0; i < n; i++) evs.push(...bash(`r${i}`, cmd, `Running 3 tests\n  3 passed (8.${i}s)`));
+      return evs;
+    };
+    assert.deepEqual(feed(runs(3)), []);
+    assert.equal(feed(runs(5))[0]?.detector, "tool-repeat");
+    const unasked: TraceEvent[] = [{ t: "user", text: "check the checkout flow" }, ...runs(3).slice(1)];
+    assert.equal(feed(unasked)[0]?.detector, "tool-repeat");
   });
 });

@@ -51,17 +51,43 @@ class ToolRepeatDetector implements Detector {
 
   constructor(private readonly settings: DetectorSettings) {}
 
-  private countOf(s: Streak): number {
+  /**
+   * Identical calls made so far in the streak (answered with the same output, or still unanswered),
+   * `except` one call left out; polls weigh 1/pollsPerRepeat; runs the user asked for are free.
+   */
+  private countOf(s: Streak, requested: number, except?: string): number {
     let fresh = 0;
     let polls = s.polls;
-    for (const isPoll of s.pending.values()) if (isPoll) polls++; else fresh++;
-    return s.identical + fresh + Math.floor(polls / this.pollsPerRepeat);
+    for (const [id, isPoll] of s.pending) if (id !== except) { if (isPoll) polls++; else fresh++; }
+    return s.identical + fresh + Math.floor(polls / this.pollsPerRepeat) - Math.max(0, requested - 1);
   }
 
   private get pollsPerRepeat(): number {
     return Math.max(1, Number(this.settings.pollsPerRepeat) || 1);
   }
 
+  private finding(call: CallRecord, s: Streak, count: number, atCall: boolean): Finding {
+    const outputs = s.identical > 1 ? " with identical output" : "";
+    const summary = atCall
+      ? `${describeCall(call)} is being called again after ${count} identical calls${outputs}, nothing changed in between`
+      : `${describeCall(call)} called ${count} times with identical input${outputs}, nothing changed in between`;
+    return {
+      detector: this.id,
+      key: `${this.id}:${call.signature}`,
+      count,
+      tool: call.name,
+      toolCallId: atCall ? call.id : undefined,
+      summary,
+      suggestion: suggestionForKind(call.kind),
+      evidence: { events: [...s.events], count, tool: call.name, path: call.kind === "read" ? call.target : undefined, command: call.kind === "command" ? call.target : undefined, identicalOutput: s.identical > 1 },
+    };
+  }
+
+  /**
+   * At the call, the count is the identical calls already made (so a block can refuse the next
+   * one); at the result, it includes this one once its output proved identical. A warning thus
+   * waits for the output: a third call whose output changes (a growing log) is never flagged.
+   */
   onToolCall(call: CallRecord): Finding[] | void {
     let s = this.streaks.get(call.signature);
     if (!s || s.epoch !== call.epoch) {
@@ -75,23 +101,12 @@ class ToolRepeatDetector implements Detector {
     if (s.pending.size > MAX_PENDING) s.pending.delete(s.pending.keys().next().value as string);
     s.events.push(call.eventIndex);
     if (s.events.length > MAX_EVIDENCE) s.events.shift();
-    const count = this.countOf(s);
-    if (count > this.strongest.count) this.strongest = { count, detail: describeCall(call) };
+    const count = this.countOf(s, call.requested, call.id);
     if (count < 2) return;
-    const outputs = s.identical > 1 ? " and identical output" : "";
-    return [{
-      detector: this.id,
-      key: `${this.id}:${call.signature}`,
-      count,
-      tool: call.name,
-      toolCallId: call.id,
-      summary: `${describeCall(call)} called ${count} times with identical input${outputs}, nothing changed in between`,
-      suggestion: suggestionForKind(call.kind),
-      evidence: { events: [...s.events], count, tool: call.name, path: call.kind === "read" ? call.target : undefined, command: call.kind === "command" ? call.target : undefined, identicalOutput: s.identical > 1 },
-    }];
+    return [this.finding(call, s, count, true)];
   }
 
-  onToolResult(call: CallRecord): void {
+  onToolResult(call: CallRecord): Finding[] | void {
     const s = this.streaks.peek(call.signature);
     if (!s || !call.result || s.epoch !== call.epoch) return;
     const isPoll = s.pending.get(call.id) ?? false;
@@ -103,8 +118,9 @@ class ToolRepeatDetector implements Detector {
       s.lastHash = undefined;
       return;
     }
-    if (s.lastHash === undefined || s.lastHash === call.result.outputHash) {
-      if (isPoll && s.lastHash !== undefined) s.polls++; else s.identical++;
+    const repeated = s.lastHash === call.result.outputHash;
+    if (s.lastHash === undefined || repeated) {
+      if (isPoll && repeated) s.polls++; else s.identical++;
     } else {
       // Output changed: polling that sees progress, or state changed under us.
       s.identical = 1;
@@ -112,6 +128,10 @@ class ToolRepeatDetector implements Detector {
       s.events = [call.eventIndex];
     }
     s.lastHash = call.result.outputHash;
+    const count = this.countOf(s, call.requested);
+    if (count > this.strongest.count) this.strongest = { count, detail: describeCall(call) };
+    if (!repeated || count < 2) return;
+    return [this.finding(call, s, count, false)];
   }
 
   reset(): void {
