@@ -116,6 +116,8 @@ export class LoopSession {
     switch (ev.t) {
       case "user":
         if (this.config.resetOnUserMessage) this.reset();
+        // (tool engineer) The ledger remembers what the user asked for: runs they requested are not repeats.
+        this.ledger.noteUserMessage(ev.text);
         break;
       case "request":
         this.ledger.settleUnanswered();
