@@ -52,6 +52,16 @@ export function normalizeLine(text: string): string {
   return text.slice(listMarker(text).length).toLowerCase().replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim();
 }
 
+/** Words a restated thought often opens with ("Wait, ...", "Hmm, actually ..."): not part of what it says. */
+const OPENER = /^(?:(?:wait|hmm+|actually|ok(?:ay)?|alright|so|but|now|well|oh|right|again|also|and|then)\b[\s,.:;!—-]*)+/i;
+
+/** The text without its leading discourse words, so "Wait, X" and "Hmm, X" are the same X. */
+export function stripOpeners(text: string): string {
+  const t = text.trimStart();
+  const m = OPENER.exec(t);
+  return m && m[0].length < t.length ? t.slice(m[0].length) : t;
+}
+
 const WORD = /[\p{L}\p{N}_]+(?:['’.-][\p{L}\p{N}_]+)*/gu;
 
 export function wordsOf(text: string, max = 600): string[] {

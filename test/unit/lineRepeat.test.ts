@@ -35,6 +35,11 @@ describe("line-repeat", () => {
     assert.equal(only([user, ...request(streamOf("text", text))]).length, 1);
   });
 
+  it("sees through the opener of a restated line (\"Wait,\", \"Hmm, actually\")", () => {
+    const text = ["Wait, " + LINE, prose(12, 1), "Hmm, actually " + LINE.toLowerCase(), prose(12, 2), "Okay so " + LINE].join("\n") + "\n";
+    assert.equal(only([user, ...request(streamOf("reasoning", text))]).length, 1);
+  });
+
   it("catches a repeated multi-line paragraph", () => {
     const para = "The test still fails on submit.\nThe handler is attached twice.\nI will remove the onClick.\n\n";
     const text = [para, prose(20, 1) + "\n\n", para, prose(20, 2) + "\n\n", para].join("");

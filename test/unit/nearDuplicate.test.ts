@@ -78,6 +78,15 @@ describe("near-duplicate", () => {
     assert.equal(only([user, ...request(streamOf("reasoning", text))]).length, 1);
   });
 
+  it("catches a short thought restated behind different openers", () => {
+    const text = [
+      "Wait, let me check the LoginForm component again to see where the submit handler is attached, because the form still sends two requests on Enter.",
+      "Hmm, let me look at the LoginForm component again to see where the submit handler is attached, since the form still sends two requests on Enter.",
+      "Actually, let me check the LoginForm component again to see where the submit handler is attached, because the form still sends two requests on Enter.",
+    ].join("\n") + "\n";
+    assert.equal(only([user, ...request(streamOf("reasoning", text))]).length, 1);
+  });
+
   it("ignores code blocks, tables and list items", () => {
     const code = "```ts\n" + [1, 2, 3, 4].map((i) => `  const handler${i} = createHandler({ route: '/api/v${i}/items', method: 'GET', retries: 3, timeoutMs: 5000 })`).join("\n") + "\n```\n";
     const table = [1, 2, 3, 4].map((i) => `| handler ${i} | GET | /api/v${i}/items | retries 3 | timeout 5000 ms | cached | logged |`).join("\n") + "\n\n";

@@ -1,7 +1,7 @@
 /**
  * b. The same line or paragraph again and again in one request's thinking or text, adjacent or
- * not (A x A y A): normalised (case, spacing, list markers, emphasis) so small drift in layout
- * does not hide it. Short lines are ignored ("Let me check."), and so are code, tables,
+ * not (A x A y A): normalised (case, spacing, list markers, emphasis, opening "Wait,"/"Hmm,")
+ * so small drift in layout does not hide it. Short lines are ignored ("Let me check."), and so are code, tables,
  * dividers and headings. A line counts per heading: the same sentence under different headings
  * is a per-item report, not a loop; a list item counts within its list (the same steps traced
  * again in a new list are work).
@@ -13,7 +13,7 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, D
 import type { StreamEvent } from "../events";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
-import { CatchCounter, StreamLines, normalizeLine, numberSetting, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { CatchCounter, StreamLines, normalizeLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const LINE_REPEAT_DEFAULTS: DetectorSettings = {
@@ -76,7 +76,7 @@ class LineRepeatDetector implements Detector {
 
   private onLine(line: StreamLine, out: Finding[]): void {
     if (line.kind !== "prose" && line.kind !== "list") return;
-    const norm = normalizeLine(line.text);
+    const norm = stripOpeners(normalizeLine(line.text));
     if (norm.length < this.minLineChars) return;
     // list items count within their own list: steps re-traced in a new list are work, not a loop
     const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}` : line.section;
@@ -85,7 +85,7 @@ class LineRepeatDetector implements Detector {
 
   private onParagraph(p: StreamParagraph, out: Finding[]): void {
     if (p.lines.length < 2) return; // a one-line paragraph is its line
-    const norm = p.lines.map((l) => normalizeLine(l.text)).join(" ");
+    const norm = stripOpeners(p.lines.map((l) => normalizeLine(l.text)).join(" "));
     if (norm.length < this.minParagraphChars) return;
     this.count(p.channel, "paragraph", p.section, norm, p.text, p.endEvent, out);
   }

@@ -14,7 +14,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { StreamEvent } from "../events";
 import { excerpt } from "../guidance";
-import { CatchCounter, StreamLines, jaccard, numberSetting, shingles, textKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { CatchCounter, StreamLines, jaccard, numberSetting, shingles, stripOpeners, textKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -116,7 +116,7 @@ class NearDuplicateDetector implements Detector {
   }
 
   private compare(channel: StreamChannel, unitKind: "line" | "paragraph", text: string, section: string, event: number, out: Finding[]): void {
-    const words = wordsOf(text, MAX_UNIT_WORDS);
+    const words = wordsOf(stripOpeners(text), MAX_UNIT_WORDS);
     if (words.length < this.minWords) return;
     const unit: Unit = { words, shingles: shingles(words, 3), section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}` };
     const bucket = `${channel}:${unitKind}`;
