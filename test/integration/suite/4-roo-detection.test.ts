@@ -49,6 +49,7 @@ suite("live detection through a Roo-shaped host", function () {
     if (!fake) return;
     fake.__test.reset();
     await setSetting("mode", undefined);
+    await setSetting("actionPolicy", undefined);
     await closeAllEditors();
   });
 
@@ -125,6 +126,23 @@ suite("live detection through a Roo-shaped host", function () {
     await sleep(1000); // Roo echoes the guidance as user feedback shortly after
     const users = liveSession(api, taskId)!.timeline.filter((e) => e.kind === "user");
     assert.ok(!users.some((u) => u.label === String(guidance).replace(/\s+/g, " ").trim().slice(0, 160)), "the echo was not taken for a user message");
+  });
+
+  test("ask first: nothing reaches the task while your answer is pending", async () => {
+    const taskId = "itest-ask";
+    await setSetting("actionPolicy", "ask");
+    try {
+      await fake.__test.replay(fixture("roo/tool-loop-auto.json"), { taskId, delayMs: 2 });
+      const snap = await waitFor("a detection", () => { const s = liveSession(api, taskId); return s && s.interventions.length > 0 ? s : undefined; });
+      await sleep(500);
+      assert.ok(snap.interventions.every((i) => i.outcome === "waiting for your answer"), snap.interventions.map((i) => i.outcome).join(" | "));
+      assert.deepStrictEqual(actionsOn(fake), [], "no action without your OK");
+      await vscode.commands.executeCommand("notifications.clearAll"); // dismissing the question sends nothing either
+      await waitFor("the questions closed as dismissed", () => liveSession(api, taskId)!.interventions.every((i) => /dismissed/.test(i.outcome)));
+      assert.deepStrictEqual(actionsOn(fake), []);
+    } finally {
+      await setSetting("actionPolicy", undefined);
+    }
   });
 
   test("Resume with guidance (panel button) sends your text to the task through Roo's API", async () => {
