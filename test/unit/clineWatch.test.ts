@@ -41,7 +41,8 @@ describe("loop-sentinel watch (headless guard for Cline)", () => {
     const records = out.map((l) => JSON.parse(l));
     const iv = records.find((r) => r.type === "intervention");
     assert.equal(iv?.detector, "tool-repeat");
-    assert.equal(iv?.source.kind, "say:command");
+    assert.equal(iv?.evidence.count, 3);
+    assert.ok(["say:command", "say:api_req_started"].includes(iv?.source.kind), iv?.source.kind);
     assert.equal(records.at(-1).type, "done");
   });
 

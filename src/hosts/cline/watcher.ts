@@ -75,6 +75,13 @@ const HOT_MS = 60_000;
 const COLD_EVERY = 20;
 /** After this long without change a task's cached file content is dropped (memory stays bounded). */
 const FORGET_CONTENT_MS = 120_000;
+/**
+ * Share of one core a single busy large file may take: after a read that cost c ms the next waits
+ * c × (1 / share − 1), at most MAX_READ_WAIT_MS. Files under LARGE_FILE_BYTES are read every poll.
+ */
+const CPU_SHARE_PER_FILE = 0.1;
+const LARGE_FILE_BYTES = 1024 * 1024;
+const MAX_READ_WAIT_MS = 1000;
 
 interface TaskWatch {
   id: string;
@@ -92,6 +99,8 @@ interface TaskWatch {
   lastMessage?: ClineMessage;
   digest: TaskDigest;
   reportedError?: string;
+  /** Not read again before this time (ms): keeps a huge file's cost within CPU_SHARE_PER_FILE. */
+  nextReadAt: number;
 }
 
 /** The tasks/ and sessions/ folders a root may hold. */
@@ -188,7 +197,7 @@ export class ClineWatcher {
       if (this.tasks.has(id) || id.startsWith(".")) continue;
       const file = messageFileOf(layout, dir, id);
       // A new task is hot: it is probably being written right now.
-      const t: TaskWatch = { id, layout, file, mtimeMs: -1, size: -1, ino: -1, changedAt: Date.now(), dormant: false, digest: new TaskDigest() };
+      const t: TaskWatch = { id, layout, file, mtimeMs: -1, size: -1, ino: -1, changedAt: Date.now(), dormant: false, digest: new TaskDigest(), nextReadAt: 0 };
       try {
         const st = fs.statSync(file);
         if (this.options.historyBefore !== undefined && st.mtimeMs < this.options.historyBefore) {
@@ -203,18 +212,24 @@ export class ClineWatcher {
   }
 
   private check(t: TaskWatch, now: number): void {
+    if (now < t.nextReadAt) return;
     let st: fs.Stats;
     try { st = fs.statSync(t.file); } catch { return; } // ENOENT between a write and its rename, or not yet written
     if (st.mtimeMs === t.mtimeMs && st.size === t.size && st.ino === t.ino) {
       if (t.tail && now - t.changedAt > FORGET_CONTENT_MS) t.tail.reset();
       return;
     }
+    const firstRead = t.mtimeMs < 0 || t.dormant;
+    const began = process.hrtime.bigint();
     let buf: Buffer;
     try { buf = fs.readFileSync(t.file); } catch { return; }
     t.mtimeMs = st.mtimeMs; t.size = st.size; t.ino = st.ino;
     t.changedAt = now;
     t.dormant = false;
     if (t.layout === "classic") this.readClassic(t, buf); else this.readSession(t, buf);
+    const costMs = Number(process.hrtime.bigint() - began) / 1e6;
+    // The first read of a task (its whole history) says nothing about the cost of following it.
+    if (!firstRead && buf.length > LARGE_FILE_BYTES) t.nextReadAt = now + Math.min(MAX_READ_WAIT_MS, costMs * (1 / CPU_SHARE_PER_FILE - 1));
     t.reportedError = undefined;
     this.options.onTaskChange?.(t.id);
   }
