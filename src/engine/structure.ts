@@ -64,9 +64,9 @@ export function classifyLine(line: string): Exclude<LineKind, "fence"> {
   const trimmed = line.trim();
   if (trimmed === "") return "blank";
   if (HEADING.test(line) || BOLD_LINE.test(line)) return "heading";
+  if (trimmed.length >= 3 && alnumShare(trimmed) < 0.2) return "divider";
   const pipes = (trimmed.match(/\|/g) ?? []).length;
   if ((trimmed.startsWith("|") && pipes >= 2) || (trimmed.startsWith("+") && /^\+[-=+]+/.test(trimmed)) || BOX.test(trimmed.charAt(0))) return "table";
-  if (trimmed.length >= 3 && alnumShare(trimmed) < 0.2) return "divider";
   if (LIST_MARKER.test(line)) return "list";
   if (looksLikeCode(line, trimmed)) return "code";
   return "prose";
