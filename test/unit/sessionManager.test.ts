@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import type { TraceEvent } from "../../src/engine/events";
 import type { Intervention } from "../../src/engine/session";
 import { defaultConfig, type EngineConfig } from "../../src/engine/config";
+import { replayEvents } from "../../src/engine/replay";
 import { Emitter, type ActionOutcome, type HostAdapter, type HostSessionEvent, type HostStatus } from "../../src/hosts/hostAdapter";
 import { MAX_SESSIONS, MAX_TIMELINE, SessionManager, type ConfirmAnswer } from "../../src/extension/sessionManager";
 import type { ActionPolicy } from "../../src/extension/settings";
@@ -70,17 +71,21 @@ describe("session manager", () => {
     assert.ok(snaps.every((s) => s.interventions.length === 0));
   });
 
-  it("automatic policy: carries each rung out through the adapter, in order", async () => {
+  it("automatic policy: carries out exactly the engine's interventions, in order", async () => {
     const { adapter, manager } = setup();
+    const seen: TraceEvent[] = [];
+    const sub = adapter.onEvent((e) => seen.push(e.event));
     readLoop(adapter, "A", 7);
+    sub.dispose();
     await settle();
-    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn", "block", "block", "stop"]);
+    const expected = replayEvents(seen).interventions.map((i) => i.action);
+    assert.ok(expected.includes("warn") && expected.includes("stop"), `the loop escalates: ${expected.join(",")}`);
+    assert.deepEqual(adapter.acts.map((a) => a.action), expected);
     assert.ok(adapter.acts.every((a) => a.taskId === "A"));
     const snap = manager.snapshot("fake:A")!;
     assert.equal(snap.alert, "intervened");
-    assert.deepEqual(snap.interventions.map((i) => i.outcome), ["did warn", "did block", "did block", "did stop"]);
-    const overall = manager.overall();
-    assert.equal(overall.kind, "intervened");
+    assert.deepEqual(snap.interventions.map((i) => i.outcome), expected.map((a) => `did ${a}`));
+    assert.equal(manager.overall().kind, "intervened");
   });
 
   it("warn-only: never touches the task, only records the warnings", async () => {
@@ -123,22 +128,24 @@ describe("session manager", () => {
   });
 
   it("our own guidance echoed back as a user message does not reset the counts; a real user message does", async () => {
-    const { adapter, manager } = setup();
-    readLoop(adapter, "A", 3);
-    await settle();
-    const guidance = adapter.acts[0].message;
+    const run = async (between: (guidance: string) => TraceEvent | undefined) => {
+      const { adapter, manager } = setup();
+      readLoop(adapter, "A", 3);
+      await settle();
+      const ev = between(adapter.acts[0].message);
+      if (ev) adapter.emit("A", ev);
+      readLoop(adapter, "A", 4, 3);
+      await settle();
+      return { acts: adapter.acts.map((a) => a.action), snap: manager.snapshot("fake:A")! };
+    };
+    const uninterrupted = await run(() => undefined);
+    assert.ok(uninterrupted.acts.length > 1, "seven identical calls escalate past the warning");
     // The host shows the guidance as user feedback: if it were taken for the user, counting would restart.
-    adapter.emit("A", { t: "user", text: guidance });
-    readLoop(adapter, "A", 2, 3);
-    await settle();
-    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn", "block"], "the 5th identical call is refused despite the echo");
-    assert.ok(manager.snapshot("fake:A")!.timeline.some((e) => e.kind === "echo"));
-
-    adapter.emit("A", { t: "user", text: "Please look at src/loader.ts instead." });
-    assert.equal(manager.snapshot("fake:A")!.alert, "none", "a real user message clears the alert");
-    readLoop(adapter, "A", 2, 5);
-    await settle();
-    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn", "block"], "counts started afresh after the user spoke");
+    const echoed = await run((guidance) => ({ t: "user", text: guidance }));
+    assert.deepEqual(echoed.acts, uninterrupted.acts, "the echo changes nothing");
+    assert.ok(echoed.snap.timeline.some((e) => e.kind === "echo"));
+    const userSpoke = await run(() => ({ t: "user", text: "Please look at src/loader.ts instead." }));
+    assert.ok(userSpoke.acts.length < uninterrupted.acts.length, `counts start afresh after the user spoke: ${userSpoke.acts.join(",")}`);
   });
 
   it("an adapter whose act() throws gives a failed outcome, not a crash", async () => {
