@@ -35,12 +35,18 @@ export function listMarker(line: string): string {
   return m ? m[0] : "";
 }
 
+function isAlnum(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return ALNUM.test(ch);
+}
+
 function alnumShare(s: string): number {
   let alnum = 0, total = 0;
   for (const ch of s) {
     if (ch === " " || ch === "\t") continue;
     total++;
-    if (ALNUM.test(ch)) alnum++;
+    if (isAlnum(ch)) alnum++;
   }
   return total === 0 ? 0 : alnum / total;
 }

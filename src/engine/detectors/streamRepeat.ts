@@ -44,8 +44,8 @@ export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
 /** Characters of the anchor whose recurrence nominates a period. */
 const ANCHOR = 16;
 const MAX_CANDIDATES = 24;
-const HASH_MOD = 1_000_000_007;
-const HASH_BASE = 131;
+/** Rolling hash in 32-bit integer arithmetic (mod 2^32): cheap, and collisions are verified anyway. */
+const HASH_BASE = 0x01000193;
 /** Events listed as evidence at most. */
 const MAX_EVIDENCE_EVENTS = 64;
 /** Chunks remembered for evidence, in units of maxPeriod characters back. */
@@ -70,12 +70,12 @@ export interface RepeatHit {
   spanStart: number;
 }
 
-function powMod(base: number, exp: number, mod: number): number {
+function pow32(base: number, exp: number): number {
   let r = 1;
-  for (let i = 0; i < exp; i++) r = (r * base) % mod;
+  for (let i = 0; i < exp; i++) r = Math.imul(r, base);
   return r;
 }
-const ANCHOR_POW = powMod(HASH_BASE, ANCHOR - 1, HASH_MOD);
+const ANCHOR_POW = pow32(HASH_BASE, ANCHOR - 1);
 
 /** Booth's algorithm: start of the lexicographically least rotation, so one loop has one key whatever phase it was caught in. */
 export function leastRotation(s: string): number {
@@ -227,9 +227,9 @@ export class RepeatTracker {
     this.candidates.length = keep;
 
     // nominate: the anchor ending here was last seen d characters ago
-    this.hash = ((this.hash - ((outgoing * ANCHOR_POW) % HASH_MOD) + HASH_MOD) % HASH_MOD * HASH_BASE + code) % HASH_MOD;
+    this.hash = (Math.imul(this.hash - Math.imul(outgoing, ANCHOR_POW), HASH_BASE) + code) | 0;
     if (p >= ANCHOR - 1) {
-      const bucket = this.hash & this.tableMask;
+      const bucket = (this.hash ^ (this.hash >>> 15)) & this.tableMask;
       const seen = this.lastSeen[bucket] - 1;
       this.lastSeen[bucket] = p + 1;
       if (seen >= 0) this.nominate(p, p - seen);
