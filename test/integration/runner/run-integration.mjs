@@ -114,9 +114,16 @@ try {
   const page = browser.pages()[0] ?? (await browser.newPage());
   const shots = [];
   // The suite asks for a screenshot by logging "__SCREENSHOT__ /abs/file.png" and waiting for the file.
-  const takeShot = async (file) => {
+  // "__SCREENSHOT__ file.png hover=Text" first hovers the status bar item showing Text (its tooltip).
+  const takeShot = async (file, hoverText) => {
     const part = `${file}.part.png`;
+    if (hoverText) {
+      await page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: hoverText }).first().hover();
+      await page.locator(".monaco-hover, .workbench-hover").first().waitFor({ timeout: 5000 }).catch(() => console.error("no hover appeared"));
+      await page.waitForTimeout(300);
+    }
     await page.screenshot({ path: part });
+    if (hoverText) await page.mouse.move(640, 300);
     fs.renameSync(part, file);
     console.log(`screenshot: ${path.relative(root, file)}`);
   };
@@ -125,8 +132,8 @@ try {
       const list = Array.isArray(args) ? args : [args];
       // The extension host forwards console calls with their printf-style arguments (mocha's "%s (%dms)").
       const line = format(...list);
-      const m = /__SCREENSHOT__ (\S+\.png)/.exec(line);
-      if (m) shots.push(takeShot(m[1]).catch((e) => console.error("screenshot failed:", e)));
+      const m = /__SCREENSHOT__ (\S+\.png)(?: hover=(.+))?/.exec(line);
+      if (m) shots.push(takeShot(m[1], m[2]).catch((e) => console.error("screenshot failed:", e)));
       else console.log(line);
     });
     void page.exposeFunction("codeAutomationExit", (code) => resolve(code));

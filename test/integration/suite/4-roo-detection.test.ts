@@ -109,6 +109,7 @@ suite("live detection through a Roo-shaped host", function () {
     await vscode.commands.executeCommand("workbench.action.closeSidebar");
     await sleep(400);
     await screenshot("panel-live.png");
+    await screenshot("status-bar-tooltip.png", "Loop stopped");
     await vscode.commands.executeCommand("workbench.action.toggleSidebarVisibility");
   });
 

@@ -49,14 +49,14 @@ export function nextRender(api: LoopSentinelApi, predicate: (r: RenderReport) =>
 }
 
 /** Asks the runner for a screenshot of the whole workbench and waits until it is written. */
-export async function screenshot(name: string): Promise<string> {
+export async function screenshot(name: string, hoverStatusBarText?: string): Promise<string> {
   // Toasts would cover the panel: clear them, as a user reading the panel would.
   await vscode.commands.executeCommand("notifications.clearAll");
   await sleep(300);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, name);
   fs.rmSync(file, { force: true });
-  console.log(`__SCREENSHOT__ ${file}`);
+  console.log(`__SCREENSHOT__ ${file}${hoverStatusBarText ? ` hover=${hoverStatusBarText}` : ""}`);
   await waitFor(`screenshot ${name}`, () => fs.existsSync(file), 15_000);
   return file;
 }
