@@ -3,7 +3,9 @@
  * edit or mutating command in between. Polling whose output changes is progress; so is a
  * re-run after an edit (the epoch changes). Failures are counted apart by tool-failure.
  * A repeat after a wait (`sleep 60`, or a command that sleeps itself) is a poll: unchanged output
- * then means "not yet", so polls count one repeat per `pollsPerRepeat` of them.
+ * then means "not yet", so polls count one repeat per `pollsPerRepeat` of them. So is a repeat of
+ * a call whose output already changed on its own this epoch (a growing log tailed again).
+ * Runs of a call that the user asked for ("run it three times") are not counted.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import { describeCall, type CallRecord } from "../ledger";
@@ -22,6 +24,8 @@ interface Streak {
   identical: number;
   /** Answered polls with output identical to the previous call. */
   polls: number;
+  /** The output changed between identical calls this epoch: the target changes on its own. */
+  live: boolean;
   /** Calls made but not yet answered (a parallel batch, or a host that reports no results), by id: whether each is a poll. */
   pending: Map<string, boolean>;
   events: number[];
@@ -52,13 +56,13 @@ class ToolRepeatDetector implements Detector {
   constructor(private readonly settings: DetectorSettings) {}
 
   /**
-   * Identical calls made so far in the streak (answered with the same output, or still unanswered),
-   * `except` one call left out; polls weigh 1/pollsPerRepeat; runs the user asked for are free.
+   * Identical calls in the streak, the one being made included: answered with the same output,
+   * or still unanswered. Polls weigh 1/pollsPerRepeat; runs the user asked for are free.
    */
-  private countOf(s: Streak, requested: number, except?: string): number {
+  private countOf(s: Streak, requested: number): number {
     let fresh = 0;
     let polls = s.polls;
-    for (const [id, isPoll] of s.pending) if (id !== except) { if (isPoll) polls++; else fresh++; }
+    for (const isPoll of s.pending.values()) if (isPoll) polls++; else fresh++;
     return s.identical + fresh + Math.floor(polls / this.pollsPerRepeat) - Math.max(0, requested - 1);
   }
 
@@ -66,47 +70,37 @@ class ToolRepeatDetector implements Detector {
     return Math.max(1, Number(this.settings.pollsPerRepeat) || 1);
   }
 
-  private finding(call: CallRecord, s: Streak, count: number, atCall: boolean): Finding {
-    const outputs = s.identical > 1 ? " with identical output" : "";
-    const summary = atCall
-      ? `${describeCall(call)} is being called again after ${count} identical calls${outputs}, nothing changed in between`
-      : `${describeCall(call)} called ${count} times with identical input${outputs}, nothing changed in between`;
-    return {
-      detector: this.id,
-      key: `${this.id}:${call.signature}`,
-      count,
-      tool: call.name,
-      toolCallId: atCall ? call.id : undefined,
-      summary,
-      suggestion: suggestionForKind(call.kind),
-      evidence: { events: [...s.events], count, tool: call.name, path: call.kind === "read" ? call.target : undefined, command: call.kind === "command" ? call.target : undefined, identicalOutput: s.identical > 1 },
-    };
-  }
-
-  /**
-   * At the call, the count is the identical calls already made (so a block can refuse the next
-   * one); at the result, it includes this one once its output proved identical. A warning thus
-   * waits for the output: a third call whose output changes (a growing log) is never flagged.
-   */
   onToolCall(call: CallRecord): Finding[] | void {
     let s = this.streaks.get(call.signature);
     if (!s || s.epoch !== call.epoch) {
-      s = { epoch: call.epoch, waitCount: call.waitCount, identical: 0, polls: 0, pending: new Map(), events: [] };
+      s = { epoch: call.epoch, waitCount: call.waitCount, identical: 0, polls: 0, live: false, pending: new Map(), events: [] };
       this.streaks.set(call.signature, s);
     }
-    // A wait since the previous identical call, or a command that waits itself, makes this a poll.
-    const isPoll = s.events.length > 0 && (call.waitCount !== s.waitCount || call.waits);
+    // A poll: a wait since the previous identical call, a command that waits itself, or a target
+    // whose output already changed on its own (a growing log, a job status): same output = not yet.
+    const isPoll = s.events.length > 0 && (call.waitCount !== s.waitCount || call.waits || s.live);
     s.waitCount = call.waitCount;
     s.pending.set(call.id, isPoll);
     if (s.pending.size > MAX_PENDING) s.pending.delete(s.pending.keys().next().value as string);
     s.events.push(call.eventIndex);
     if (s.events.length > MAX_EVIDENCE) s.events.shift();
-    const count = this.countOf(s, call.requested, call.id);
+    const count = this.countOf(s, call.requested);
+    if (count > this.strongest.count) this.strongest = { count, detail: describeCall(call) };
     if (count < 2) return;
-    return [this.finding(call, s, count, true)];
+    const outputs = s.identical > 1 ? " and identical output" : "";
+    return [{
+      detector: this.id,
+      key: `${this.id}:${call.signature}`,
+      count,
+      tool: call.name,
+      toolCallId: call.id,
+      summary: `${describeCall(call)} called ${count} times with identical input${outputs}, nothing changed in between`,
+      suggestion: suggestionForKind(call.kind),
+      evidence: { events: [...s.events], count, tool: call.name, path: call.kind === "read" ? call.target : undefined, command: call.kind === "command" ? call.target : undefined, identicalOutput: s.identical > 1 },
+    }];
   }
 
-  onToolResult(call: CallRecord): Finding[] | void {
+  onToolResult(call: CallRecord): void {
     const s = this.streaks.peek(call.signature);
     if (!s || !call.result || s.epoch !== call.epoch) return;
     const isPoll = s.pending.get(call.id) ?? false;
@@ -122,16 +116,13 @@ class ToolRepeatDetector implements Detector {
     if (s.lastHash === undefined || repeated) {
       if (isPoll && repeated) s.polls++; else s.identical++;
     } else {
-      // Output changed: polling that sees progress, or state changed under us.
+      // Output changed with nothing changed by the agent: polling that sees progress, a live target.
       s.identical = 1;
       s.polls = 0;
+      s.live = true;
       s.events = [call.eventIndex];
     }
     s.lastHash = call.result.outputHash;
-    const count = this.countOf(s, call.requested);
-    if (count > this.strongest.count) this.strongest = { count, detail: describeCall(call) };
-    if (!repeated || count < 2) return;
-    return [this.finding(call, s, count, false)];
   }
 
   reset(): void {
