@@ -155,7 +155,15 @@
     const newTl = app.querySelector(".timeline");
     if (newTl && stickToEnd) newTl.scrollTop = newTl.scrollHeight;
     if (focusedId) { const f = document.getElementById(focusedId); if (f) f.focus(); }
-    vscode.postMessage({ type: "rendered", selected, timelineEntries: state.session ? state.session.timeline.length : 0, interventions: state.session ? state.session.interventions.length : 0 });
+    // What is on screen, counted from the DOM (the integration tests check it).
+    vscode.postMessage({
+      type: "rendered", selected,
+      timelineEntries: app.querySelectorAll("li.tl").length,
+      interventions: app.querySelectorAll(".iv").length,
+      flaggedEntries: app.querySelectorAll("li.tl.flagged").length,
+      highlightedSpans: app.querySelectorAll(".iv mark").length,
+      detectorRows: app.querySelectorAll("table.detectors tbody tr").length,
+    });
   }
 
   window.addEventListener("message", (event) => {

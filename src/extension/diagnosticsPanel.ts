@@ -20,14 +20,24 @@ export type ToWebview = {
 /** Messages from the webview. */
 export type FromWebview =
   | { type: "ready"; selected?: string }
-  | { type: "rendered"; selected?: string; timelineEntries: number; interventions: number }
+  | ({ type: "rendered" } & RenderReport)
   | { type: "select"; key: string }
   | { type: "reset"; key: string }
   | { type: "ignore"; key: string; pattern: string }
   | { type: "resume"; key: string }
   | { type: "openSettings" };
 
-export interface RenderReport { selected?: string; timelineEntries: number; interventions: number }
+/** What the webview reports it drew, counted from its DOM. */
+export interface RenderReport {
+  selected?: string;
+  timelineEntries: number;
+  interventions: number;
+  /** Timeline rows highlighted as a loop's evidence. */
+  flaggedEntries: number;
+  /** Repeated text spans highlighted in the interventions. */
+  highlightedSpans: number;
+  detectorRows: number;
+}
 
 /** Snapshots are sent at most this often while events stream in. */
 const POST_INTERVAL_MS = 150;
@@ -125,7 +135,10 @@ export class DiagnosticsPanel implements vscode.Disposable {
         this.post();
         break;
       case "rendered":
-        DiagnosticsPanel.renderedEmitter.fire({ selected: m.selected, timelineEntries: m.timelineEntries, interventions: m.interventions });
+        DiagnosticsPanel.renderedEmitter.fire({
+          selected: m.selected, timelineEntries: m.timelineEntries, interventions: m.interventions,
+          flaggedEntries: m.flaggedEntries, highlightedSpans: m.highlightedSpans, detectorRows: m.detectorRows,
+        });
         break;
       case "select":
         this.select(m.key);

@@ -38,6 +38,9 @@ suite("commands", () => {
     assert.deepStrictEqual(snap.interventions.map((i) => [i.event, i.detector, i.action]), expected);
     assert.ok(expected.some(([, , a]) => a === "warn") && expected.some(([, , a]) => a === "stop"), "the loop escalates to a stop");
     assert.strictEqual(report.interventions, expected.length);
+    assert.strictEqual(report.timelineEntries, snap.timeline.length);
+    assert.ok(report.flaggedEntries >= 3, `the repeated calls are highlighted in the webview (${report.flaggedEntries})`);
+    assert.strictEqual(report.detectorRows, snap.detectors.length, "every detector's state is shown");
     const calls = snap.timeline.filter((e) => e.kind === "tool");
     assert.strictEqual(calls.length, 8);
     assert.deepStrictEqual(calls.map((c) => c.repeat), [1, 2, 3, 4, 5, 6, 7, 8], "repeat counts of the identical call");

@@ -105,7 +105,9 @@ suite("live detection through a Roo-shaped host", function () {
     await closeAllEditors();
     const rendered = nextRender(api, (r) => r.selected === snap.key && r.timelineEntries > 0 && r.interventions > 0);
     await vscode.commands.executeCommand("loopSentinel.showDiagnostics", snap.key);
-    await rendered;
+    const report = await rendered;
+    assert.ok(report.flaggedEntries > 0, "the loop is highlighted in the live timeline");
+    if (snap.interventions.some((i) => i.evidence.span)) assert.ok(report.highlightedSpans > 0, "the repeated text is highlighted");
     await vscode.commands.executeCommand("workbench.action.closeSidebar");
     await sleep(400);
     await screenshot("panel-live.png");
