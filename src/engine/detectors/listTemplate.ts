@@ -36,10 +36,11 @@ export const LIST_TEMPLATE_DEFAULTS: DetectorSettings = {
   minUngroundedShare: 0.5,
 };
 
-/** Distinct words of tool inputs and outputs remembered for grounding; the oldest go first. */
-const MAX_SOURCE_WORDS = 50_000;
-/** Words read from one tool result or input at most. */
-const MAX_WORDS_PER_SOURCE = 20_000;
+/** Tool input and output text kept for grounding (the most recent), and per source at most. */
+const MAX_SOURCE_CHARS = 256 * 1024;
+const MAX_CHARS_PER_SOURCE = 64 * 1024;
+/** Slots remembered per run (the grounding verdict is taken over these). */
+const MAX_SLOTS = 256;
 
 const MAX_EVENTS = 32;
 
@@ -47,8 +48,8 @@ interface Run {
   prefix: string[];
   suffix: string[];
   items: number;
-  /** Items whose slot is not in any tool output or input of the turn. */
-  ungrounded: number;
+  /** The changing words of each item, to judge against the turn's tool text once the run is long. */
+  slots: string[][];
   first: string;
   last: string;
   events: number[];
@@ -78,7 +79,10 @@ class ListTemplateDetector implements Detector {
   private readonly minRatio: number;
   private readonly maxSlot: number;
   private readonly minUngrounded: number;
-  private sourceWords = new Set<string>();
+  /** Recent tool text, kept raw: words are only extracted once a run gets long (rare), not per call. */
+  private sources: string[] = [];
+  private sourceChars = 0;
+  private sourceWords: Set<string> | undefined;
   private strongest = { items: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
@@ -105,23 +109,28 @@ class ListTemplateDetector implements Detector {
   }
 
   private learn(text: string): void {
-    for (const w of wordsOf(text, MAX_WORDS_PER_SOURCE)) {
-      this.sourceWords.delete(w);
-      this.sourceWords.add(w);
-    }
-    for (const w of this.sourceWords) {
-      if (this.sourceWords.size <= MAX_SOURCE_WORDS) break;
-      this.sourceWords.delete(w);
-    }
+    if (!text) return;
+    const kept = text.slice(0, MAX_CHARS_PER_SOURCE);
+    this.sources.push(kept);
+    this.sourceChars += kept.length;
+    while (this.sourceChars > MAX_SOURCE_CHARS && this.sources.length > 1) this.sourceChars -= this.sources.shift()!.length;
+    this.sourceWords = undefined;
   }
 
   /** Whether most words of an item's slot appear in the turn's tool input or output. */
-  private grounded(raw: readonly string[], prefix: number, suffix: number): boolean {
-    const slot = raw.slice(prefix, raw.length - suffix).filter((w) => !/^\d[\d.]*$/.test(w));
+  private grounded(slot: readonly string[]): boolean {
     if (slot.length === 0) return false;
+    if (!this.sourceWords) {
+      this.sourceWords = new Set();
+      for (const text of this.sources) for (const w of wordsOf(text, Infinity)) this.sourceWords.add(w);
+    }
     let found = 0;
     for (const w of slot) if (this.sourceWords.has(w)) found++;
     return found * 2 >= slot.length;
+  }
+
+  private static slotOf(raw: readonly string[], prefix: number, suffix: number): string[] {
+    return raw.slice(prefix, raw.length - suffix).filter((w) => !/^\d[\d.]*$/.test(w));
   }
 
   onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
@@ -160,22 +169,24 @@ class ListTemplateDetector implements Detector {
       run.prefix = continued.prefix;
       run.suffix = continued.suffix;
       run.items++;
-      if (!this.grounded(raw, continued.prefix.length, continued.suffix.length)) run.ungrounded++;
+      if (run.slots.length < MAX_SLOTS) run.slots.push(ListTemplateDetector.slotOf(raw, continued.prefix.length, continued.suffix.length));
       run.last = text;
       if (run.events.length < MAX_EVENTS) run.events.push(line.endEvent);
     } else {
       // a new run: this item alone, or with the previous one if the two share a template
       const pair = run && this.fit(run.lastWords, run.lastWords, words);
-      const ungrounded = pair ? [run.lastRaw, raw].filter((r) => !this.grounded(r, pair.prefix.length, pair.suffix.length)).length : 0;
+      const slots = pair ? [run.lastRaw, raw].map((r) => ListTemplateDetector.slotOf(r, pair.prefix.length, pair.suffix.length)) : [];
       this.runs.set(line.channel, pair
-        ? { prefix: pair.prefix, suffix: pair.suffix, items: 2, ungrounded, first: run.last, last: text, events: [run.events[run.events.length - 1], line.endEvent], lastWords: words, lastRaw: raw }
-        : { prefix: words, suffix: words, items: 1, ungrounded: 0, first: text, last: text, events: [line.endEvent], lastWords: words, lastRaw: raw });
+        ? { prefix: pair.prefix, suffix: pair.suffix, items: 2, slots, first: run.last, last: text, events: [run.events[run.events.length - 1], line.endEvent], lastWords: words, lastRaw: raw }
+        : { prefix: words, suffix: words, items: 1, slots: [], first: text, last: text, events: [line.endEvent], lastWords: words, lastRaw: raw });
     }
     const current = this.runs.get(line.channel)!;
     current.lastWords = words;
     current.lastRaw = raw;
     if (current.items > this.strongest.items) this.strongest = { items: current.items, detail: `${channelName(line.channel)}: ${current.items} items like "${excerpt(current.first, 40)}"` };
-    if (current.items < this.minItems || current.ungrounded < this.minUngrounded * current.items) return;
+    if (current.items < this.minItems) return;
+    const ungrounded = current.slots.filter((slot) => !this.grounded(slot)).length;
+    if (ungrounded < this.minUngrounded * current.slots.length) return;
     const template = `${current.prefix.join(" ")} … ${current.suffix.join(" ")}`;
     const key = `${this.id}:${line.channel}:${textKey(template)}`;
     const count = this.counter.catch(key);
@@ -184,16 +195,18 @@ class ListTemplateDetector implements Detector {
       detector: this.id,
       key,
       count,
-      summary: `your ${channelName(line.channel)} keeps listing items on one template, ${current.items} so far, ${current.ungrounded} of them found in no file or tool output ("${excerpt(current.first, 90)}" … "${excerpt(current.last, 90)}")`,
+      summary: `your ${channelName(line.channel)} keeps listing items on one template, ${current.items} so far, ${ungrounded} of them found in no file or tool output ("${excerpt(current.first, 90)}" … "${excerpt(current.last, 90)}")`,
       suggestion: "The list has gone past what the sources hold: stop it, keep only the items you actually found (in files or tool output), and continue with the task.",
-      evidence: { events: [...current.events], count: current.items, span: excerpt(template, 200), similarity: Math.round((current.ungrounded / current.items) * 100) / 100 },
+      evidence: { events: [...current.events], count: current.items, span: excerpt(template, 200), similarity: Math.round((ungrounded / Math.max(1, current.slots.length)) * 100) / 100 },
     });
   }
 
   reset(): void {
     this.lines.reset();
     this.runs.clear();
-    this.sourceWords.clear();
+    this.sources = [];
+    this.sourceChars = 0;
+    this.sourceWords = undefined;
     this.counter.reset();
     this.strongest = { items: 0, detail: "" };
   }
