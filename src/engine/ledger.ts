@@ -5,7 +5,7 @@
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
 import { commandRead, commandSearch, isMutatingCommand, isWaitCommand } from "./shellCommands";
-import { callSignature, callTarget, errorFingerprint, exactInputKey, hashText, normaliseWhitespace, stableOutput } from "./signatures";
+import { callSignature, callTarget, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, stableOutput } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 export interface CallResult {
@@ -172,15 +172,17 @@ export class ToolLedger {
     if (!call) return undefined;
     this.pending.delete(ev.id);
     const text = resultText(ev);
+    // A shell command that exited non-zero failed, even when the host reported the tool call as a success.
+    const ok = ev.ok && !failedExitStatus(text);
     call.result = {
-      ok: ev.ok,
+      ok,
       text,
       outputHash: hashText(stableOutput(text)),
-      errorFingerprint: ev.ok ? undefined : errorFingerprint(text),
+      errorFingerprint: ok ? undefined : errorFingerprint(text),
       eventIndex,
       ts: ev.ts,
     };
-    if (ev.ok && call.mutating) this.epochValue++;
+    if (ok && call.mutating) this.epochValue++;
     return call;
   }
 

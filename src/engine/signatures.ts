@@ -129,8 +129,21 @@ export function callTarget(kind: ToolKind, input: Record<string, unknown>, tools
   }
 }
 
+/**
+ * Whether a result the host reported as a success says, in the shell tool's own envelope, that the
+ * command failed: mini-swe-agent's leading `<returncode>N</returncode>`, Gemini CLI's `Exit Code: N`
+ * line after its `Command:` header. Exit codes quoted inside ordinary output (a CI log) do not count.
+ */
+export function failedExitStatus(text: string): boolean {
+  const head = /^\s*<returncode>\s*(-?\d+)\s*<\/returncode>/.exec(text);
+  if (head) return head[1] !== "0";
+  if (!/^Command: /.test(text)) return false;
+  const m = /^Exit Code: (-?\d+)\s*$/m.exec(text);
+  return m !== null && m[1] !== "0";
+}
+
 /** Lines that wrap a result rather than say what went wrong (harness envelopes, exit-code banners). */
-const ENVELOPE_LINE = /^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^[-=_*#`~>|]+$/i;
+const ENVELOPE_LINE = /^(?:command|directory|signal|background pids|process group pgid):.*$|^\((?:none|empty)\)$|^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^[-=_*#`~>|]+$/i;
 const ERROR_HINT = /\b(?:\w*Error|\w*Exception|ERR!|error|fatal|panic|failed|failure|not found|no such|cannot|can't|unable to|denied|refused|invalid|missing|undefined|unknown|unexpected|timed? ?out)\b/i;
 const EXCEPTION_LINE = /^(?:[\w.]*\.)?\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|$)/;
 
@@ -139,7 +152,8 @@ const EXCEPTION_LINE = /^(?:[\w.]*\.)?\w*(?:Error|Exception|Exit|Interrupt|Failu
  * first line that is not an envelope. Empty when the result says nothing (an empty failing grep).
  */
 export function errorLine(text: string): string {
-  const lines = text.split("\n").map((l) => l.replace(/<returncode>[^<]*<\/returncode>/gi, "").replace(/<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi, "").trim())
+  // Gemini CLI's run_shell_command answers "Command: …\nDirectory: …\nOutput: …\nError: …\nExit Code: 1".
+  const lines = text.split("\n").map((l) => l.replace(/<returncode>[^<]*<\/returncode>/gi, "").replace(/<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi, "").trim().replace(/^(?:output|stdout|stderr):\s+(?=\S)/i, ""))
     .filter((l) => l !== "" && !ENVELOPE_LINE.test(l));
   if (lines.length === 0) return "";
   const tb = lines.findIndex((l) => /^Traceback \(most recent call last\)/.test(l));

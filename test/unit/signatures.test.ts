@@ -108,3 +108,14 @@ describe("stable output", () => {
     assert.notEqual(stableOutput("in_progress (test 2/4)"), stableOutput("in_progress (test 3/4)"));
   });
 });
+
+describe("exit status in a successful result", () => {
+  it("reads the shell envelope, not exit codes quoted in output", async () => {
+    const { failedExitStatus } = await import("../../src/engine/signatures");
+    assert.ok(failedExitStatus("<returncode>1</returncode>\n<output>\n</output>"));
+    assert.ok(!failedExitStatus("<returncode>0</returncode>\n<output>\nok\n</output>"));
+    assert.ok(failedExitStatus("Command: npm test\nDirectory: (root)\nOutput: 1 failing\nError: (none)\nExit Code: 1"));
+    assert.ok(!failedExitStatus("Command: npm test\nDirectory: (root)\nOutput: ok\nExit Code: 0"));
+    assert.ok(!failedExitStatus("build\t2025-11-14T20:18:52Z ##[error]Process completed with exit code 1."));
+  });
+});

@@ -77,4 +77,26 @@ describe("tool-failure", () => {
     assert.ok(ivs.length > 0);
     assert.ok(!ivs.some((iv) => iv.toolCallId === "other"));
   });
+
+  const gemini = (command: string, output: string, exit: number) =>
+    `Command: ${command}\nDirectory: (root)\nOutput: ${output}\nError: (none)\nExit Code: ${exit}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242`;
+
+  it("counts a Gemini run_shell_command that exited non-zero as a failure, though the host said success", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "install the sdk" }];
+    ["", " --legacy-peer-deps", " --force", " --no-audit"].forEach((flags, i) => {
+      const cmd = `npm install @acme/private-sdk${flags}`;
+      evs.push(...step(`n${i}`, "run_shell_command", { command: cmd }, true, gemini(cmd, `npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/@acme%2fprivate-sdk - Not found\nnpm ERR! A complete log of this run can be found in: /home/dev/.npm/_logs/2025-01-0${i}T10_00_00_000Z-debug-0.log`, 1)));
+    });
+    const ivs = feed(evs).filter((iv) => iv.detector === "tool-failure");
+    assert.equal(ivs[0]?.evidence.count, 3);
+  });
+
+  it("takes failing polls after a wait as 'not yet'", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "wait for the rollout" }];
+    for (let i = 0; i < 6; i++) {
+      const cmd = "sleep 20 && kubectl -n staging rollout status deploy/api --timeout=5s";
+      evs.push(...step(`w${i}`, "run_shell_command", { command: cmd }, true, gemini(cmd, `Waiting for deployment "api" rollout to finish: ${i} of 3 updated replicas are available...\nerror: timed out waiting for the condition`, 1)));
+    }
+    assert.deepEqual(feed(evs), []);
+  });
 });

@@ -37,6 +37,8 @@ interface FailureCount {
 
 interface ScopeState {
   epoch: number;
+  /** The session's wait count at the scope's latest failure: a wait since then makes a failure a poll. */
+  waitCount: number;
   byFingerprint: Map<string, FailureCount>;
   /** Fingerprint of the scope's latest failure; undefined after a success. */
   last?: string;
@@ -65,7 +67,7 @@ class ToolFailureDetector implements Detector {
   private state(scope: string, epoch: number): ScopeState {
     let s = this.scopes.get(scope);
     if (!s || s.epoch !== epoch) {
-      s = { epoch, byFingerprint: new Map() };
+      s = { epoch, waitCount: -1, byFingerprint: new Map() };
       this.scopes.set(scope, s);
     }
     return s;
@@ -110,6 +112,10 @@ class ToolFailureDetector implements Detector {
     if (fingerprint === "") return;
     // Failures do not move the epoch, but the call may have been made before an edit landed.
     const s = this.state(scope, Math.max(call.epoch, ctx.epoch));
+    // A failing poll ("rollout not finished", after `sleep 20`) means "not yet", not a stuck retry.
+    const polled = call.waits || (s.waitCount >= 0 && call.waitCount !== s.waitCount);
+    s.waitCount = call.waitCount;
+    if (polled) return;
     const input = inputText(call);
     let f = s.byFingerprint.get(fingerprint);
     if (f && textSimilarity(f.lastInput, input, SIMILARITY_CHARS) < Number(this.settings.minSimilarity)) {
