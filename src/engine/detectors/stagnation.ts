@@ -106,7 +106,7 @@ class StagnationDetector implements Detector {
   onStream(ev: StreamEvent, ctx: DetectorContext): void {
     if (!this.current) this.current = { text: "", toolCalls: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
     const room = MAX_REQUEST_CHARS - this.current.text.length;
-    if (room > 0) this.current.text += (ev.t === "reasoning" ? ev.delta : ev.delta).slice(0, room);
+    if (room > 0) this.current.text += ev.delta.slice(0, room);
   }
 
   onToolCall(): void {
