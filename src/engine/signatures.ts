@@ -222,12 +222,16 @@ export function textSimilarity(a: string, b: string, max = 400): number {
 
 /**
  * Output with the parts that change on every run of the same thing (durations, clock times,
- * ISO timestamps) replaced, so that "Done in 4.21s" and "Done in 3.98s" count as the same result.
+ * ISO timestamps, object addresses, temporary names) replaced, so that "Done in 4.21s" and
+ * "Done in 3.98s" count as the same result.
  * Counts, states and ids stay: "2 failing" → "1 failing" is a change.
  */
 export function stableOutput(text: string): string {
   return text
     .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, "<time>")
     .replace(/\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, "<time>")
-    .replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|mins?|minutes?)\b(?![\w/])/g, "<dur>");
+    .replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|mins?|minutes?)\b(?![\w/])/g, "<dur>")
+    // Per-run noise: object addresses ("at 0x7f3a…") and random temporary names.
+    .replace(/\b0x[0-9a-f]{6,}\b/gi, "<addr>")
+    .replace(/\/tmp\/(?:tmp|pytest-\d+\/)[\w.-]*/g, "/tmp/<tmp>");
 }

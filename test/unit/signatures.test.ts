@@ -104,6 +104,7 @@ describe("stable output", () => {
     const { stableOutput } = await import("../../src/engine/signatures");
     assert.equal(stableOutput("$ tsc --noEmit\nDone in 4.21s."), stableOutput("$ tsc --noEmit\nDone in 3.9s."));
     assert.equal(stableOutput("[2026-01-02T10:11:12Z] ok"), stableOutput("[2026-01-02T10:15:00Z] ok"));
+    assert.equal(stableOutput("<Model object at 0x7f3a2b1c9d80>"), stableOutput("<Model object at 0x7f11aa0b3e10>"));
     assert.notEqual(stableOutput("2 failing"), stableOutput("1 failing"));
     assert.notEqual(stableOutput("in_progress (test 2/4)"), stableOutput("in_progress (test 3/4)"));
   });
