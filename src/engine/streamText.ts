@@ -191,10 +191,15 @@ export class CatchCounter {
   private catches = new Map<string, number>();
   private thisRequest = new Set<string>();
 
-  /** The new count, or undefined when this key was already caught in this request. */
-  catch(key: string): number | undefined {
-    if (this.thisRequest.has(key)) return undefined;
+  /**
+   * The new count, or undefined when this detector already caught something in this scope (a
+   * channel) of this request: the stream is being aborted, what still arrives is the same loop.
+   */
+  catch(key: string, scope = ""): number | undefined {
+    const scopeKey = `\u0000scope:${scope}`;
+    if (this.thisRequest.has(key) || this.thisRequest.has(scopeKey)) return undefined;
     this.thisRequest.add(key);
+    this.thisRequest.add(scopeKey);
     const n = (this.catches.get(key) ?? 0) + 1;
     this.catches.delete(key);
     this.catches.set(key, n);

@@ -97,6 +97,13 @@ describe("line-repeat", () => {
     assert.equal(ivs[0].evidence.count, 3);
   });
 
+  it("reports a looping block once per request, not once per line of it", () => {
+    const block = ["The onSubmit handler is attached to the form and also to the button.", "That is why the request is sent twice when the user presses Enter.", "I will remove the onClick handler from the button to fix it."].join("\n") + "\n";
+    const ivs = only([user, ...request(streamOf("reasoning", block.repeat(5)))]);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].action, "abort");
+  });
+
   it("counts per request: one copy in each of three requests is not a loop here", () => {
     const events = [user, ...request(streamOf("reasoning", LINE + "\n")), ...request(streamOf("reasoning", LINE + "\n")), ...request(streamOf("reasoning", LINE + "\n"))];
     assert.deepEqual(only(events), []);

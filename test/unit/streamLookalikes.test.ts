@@ -5,6 +5,7 @@
 import * as assert from "node:assert/strict";
 import type { DetectorId } from "../../src/engine/detector";
 import type { TraceEvent } from "../../src/engine/events";
+import type { Intervention } from "../../src/engine/session";
 import { StructureTracker, classifyLine } from "../../src/engine/structure";
 import { charRangeOf, prose, request, runOnly, streamOf } from "./streamTestKit";
 
@@ -54,10 +55,10 @@ describe("stream detectors together", () => {
       assert.equal(first?.detector, detector);
       const pos = charRangeOf(ref, first.event)[0];
       for (const size of [2, 13, 40, { max: 40, seed: 21 }, { max: 5, seed: 22 }]) {
-        const events = [user, ...request(streamOf(channel, text, size))];
-        const iv = all(events)[0];
+        const events: TraceEvent[] = [user, ...request(streamOf(channel, text, size))];
+        const iv: Intervention | undefined = all(events)[0];
         assert.equal(iv?.detector, detector, JSON.stringify(size));
-        const [a, b] = charRangeOf(events, iv.event);
+        const [a, b] = charRangeOf(events, iv!.event);
         assert.ok(pos >= a && pos <= b, `${JSON.stringify(size)}: chunk ${a}-${b} misses ${pos}`);
       }
     });

@@ -101,7 +101,7 @@ class LineRepeatDetector implements Detector {
     if (s.count > this.strongest.count) this.strongest = { count: s.count, detail: `${channelName(channel)} ${unit} ×${s.count}: ${excerpt(text, 40)}` };
     if (s.count < this.minCopies) return;
     const key = `${this.id}:${channel}:${textKey(section + "\u0000" + norm)}`;
-    const count = this.counter.catch(key);
+    const count = this.counter.catch(key, channel);
     if (count === undefined) return;
     const span = excerpt(s.text, 200);
     out.push({

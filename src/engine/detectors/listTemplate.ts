@@ -189,7 +189,7 @@ class ListTemplateDetector implements Detector {
     if (ungrounded < this.minUngrounded * current.slots.length) return;
     const template = `${current.prefix.join(" ")} … ${current.suffix.join(" ")}`;
     const key = `${this.id}:${line.channel}:${textKey(template)}`;
-    const count = this.counter.catch(key);
+    const count = this.counter.catch(key, line.channel);
     if (count === undefined) return;
     out.push({
       detector: this.id,

@@ -136,7 +136,7 @@ class NearDuplicateDetector implements Detector {
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
     if (copies < this.minCopies) return;
     const key = unit.cluster;
-    const count = this.counter.catch(key);
+    const count = this.counter.catch(key, channel);
     if (count === undefined) return;
     const similarity = Math.min(...alike.map((a) => a.similarity));
     const span = excerpt(text, 200);

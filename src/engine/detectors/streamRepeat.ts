@@ -330,7 +330,7 @@ class StreamRepeatDetector implements Detector {
     for (const h of hits) {
       const rotated = h.unit.slice(leastRotation(h.unit)) + h.unit.slice(0, leastRotation(h.unit));
       const key = `${this.id}:${h.channel}:${textKey(rotated)}`;
-      const count = this.counter.catch(key);
+      const count = this.counter.catch(key, h.channel);
       if (count === undefined) continue;
       const span = excerpt(h.unit, 160);
       this.lastCatch = `${channelName(h.channel)}: ${h.period}-char block ×${h.copies}`;
