@@ -103,4 +103,14 @@ describe("tool-repeat", () => {
     const unasked: TraceEvent[] = [{ t: "user", text: "check the checkout flow" }, ...runs(3).slice(1)];
     assert.equal(feed(unasked)[0]?.detector, "tool-repeat");
   });
+
+  it("reports its progress in the status, and starts over after progress", () => {
+    const s = new LoopSession();
+    const status = () => s.detectorStatus().find((d) => d.id === "tool-repeat")!;
+    for (const e of readCycle(2, () => "same")) s.push(e);
+    assert.ok(status().progress > 0.5 && status().progress < 1, String(status().progress));
+    for (const e of bash("w", "sed -i 's/a/b/' src/a.ts", "")) s.push(e);
+    for (const e of bash("x", "ls", "a.ts")) s.push(e);
+    assert.equal(status().progress, 1 / 3);
+  });
 });

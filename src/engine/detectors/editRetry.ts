@@ -28,10 +28,13 @@ class EditRetryDetector implements Detector {
   readonly id = "edit-retry" as const;
   private edits = new BoundedMap<string, Attempts>(MAX_TRACKED_EDITS);
   private strongest = { count: 0, detail: "" };
+  /** The status shows the strongest retry since the last progress (epoch). */
+  private statusEpoch = -1;
 
   constructor(private readonly settings: DetectorSettings) {}
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
+    if (ctx.epoch !== this.statusEpoch) { this.statusEpoch = ctx.epoch; this.strongest = { count: 0, detail: "" }; }
     if (call.kind !== "edit") return;
     const a = this.edits.peek(call.signature);
     if (!a || a.epoch !== ctx.epoch || a.failures === 0) return;

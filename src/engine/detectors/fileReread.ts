@@ -77,6 +77,7 @@ class FileRereadDetector implements Detector {
     this.recent = [];
     this.events = [];
     this.lastRead = "";
+    this.strongest = { count: 0, detail: "" };
   }
 
   /** Whether this part of the file was already read this epoch; records it either way. */

@@ -61,6 +61,8 @@ class ToolFailureDetector implements Detector {
   readonly id = "tool-failure" as const;
   private scopes = new BoundedMap<string, ScopeState>(MAX_SCOPES);
   private strongest = { count: 0, detail: "" };
+  /** The status shows the strongest streak since the last progress (epoch). */
+  private statusEpoch = -1;
 
   constructor(private readonly settings: DetectorSettings) {}
 
@@ -87,6 +89,7 @@ class ToolFailureDetector implements Detector {
   }
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
+    if (ctx.epoch !== this.statusEpoch) { this.statusEpoch = ctx.epoch; this.strongest = { count: 0, detail: "" }; }
     const scope = failureScope(call);
     const s = this.scopes.peek(scope);
     if (!s || s.epoch !== ctx.epoch || s.last === undefined) return;

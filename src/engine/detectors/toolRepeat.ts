@@ -52,6 +52,8 @@ class ToolRepeatDetector implements Detector {
   readonly id = "tool-repeat" as const;
   private streaks = new BoundedMap<string, Streak>(MAX_TRACKED_SIGNATURES);
   private strongest: { count: number; detail: string } = { count: 0, detail: "" };
+  /** The status shows the strongest candidate since the last progress (epoch), not of all time. */
+  private statusEpoch = -1;
 
   constructor(private readonly settings: DetectorSettings) {}
 
@@ -71,6 +73,7 @@ class ToolRepeatDetector implements Detector {
   }
 
   onToolCall(call: CallRecord): Finding[] | void {
+    if (call.epoch !== this.statusEpoch) { this.statusEpoch = call.epoch; this.strongest = { count: 0, detail: "" }; }
     let s = this.streaks.get(call.signature);
     if (!s || s.epoch !== call.epoch) {
       s = { epoch: call.epoch, waitCount: call.waitCount, identical: 0, polls: 0, live: false, pending: new Map(), events: [] };
