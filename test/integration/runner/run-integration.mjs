@@ -33,7 +33,7 @@ const PORT = Number(process.env.PORT) || await new Promise((resolve, reject) => 
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS || 600_000);
 const artifacts = path.join(root, "test-artifacts");
 const vsix = path.join(root, `${pkg.name}-${pkg.version}.vsix`);
-const suiteIndex = path.join(root, "out/test/integration/suite/index.js");
+const suiteIndex = path.join(root, "out/integration-suite/index.js");
 const fakeRooDir = path.join(root, "test/integration/fake-roo");
 const vsceBin = path.join(root, "node_modules/.bin/vsce");
 
@@ -44,7 +44,7 @@ function fail(message) {
 if (!fs.existsSync(CODE_SERVER)) fail(`no code-server at ${CODE_SERVER}: run test/integration/runner/install-host.sh first`);
 if (!fs.existsSync(CHROMIUM)) fail(`no Chromium at ${CHROMIUM}: run test/integration/runner/install-host.sh first`);
 if (!fs.existsSync(vsix)) fail(`no ${path.basename(vsix)}: run npm run package first`);
-if (!fs.existsSync(suiteIndex)) fail(`no ${path.relative(root, suiteIndex)}: run npm run compile first`);
+if (!fs.existsSync(suiteIndex)) fail(`no ${path.relative(root, suiteIndex)}: run node test/integration/runner/build-suite.mjs first`);
 
 fs.mkdirSync(artifacts, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ls-itest-"));

@@ -7,7 +7,8 @@ import type { LoopSentinelApi } from "../../../src/extension/extension";
 import type { RenderReport } from "../../../src/extension/diagnosticsPanel";
 
 export const EXTENSION_ID = "loop-sentinel.loop-sentinel";
-export const ROOT = process.env.LS_TEST_ROOT ?? path.resolve(__dirname, "../../../..");
+// Bundled into out/integration-suite/ (the runner also passes the root explicitly).
+export const ROOT = process.env.LS_TEST_ROOT ?? path.resolve(__dirname, "../..");
 export const ARTIFACTS = process.env.LS_TEST_ARTIFACTS ?? path.join(ROOT, "test-artifacts");
 
 export function fixture(...parts: string[]): string {
