@@ -13,7 +13,9 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\b(npm|pnpm|yarn|bun)\s+(i|install|add|remove|uninstall|ci|update|upgrade|link)\b/,
   /\bpip3?\s+(install|uninstall)\b/,
   /\b(apt|apt-get|brew|cargo|go)\s+(install|remove|add|get|build)\b/,
-  /\bpython3?\s+-c\s+.*\b(open\([^)]*['"][wa]['"]|write\(|\.write_text|unlink|rename|shutil)/,
+  // Inline scripts (`python3 -c`, `python3 - <<EOF`, `node -e`) that write files.
+  /\bpython[\d.]*\s+(?:-c|-\s*<<|<<).*(\bopen\([^)]*['"][wax]b?\+?['"]|\.write\(|\.write_text|\.write_bytes|\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir)|\bshutil\.|\.unlink\(|\.rename\()/,
+  /\bnode\s+(?:-e|--eval|-\s*<<|<<).*\b(?:writeFileSync|writeFile|appendFileSync|appendFile|unlinkSync|renameSync|rmSync|mkdirSync|copyFileSync)\b/,
   /\bcat\s*<<|\bcat\s+>/,
   /\bapply_patch\b|\bgit\s+apply\b/,
   // Remote state: after a push or a PR/issue change, the same status query may rightly answer anew.

@@ -56,3 +56,13 @@ describe("shell redirects and state changes", () => {
     assert.ok(!isMutatingCommand("aws s3 ls s3://bucket"));
   });
 });
+
+describe("inline scripts", () => {
+  it("sees inline Python and Node scripts that write files as changes", () => {
+    assert.ok(isMutatingCommand("python3 - <<'EOF'\nimport re\np='src/a.py'\ns=open(p).read()\nopen(p,'w').write(s.replace('a','b'))\nEOF"));
+    assert.ok(isMutatingCommand(`python -c "from pathlib import Path; Path('a.txt').write_text('x')"`));
+    assert.ok(isMutatingCommand(`node -e "require('fs').writeFileSync('a.json', '{}')"`));
+    assert.ok(!isMutatingCommand(`python3 -c "print(open('setup.cfg').read())"`));
+    assert.ok(!isMutatingCommand("python3 reproduce.py"));
+  });
+});
