@@ -7,7 +7,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FakeModelServer } from "./fakeModel";
-import { CLI_VERSIONS, describeRun, ensureCli, REPO, runScenario, type CliKind, type RunResult, type WatchRecord } from "./harness";
+import { CLI_VERSIONS, describeRun, ensureCli, REPO, RUNS_ROOT, runScenario, type CliKind, type RunResult, type WatchRecord } from "./harness";
 
 const interventions = (r: RunResult): WatchRecord[] => r.watch.filter((w) => w.type === "intervention");
 
@@ -28,6 +28,7 @@ describe(`Cline CLI end to end (cline@${CLI_VERSIONS.classic}, cline@${CLI_VERSI
 
   before(function () {
     if (!fs.existsSync(path.join(REPO, "dist", "cli.js"))) throw new Error("dist/cli.js missing: run `npm run build` first");
+    fs.rmSync(RUNS_ROOT, { recursive: true, force: true }); // earlier runs' data folders
     for (const kind of Object.keys(CLI_VERSIONS) as CliKind[]) ensureCli(kind);
   });
   before(async () => { port = await server.listen(); });

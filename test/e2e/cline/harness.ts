@@ -10,7 +10,7 @@ import type { FakeModelServer, ScenarioName } from "./fakeModel";
 
 export const REPO = path.resolve(__dirname, "../../../..");
 const CLI_ROOT = path.join(REPO, ".tmp", "cline-cli");
-const RUNS_ROOT = path.join(REPO, ".tmp", "cline-e2e");
+export const RUNS_ROOT = path.join(REPO, ".tmp", "cline-e2e");
 
 /** classic = cline@2.18.0 (classic core, ui_messages.json); v4 = cline@3.0.65 (SDK core, session files). */
 export type CliKind = "classic" | "v4";
@@ -115,6 +115,7 @@ export interface RunOptions {
 
 export async function runScenario(o: RunOptions): Promise<RunResult> {
   const template = authTemplate(o.kind, o.port);
+  fs.mkdirSync(RUNS_ROOT, { recursive: true });
   const run = fs.mkdtempSync(path.join(RUNS_ROOT, `${o.scenario}-${o.kind}-`));
   fs.cpSync(template, run, { recursive: true });
   const home = path.join(run, "home");
