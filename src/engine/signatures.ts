@@ -10,6 +10,8 @@ export const VOLATILE_INPUT_KEYS = new Set([
   "id", "_id", "toolCallId", "tool_call_id", "callId", "call_id", "requestId", "request_id", "traceId", "spanId",
   "nonce", "timeout", "timeout_ms", "timeoutMs", "description", "task_progress", "requires_approval",
   "is_background", "run_in_background",
+  // Commentary some agents attach to every call (Cursor's explanation, Kilo/Roo reasons, model thoughts).
+  "explanation", "reason", "rationale", "thought", "thoughts", "intent",
 ]);
 
 /** Edit inputs whose text is the replacement, not the target: dropped so that retries with a new replacement match. */
