@@ -129,3 +129,11 @@ describe("ClineWatcher (live task files)", () => {
     assert.equal(w.snapshot("5")?.lastMessage?.ask, "followup");
   });
 });
+
+describe("Cline data folders", () => {
+  it("watches configured folders first, then the extension's storage, CLINE_DATA_DIR and ~/.cline/data, once each", () => {
+    const { clineDataRoots } = require("../../src/hosts/cline/locations") as typeof import("../../src/hosts/cline/locations");
+    const roots = clineDataRoots("/gs", { CLINE_DATA_DIR: "/custom/data" }, ["/mine", "/mine/"], "/home/u");
+    assert.deepEqual(roots, ["/mine", "/gs/saoudrizwan.claude-dev", "/custom/data", "/home/u/.cline/data"]);
+  });
+});

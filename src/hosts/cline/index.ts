@@ -4,29 +4,17 @@
  * This file is the only Cline part that touches `vscode`: finding the extension, its data folders
  * and the optional `loopSentinel.cline.dataFolders` setting.
  */
-import * as os from "node:os";
-import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Intervention } from "../../engine/session";
 import { Emitter, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
 import { ClineActions, isClineApi, type ClineApi } from "./actions";
+import { CLINE_EXTENSION_ID, clineDataRoots } from "./locations";
 import { ClineWatcher } from "./watcher";
 
-export const CLINE_EXTENSION_ID = "saoudrizwan.claude-dev";
 /** Tasks that changed this long before we started are history (a reload mid-task still counts). */
 const START_GRACE_MS = 60_000;
 /** How often to look again for the Cline extension's API while it is not active. */
 const API_RETRY_MS = 5_000;
-
-/** Where Cline keeps its task files, most likely first. */
-export function clineDataRoots(globalStorageRoot: string | undefined, env: NodeJS.ProcessEnv, extra: string[]): string[] {
-  const roots: string[] = [...extra];
-  if (globalStorageRoot) roots.push(path.join(globalStorageRoot, CLINE_EXTENSION_ID)); // extension v3: tasks/
-  if (env.CLINE_DATA_DIR) roots.push(env.CLINE_DATA_DIR);
-  if (env.CLINE_DIR) roots.push(path.join(env.CLINE_DIR, "data"));
-  roots.push(path.join(os.homedir(), ".cline", "data")); // extension v4 and the CLI: sessions/
-  return [...new Set(roots.map((r) => path.resolve(r)))];
-}
 
 class ClineAdapter implements HostAdapter {
   readonly hostId = "cline";
