@@ -65,6 +65,22 @@ describe("stream detectors together", () => {
   }
 });
 
+describe("stream detectors on odd input", () => {
+  it("take empty chunks, CRLF, NUL, astral characters and one huge chunk without throwing", () => {
+    const odd = "line one\r\nline two\r\n\u0000\u0000 😀😀😀 𝔘𝔫𝔦𝔠𝔬𝔡𝔢\n```\r\ncode\r\n```\r\n";
+    const huge = prose(40000, 77);
+    const events: TraceEvent[] = [user, { t: "request" }, { t: "reasoning", delta: "" }, { t: "text", delta: "" }, ...streamOf("text", odd.repeat(20), { max: 3, seed: 1 }), { t: "reasoning", delta: huge }, { t: "end" }, { t: "end" }, { t: "request" }, { t: "request" }];
+    assert.doesNotThrow(() => all(events));
+  });
+
+  it("catch a loop that arrives in one huge chunk", () => {
+    const ivs = all([user, ...request([{ t: "reasoning", delta: prose(500, 8) + "\n" + "I will check the handler file again before changing anything else here.\n".repeat(40) }])]);
+    assert.ok(ivs.length >= 1);
+    assert.equal(ivs[0].action, "abort");
+    assert.equal(new Set(ivs.map((i) => i.detector)).size, ivs.length, "each detector reports the loop once");
+  });
+});
+
 describe("markdown structure", () => {
   it("classifies lines", () => {
     const cases: Array<[string, string]> = [
