@@ -163,6 +163,18 @@ export class RepeatTracker {
   /** Slots held (buffer, anchor table, candidates): fixed by maxPeriod, for the memory test. */
   get held(): number { return this.buf.length + this.lastSeen.length + this.candidates.length; }
 
+  /** Starts afresh (a new request), keeping the buffers: no reallocation per request. */
+  clear(): void {
+    this.pos = 0;
+    this.hash = 0;
+    this.lastSeen.fill(0);
+    this.candidates.length = 0;
+    this.inFence = false;
+    this.inTable = false;
+    this.lineHead = "";
+    this.lineHeadDone = false;
+  }
+
   /** Characters seen so far. */
   get length(): number { return this.pos; }
 
@@ -314,7 +326,7 @@ class StreamRepeatDetector implements Detector {
   constructor(settings: DetectorSettings) { this.params = repeatParams(settings); }
 
   onRequestStart(): void {
-    this.trackers.clear();
+    for (const t of this.trackers.values()) { t.tracker.clear(); t.chunks = new ChunkIndex(); }
     this.counter.newRequest();
   }
 
@@ -328,7 +340,8 @@ class StreamRepeatDetector implements Detector {
     if (hits.length === 0) return;
     const out: Finding[] = [];
     for (const h of hits) {
-      const rotated = h.unit.slice(leastRotation(h.unit)) + h.unit.slice(0, leastRotation(h.unit));
+      const r = leastRotation(h.unit);
+      const rotated = h.unit.slice(r) + h.unit.slice(0, r);
       const key = `${this.id}:${h.channel}:${textKey(rotated)}`;
       const count = this.counter.catch(key, h.channel);
       if (count === undefined) continue;
