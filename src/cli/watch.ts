@@ -77,6 +77,7 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
     onEvent,
     onError: (m) => io.err(`loop-sentinel watch: ${m}`),
   });
+  if (watcher.existingFolders().length === 0) io.err(`loop-sentinel watch: no tasks/ or sessions/ folder under ${roots.join(", ")} yet; waiting for Cline to create one`);
   print(`${clock()}  watching ${roots.join(", ")}${pid !== undefined ? `; will interrupt ${pid} on ${interruptOn}` : ""}`, { type: "watching", roots, pid, interruptOn });
 
   await new Promise<void>((resolve) => {

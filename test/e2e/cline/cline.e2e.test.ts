@@ -45,6 +45,14 @@ describe(`Cline CLI end to end (cline@${CLI_VERSIONS.classic}, cline@${CLI_VERSI
     assert.ok(first.source!.chars < finalLength / 2, `flagged at ${first.source!.chars} of ${finalLength} characters: ${describeRun(r)}`);
   });
 
+  it("v4: flags the reasoning loop once the response is written (the SDK core saves per response, not per chunk)", async () => {
+    const r = await runScenario({ kind: "v4", scenario: "reasoning-loop", server, port, interrupt: false, timeoutMs: 120_000 });
+    const first = interventions(r)[0];
+    assert.ok(first, `no intervention: ${describeRun(r)}`);
+    assert.equal(first.source?.kind, "assistant", describeRun(r));
+    assert.equal(r.messages[first.source!.index]?.role, "assistant", describeRun(r));
+  });
+
   for (const kind of ["classic", "v4"] as CliKind[]) {
     it(`${kind}: flags the repeated command by its third call, before Cline's own guard at five`, async () => {
       const r = await runScenario({ kind, scenario: "repeat-command", server, port, interrupt: false, timeoutMs: 120_000 });
