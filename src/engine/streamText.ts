@@ -45,7 +45,21 @@ interface ChannelState {
   list: number;
   inList: boolean;
   paragraph: StreamLine[];
+  /** Where the current sentence of the partial line starts, and whether the last char ended one. */
+  sentenceFrom: number;
+  afterStop: boolean;
 }
+
+/** A sentence inside a long line (a paragraph written as one line, or a run-on loop). */
+export interface StreamSentence {
+  channel: StreamChannel;
+  text: string;
+  section: string;
+  event: number;
+}
+
+/** Sentences are reported only from lines at least this long: short lines are judged whole. */
+export const LONG_LINE_CHARS = 200;
 
 /** Lowercase, no list marker, no markdown emphasis, single spaces: what two copies of a line share. */
 export function normalizeLine(text: string): string {
@@ -113,14 +127,14 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, paragraph: [] };
+      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, paragraph: [], sentenceFrom: 0, afterStop: false };
       this.channels.set(channel, s);
     }
     return s;
   }
 
-  /** Complete lines of this chunk, and the paragraphs they close. */
-  push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
+  /** Complete lines of this chunk, and the paragraphs they close (and sentences of long prose lines, if asked). */
+  push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void, onSentence?: (s: StreamSentence) => void): void {
     const s = this.state(channel);
     let from = 0;
     while (from <= delta.length) {
@@ -128,7 +142,9 @@ export class StreamLines {
       const piece = nl < 0 ? delta.slice(from) : delta.slice(from, nl);
       if (piece.length > 0) {
         if (s.partialStart < 0) s.partialStart = eventIndex;
+        const start = s.partial.length;
         if (s.partial.length < this.maxLineChars) s.partial += piece.slice(0, this.maxLineChars - s.partial.length);
+        if (onSentence) this.sentences(channel, s, start, eventIndex, onSentence);
       }
       if (nl < 0) break;
       if (s.partialStart < 0) s.partialStart = eventIndex;
@@ -147,6 +163,26 @@ export class StreamLines {
 
   reset(): void { this.channels.clear(); }
 
+  /** Sentence ends ([.!?] then a space) among the characters just added to the partial line. */
+  private sentences(channel: StreamChannel, s: ChannelState, start: number, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
+    const line = s.partial;
+    for (let k = start; k < line.length; k++) {
+      const c = line.charCodeAt(k);
+      if (s.afterStop && (c === 32 || c === 9)) {
+        if (k >= LONG_LINE_CHARS && this.isProseLine(s)) onSentence({ channel, text: line.slice(s.sentenceFrom, k), section: s.section, event: eventIndex });
+        s.sentenceFrom = k + 1;
+      }
+      s.afterStop = c === 46 || c === 33 || c === 63; // . ! ?
+    }
+  }
+
+  /** Whether the partial line reads as prose (not code, a table, a list item or a heading). */
+  private isProseLine(s: ChannelState): boolean {
+    if (s.structure.inFence) return false;
+    const head = s.partial.trimStart();
+    return !/^[|+#>\u2500-\u259f]/.test(head) && listMarker(s.partial) === "" && !/^( {4,}|\t)/.test(s.partial);
+  }
+
   private emit(channel: StreamChannel, s: ChannelState, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
     const text = s.partial;
     const kind = s.structure.lineKind(text);
@@ -156,6 +192,8 @@ export class StreamLines {
     const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
     s.partial = "";
     s.partialStart = -1;
+    s.sentenceFrom = 0;
+    s.afterStop = false;
     onLine(line);
     if (kind === "prose" || kind === "list") {
       s.paragraph.push(line);

@@ -44,6 +44,23 @@ describe("near-duplicate", () => {
     assert.match(ivs[0].summary, /same paragraph in other words 3 times/);
   });
 
+  it("catches a thought restated in drifting words inside one run-on line", () => {
+    const copies = [1, 2, 3, 4, 5, 6].map(drifted);
+    const text = "The form submits twice on Enter. " + copies.join(" ");
+    assert.ok(!text.includes("\n"));
+    const events = [user, ...request(streamOf("reasoning", text))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    assert.match(ivs[0].summary, /same sentence in other words/);
+    assert.notEqual(events[ivs[0].event].t, "end", "caught while the line is still streaming");
+    assert.deepEqual(only(events, { sentenceUnits: false }), []);
+  });
+
+  it("stays quiet on a long one-line paragraph of varied sentences", () => {
+    const text = Array.from({ length: 40 }, (_, i) => prose(16, 500 + i).replace(/\./g, "") + ".").join(" ");
+    assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
+  });
+
   it("stays quiet on paragraphs that share a topic but say new things", () => {
     const text = [
       "I need to check the file LoginForm.tsx first, the onSubmit handler is attached to the form element and calls submit.",

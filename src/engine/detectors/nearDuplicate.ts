@@ -30,6 +30,8 @@ export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
   minWords: 12,
   /** Recent units each new one is compared with, per channel. */
   window: 12,
+  /** Also compare the sentences of long prose lines (a paragraph written as one line, a run-on loop). */
+  sentenceUnits: true,
 };
 
 /** Words of a unit compared at most (a long paragraph is judged on its first part). */
@@ -75,6 +77,7 @@ class NearDuplicateDetector implements Detector {
   private readonly minSimilarity: number;
   private readonly minWords: number;
   private readonly window: number;
+  private readonly sentenceUnits: boolean;
   private strongest = { alike: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
@@ -82,6 +85,7 @@ class NearDuplicateDetector implements Detector {
     this.minSimilarity = numberSetting(settings, "minSimilarity", NEAR_DUPLICATE_DEFAULTS);
     this.minWords = Math.max(3, numberSetting(settings, "minWords", NEAR_DUPLICATE_DEFAULTS));
     this.window = Math.max(this.minCopies, Math.min(64, numberSetting(settings, "window", NEAR_DUPLICATE_DEFAULTS)));
+    this.sentenceUnits = settings.sentenceUnits !== false;
   }
 
   onRequestStart(): void {
@@ -93,7 +97,7 @@ class NearDuplicateDetector implements Detector {
 
   onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
     const out: Finding[] = [];
-    this.lines.push(ev.t, ev.delta, ctx.index, (l) => this.onLine(l, out), (p) => this.onParagraph(p, out));
+    this.lines.push(ev.t, ev.delta, ctx.index, (l) => this.onLine(l, out), (p) => this.onParagraph(p, out), this.sentenceUnits ? (x) => this.compare(x.channel, "sentence", x.text, x.section, x.event, out) : undefined);
     return out.length ? out : undefined;
   }
 
@@ -115,7 +119,7 @@ class NearDuplicateDetector implements Detector {
     this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
   }
 
-  private compare(channel: StreamChannel, unitKind: "line" | "paragraph", text: string, section: string, event: number, out: Finding[]): void {
+  private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[]): void {
     const words = wordsOf(stripOpeners(text), MAX_UNIT_WORDS);
     if (words.length < this.minWords) return;
     const unit: Unit = { words, shingles: shingles(words, 3), section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}` };
