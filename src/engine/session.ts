@@ -152,13 +152,22 @@ export class LoopSession {
         break;
     }
     if (!this.config.enabled || findings.length === 0) return [];
-    const out: Intervention[] = [];
+    // One loop is often seen by several detectors at once: act once per event, on the highest rung,
+    // and mark the others' rungs as reached so they do not fire the same news on the next event.
+    let chosen: PlannedIntervention | undefined;
+    const planned: PlannedIntervention[] = [];
     for (const f of findings) {
-      const iv = this.escalate(f, ev.ts);
-      if (iv) out.push(iv);
+      const p = this.escalate(f, ev.ts);
+      if (!p) continue;
+      planned.push(p);
+      if (!chosen || p.rung > chosen.rung) chosen = p;
     }
-    this.counters.interventions += out.length;
-    return out;
+    if (!chosen) return [];
+    for (const p of planned) this.rungByKey.set(p.intervention.key, Math.max(this.rungByKey.get(p.intervention.key) ?? 0, p.rung));
+    if (chosen.intervention.action === "abort") this.abortsThisTurn++;
+    if (chosen.intervention.action === "stop") this.stopped = true;
+    this.counters.interventions++;
+    return [chosen.intervention];
   }
 
   private context(ts: number | undefined): DetectorContext {
@@ -172,8 +181,8 @@ export class LoopSession {
     this.counters.cost += u.cost ?? 0;
   }
 
-  /** The ladder: which rung a finding reaches, and whether that is news. */
-  private escalate(f: Finding, ts: number | undefined): Intervention | undefined {
+  /** The ladder: which rung a finding reaches, and whether that is news. Changes no state. */
+  private escalate(f: Finding, ts: number | undefined): PlannedIntervention | undefined {
     if (this.ignored.has(f.key) || this.stopped) return undefined;
     const settings = this.config.detectors[f.detector];
     const perTool = f.tool !== undefined ? this.config.perTool[f.tool] : undefined;
@@ -198,10 +207,7 @@ export class LoopSession {
       if (rung === previous) return undefined;
       action = "warn";
     }
-    this.rungByKey.set(f.key, rung);
-    if (action === "abort") this.abortsThisTurn++;
-    if (action === "stop") this.stopped = true;
-    return {
+    return { rung, intervention: {
       event: this.index,
       detector: f.detector,
       action,
@@ -211,6 +217,8 @@ export class LoopSession {
       summary: f.summary,
       toolCallId: action === "block" ? f.toolCallId : undefined,
       ts,
-    };
+    } };
   }
 }
+
+interface PlannedIntervention { rung: number; intervention: Intervention }

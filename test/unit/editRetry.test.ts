@@ -1,15 +1,12 @@
 import * as assert from "node:assert/strict";
 import { LoopSession } from "../../src/engine/session";
 import type { TraceEvent } from "../../src/engine/events";
+import { step } from "./toolTestKit";
 
 const feed = (events: TraceEvent[], config?: ConstructorParameters<typeof LoopSession>[0]) => {
   const s = new LoopSession(config);
   return events.flatMap((e) => s.push(e));
 };
-const step = (id: string, name: string, input: Record<string, unknown>, ok: boolean, text: string): TraceEvent[] => [
-  { t: "request" }, { t: "tool_call", id, name, input }, { t: "end" },
-  ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text },
-];
 const diff = (search: string, replace: string) => `<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE`;
 const notFound = "No sufficiently similar match found (62% similar, needs 100%). The SEARCH block must exactly match existing content.";
 

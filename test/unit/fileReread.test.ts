@@ -1,19 +1,12 @@
 import * as assert from "node:assert/strict";
-import { LoopSession } from "../../src/engine/session";
+import { feedOnly, step } from "./toolTestKit";
 import type { TraceEvent } from "../../src/engine/events";
 import { fileReread, lineSpan } from "../../src/engine/detectors/fileReread";
 import { ToolLedger } from "../../src/engine/ledger";
 import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 import type { DetectorContext } from "../../src/engine/detector";
 
-const feed = (events: TraceEvent[]) => {
-  const s = new LoopSession();
-  return events.flatMap((e) => s.push(e)).filter((iv) => iv.detector === "file-reread");
-};
-const step = (id: string, name: string, input: Record<string, unknown>, ok: boolean, text: string): TraceEvent[] => [
-  { t: "request" }, { t: "tool_call", id, name, input }, { t: "end" },
-  ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text },
-];
+const feed = (events: TraceEvent[]) => feedOnly("file-reread", events);
 const read = (id: string, path: string, extra: Record<string, unknown> = {}) => step(id, "read_file", { path, ...extra }, true, `// ${path}\nrouter.get('/', handler)\n`);
 
 describe("file-reread", () => {

@@ -1,16 +1,9 @@
 import * as assert from "node:assert/strict";
-import { LoopSession } from "../../src/engine/session";
+import { feedOnly, step } from "./toolTestKit";
 import type { TraceEvent } from "../../src/engine/events";
 import { foundNothing, patternKey } from "../../src/engine/detectors/searchSpiral";
 
-const feed = (events: TraceEvent[]) => {
-  const s = new LoopSession();
-  return events.flatMap((e) => s.push(e)).filter((iv) => iv.detector === "search-spiral");
-};
-const step = (id: string, name: string, input: Record<string, unknown>, ok: boolean, text: string): TraceEvent[] => [
-  { t: "request" }, { t: "tool_call", id, name, input }, { t: "end" },
-  ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text },
-];
+const feed = (events: TraceEvent[]) => feedOnly("search-spiral", events);
 
 describe("search-spiral", () => {
   const widening = ["src/auth", "src", "packages", ".", "..", "node_modules/@corp", "/usr/local/lib"];

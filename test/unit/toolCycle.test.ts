@@ -1,15 +1,8 @@
 import * as assert from "node:assert/strict";
-import { LoopSession } from "../../src/engine/session";
+import { feedOnly, step } from "./toolTestKit";
 import type { TraceEvent } from "../../src/engine/events";
 
-const feed = (events: TraceEvent[]) => {
-  const s = new LoopSession();
-  return events.flatMap((e) => s.push(e)).filter((iv) => iv.detector === "tool-cycle");
-};
-const step = (id: string, name: string, input: Record<string, unknown>, ok: boolean, text: string): TraceEvent[] => [
-  { t: "request" }, { t: "tool_call", id, name, input }, { t: "end" },
-  ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text },
-];
+const feed = (events: TraceEvent[]) => feedOnly("tool-cycle", events);
 
 describe("tool-cycle", () => {
   it("warns on the third identical A-B round (successful calls, so no failure count helps)", () => {

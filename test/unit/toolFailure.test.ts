@@ -1,16 +1,12 @@
 import * as assert from "node:assert/strict";
 import { LoopSession } from "../../src/engine/session";
 import type { TraceEvent } from "../../src/engine/events";
+import { step } from "./toolTestKit";
 
 const feed = (events: TraceEvent[]) => {
   const s = new LoopSession();
   return events.flatMap((e) => s.push(e));
 };
-/** One model step with one tool call and its result, as Roo and Cline traces carry them. */
-const step = (id: string, name: string, input: Record<string, unknown>, ok: boolean, text: string): TraceEvent[] => [
-  { t: "request" }, { t: "tool_call", id, name, input }, { t: "end" },
-  ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text },
-];
 
 describe("tool-failure", () => {
   const urls = ["", "/", "?lang=en", "#overview", "?ref=nav", "?v=2"].map((q) => `https://docs.vendor.example/api/v2/rate-limits${q}`);
