@@ -53,6 +53,10 @@ export interface HostAdapter extends Disposable {
   start(): Promise<void>;
   status(): HostStatus;
   readonly onStatusChange: Subscribe<HostStatus>;
+  /**
+   * The task's trace events. Guidance this adapter sent comes back from the host as a message:
+   * the adapter drops those echoes, because a `user` event resets the engine's counts.
+   */
   readonly onEvent: Subscribe<HostSessionEvent>;
   /**
    * Carries out one intervention on a task: warn (send guidance), block (refuse the pending call),
