@@ -1,6 +1,7 @@
 /**
- * c. Paragraphs (or long lines) whose wording drifts a little between copies: the same thought
- * restated again and again in other words, which exact matching misses. Each unit is compared
+ * c. Paragraphs, long lines, or sentences of long lines, whose wording drifts a little between
+ * copies: the same thought restated again and again in other words, which exact matching
+ * misses. Openers ("Wait,", "Hmm, actually") are not part of a unit. Each unit is compared
  * with the recent units of the same channel and heading by word 3-gram Jaccard similarity; a
  * unit alike to minCopies - 1 earlier ones is a loop. Code, tables, dividers and list items are
  * not units (lists are list-template's), and the same text under different headings is a
