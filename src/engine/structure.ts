@@ -75,6 +75,8 @@ export function classifyLine(line: string): Exclude<LineKind, "fence"> {
   if ((trimmed.startsWith("|") && pipes >= 2) || (trimmed.startsWith("+") && /^\+[-=+]+/.test(trimmed)) || BOX.test(trimmed.charAt(0))) return "table";
   if (LIST_MARKER.test(line)) return "list";
   if (looksLikeCode(line, trimmed)) return "code";
+  // a short label line ("src/a.ts:", "Results for billing:") heads what follows, as a heading does
+  if (trimmed.length <= 80 && /:(\*\*)?$/.test(trimmed)) return "heading";
   return "prose";
 }
 

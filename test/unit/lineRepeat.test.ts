@@ -85,6 +85,11 @@ describe("line-repeat", () => {
     assert.equal(only([user, ...request(streamOf("text", same))]).length, 1);
   });
 
+  it("stays quiet on a per-file report under short label lines (\"auth.ts:\")", () => {
+    const text = ["auth", "billing", "cart", "catalog", "search"].map((f) => `src/handlers/${f}.ts:\nNo issues found. All awaited calls are inside try/catch and errors are passed to next().\n\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
+  });
+
   it("stays quiet when steps are re-traced in new numbered lists", () => {
     const trace = (c: string) => `Let me trace the ${c} case:\n1. \`get_order_dir('-pk', 'ASC')\` returns \`('pk', 'DESC')\`\n2. \`descending = True\` (because order == 'DESC')\n3. ${prose(8, c.length)}\n\n`;
     assert.deepEqual(only([user, ...request(streamOf("text", trace("first") + trace("foreign key") + trace("inheritance")))]), []);

@@ -87,7 +87,7 @@ describe("markdown structure", () => {
       ["", "blank"], ["### src/a.ts", "heading"], ["**src/a.ts**", "heading"], ["| a | b |", "table"], ["|---|---|", "divider"],
       ["+--------+", "divider"], ["│ parse │", "table"], ["=====", "divider"], ["────────", "divider"], ["- item", "list"],
       ["12. step", "list"], ["  [X] done", "list"], ["    indented code();", "code"], ["const x = f(a, b);", "code"],
-      ["I will remove the onClick handler.", "prose"], ["The fix (see #12) works.", "prose"],
+      ["I will remove the onClick handler.", "prose"], ["The fix (see #12) works.", "prose"], ["src/handlers/auth.ts:", "heading"], ["Let me trace through the logic:", "heading"],
     ];
     for (const [line, kind] of cases) assert.equal(classifyLine(line), kind, JSON.stringify(line));
   });
