@@ -18,6 +18,8 @@ export interface StreamLine {
   section: string;
   /** For list items: which list of the channel they belong to (a new list starts after any other non-blank line). */
   list: number;
+  /** For nested list items: the normalised text of the item they sit under ("" at the top level). */
+  parent: string;
   /** Events in which the line started and ended. */
   startEvent: number;
   endEvent: number;
@@ -44,6 +46,8 @@ interface ChannelState {
   section: string;
   list: number;
   inList: boolean;
+  /** Open list items by indent, to name a nested item's parent. */
+  listStack: Array<{ indent: number; text: string }>;
   paragraph: StreamLine[];
   /** Where the current sentence of the partial line starts, and whether the last char ended one. */
   sentenceFrom: number;
@@ -127,7 +131,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, paragraph: [], sentenceFrom: 0, afterStop: false };
+      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false };
       this.channels.set(channel, s);
     }
     return s;
@@ -188,8 +192,15 @@ export class StreamLines {
     const kind = s.structure.lineKind(text);
     // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
     if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/\d+/g, "#");
-    if (kind === "list" && !s.inList) { s.list++; s.inList = true; } else if (kind !== "list" && kind !== "blank") s.inList = false;
-    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
+    if (kind === "list" && !s.inList) { s.list++; s.inList = true; s.listStack = []; } else if (kind !== "list" && kind !== "blank") s.inList = false;
+    let parent = "";
+    if (kind === "list") {
+      const indent = text.length - text.trimStart().length;
+      while (s.listStack.length && s.listStack[s.listStack.length - 1].indent >= indent) s.listStack.pop();
+      parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
+      if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text).slice(0, 200) });
+    }
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
     s.partial = "";
     s.partialStart = -1;
     s.sentenceFrom = 0;

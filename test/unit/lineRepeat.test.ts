@@ -90,6 +90,11 @@ describe("line-repeat", () => {
     assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
   });
 
+  it("stays quiet on one note nested under each item of a list", () => {
+    const text = ["auth", "billing", "cart", "catalog"].map((f) => `- src/handlers/${f}.ts\n  - No issues found. All awaited calls are inside try/catch blocks.\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
+  });
+
   it("stays quiet when steps are re-traced in new numbered lists", () => {
     const trace = (c: string) => `Let me trace the ${c} case:\n1. \`get_order_dir('-pk', 'ASC')\` returns \`('pk', 'DESC')\`\n2. \`descending = True\` (because order == 'DESC')\n3. ${prose(8, c.length)}\n\n`;
     assert.deepEqual(only([user, ...request(streamOf("text", trace("first") + trace("foreign key") + trace("inheritance")))]), []);

@@ -3,8 +3,8 @@
  * not (A x A y A): normalised (case, spacing, list markers, emphasis, opening "Wait,"/"Hmm,")
  * so small drift in layout does not hide it. Short lines are ignored ("Let me check."), and so are code, tables,
  * dividers and headings. A line counts per heading: the same sentence under different headings
- * is a per-item report, not a loop; a list item counts within its list (the same steps traced
- * again in a new list are work).
+ * is a per-item report, not a loop; a list item counts within its list and under its parent
+ * item (the same steps traced again in a new list, or one note under each file, are work).
  *
  * count = catches of this line since the user last spoke (one per request): the first aborts the
  * stream, a second catch of the same line stops the task.
@@ -79,7 +79,7 @@ class LineRepeatDetector implements Detector {
     const norm = stripOpeners(normalizeLine(line.text));
     if (norm.length < this.minLineChars) return;
     // list items count within their own list: steps re-traced in a new list are work, not a loop
-    const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}` : line.section;
+    const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}\u0000${line.parent}` : line.section;
     this.count(line.channel, "line", scope, norm, line.text, line.endEvent, out);
   }
 
