@@ -129,8 +129,9 @@ class ListTemplateDetector implements Detector {
     return found * 2 >= slot.length;
   }
 
+  /** The words of an item's changing part (numbers left out: they are part of the template). */
   private static slotOf(raw: readonly string[], prefix: number, suffix: number): string[] {
-    return raw.slice(prefix, raw.length - suffix).filter((w) => !/^\d[\d.]*$/.test(w));
+    return wordsOf(raw.slice(prefix, raw.length - suffix).join(" "), 16).filter((w) => !/^\d[\d.]*$/.test(w));
   }
 
   onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
@@ -160,8 +161,9 @@ class ListTemplateDetector implements Detector {
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
     // numbers are one slot whatever their value ("Step 12: ...", "item 3 of 40")
-    const raw = wordsOf(line.text.slice(listMarker(line.text).length), 64);
-    const words = raw.map((w) => (/^\d[\d.]*$/.test(w) ? "#" : w));
+    // whitespace tokens (cheap, native split); digits are "#" so numbers do not break the template
+    const raw = line.text.slice(listMarker(line.text).length).trim().toLowerCase().split(/\s+/, 64);
+    const words = raw.map((w) => w.replace(/\d+/g, "#"));
     if (words.length === 0) { this.runs.set(line.channel, undefined); return; }
     const text = line.text.trim();
     const continued = run && this.fit(run.prefix, run.suffix, words);

@@ -59,6 +59,13 @@ function oneSlotApart(a: readonly string[], b: readonly string[]): boolean {
   return [...a.slice(p, a.length - q), ...b.slice(p, b.length - q)].some((w) => ENTITY.test(w));
 }
 
+/** Whether the text has at least n spaces (a cheap lower bound on its word count). */
+function hasSpaces(text: string, n: number): boolean {
+  let found = 0;
+  for (let i = text.indexOf(" "); i >= 0 && found < n; i = text.indexOf(" ", i + 1)) found++;
+  return found >= n;
+}
+
 interface Unit {
   words: string[];
   shingles: Set<number>;
@@ -121,6 +128,7 @@ class NearDuplicateDetector implements Detector {
   }
 
   private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[]): void {
+    if (!hasSpaces(text, this.minWords - 1)) return; // too short to be a unit: skip the word split
     const words = wordsOf(stripOpeners(text), MAX_UNIT_WORDS);
     if (words.length < this.minWords) return;
     const unit: Unit = { words, shingles: shingles(words, 3), section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}` };
