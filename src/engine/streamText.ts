@@ -100,11 +100,17 @@ function hash32(s: string): number {
   return h >>> 0;
 }
 
-/** Hashed word n-grams (all words when fewer than n). */
+/** Hashed word n-grams (all words when fewer than n), combined from per-word hashes: no string building. */
 export function shingles(words: readonly string[], n = 3): Set<number> {
   const out = new Set<number>();
-  if (words.length < n) { if (words.length) out.add(hash32(words.join(" "))); return out; }
-  for (let i = 0; i + n <= words.length; i++) out.add(hash32(words.slice(i, i + n).join(" ")));
+  const hashes = words.map(hash32);
+  const take = Math.min(n, hashes.length);
+  for (let i = 0; i + take <= hashes.length && take > 0; i++) {
+    let h = 0x9e3779b9;
+    for (let k = 0; k < take; k++) h = Math.imul(h ^ hashes[i + k], 0x85ebca6b) ^ (h >>> 13);
+    out.add(h >>> 0);
+    if (take < n) break;
+  }
   return out;
 }
 
