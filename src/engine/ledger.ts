@@ -5,7 +5,7 @@
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
 import { commandRead, commandSearch, isMutatingCommand, isWaitCommand } from "./shellCommands";
-import { callSignature, callTarget, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, stableOutput } from "./signatures";
+import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, stableOutput } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 export interface CallResult {
@@ -39,6 +39,8 @@ export interface CallRecord {
   input: Record<string, unknown>;
   /** Tool + stable input, volatile fields dropped; edits keyed by path + target text. */
   signature: string;
+  /** The signature with commands loosened (flags and spelling of operands ignored), for output-aware repeat counts. */
+  repeatKey: string;
   /** Hash of tool + the whole stable input, replacement text included (same edit, not just same target). */
   inputHash: string;
   /** Files the call shows, for re-read counting (native reads and shell display commands). */
@@ -138,12 +140,14 @@ export class ToolLedger {
       else search = commandSearch(command);
     }
     if (waits) this.waitValue++;
+    const signature = callSignature(ev.name, kind, ev.input, this.tools);
     const call: CallRecord = {
       id: ev.id,
       name: ev.name,
       kind,
       input: ev.input,
-      signature: callSignature(ev.name, kind, ev.input, this.tools),
+      signature,
+      repeatKey: repeatKeyOf(ev.name, kind, ev.input, this.tools, signature),
       inputHash: hashText(exactInputKey(ev.name, ev.input)),
       reads,
       search,

@@ -115,6 +115,30 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
   return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;
 }
 
+/**
+ * A command with its flags dropped and its operands tidied (`ls ./` = `ls .` = `ls -1` = `ls`), for
+ * counting repeats that only vary the spelling. Only simple commands are loosened: a pipeline,
+ * a list or a redirection keeps its exact form. Output-aware counts use it, so `ls` and `ls -la`
+ * (different output) never merge.
+ */
+export function looseCommand(command: string): string {
+  const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
+  if (/[|;&<>`$(]/.test(c)) return c;
+  const [program, ...args] = c.split(" ");
+  const operands = args
+    .filter((a) => !a.startsWith("-"))
+    .map((a) => a.replace(/^(["'])(.*)\1$/, "$2").replace(/^\.\//, "").replace(/(.)\/+$/, "$1"))
+    .filter((a) => a !== "." && a !== "./" && a !== "");
+  return [program, ...operands].join(" ");
+}
+
+/** The identity for success-repeat counts: the signature, with commands loosened (see looseCommand). */
+export function repeatKeyOf(name: string, kind: ToolKind, input: Record<string, unknown>, tools: ToolKnowledge, signature: string): string {
+  if (kind !== "command") return signature;
+  const cmd = tools.commandOf(input);
+  return cmd === undefined ? signature : `${name}\u0001loose\u0001${looseCommand(cmd)}`;
+}
+
 /** Tool + the whole input (volatile fields dropped, replacement text kept): the very same call. */
 export function exactInputKey(name: string, input: Record<string, unknown>): string {
   return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;

@@ -18,6 +18,7 @@ export interface ToolNameLists {
 /** Names from Roo/Kilo, Cline, pi, opencode, Claude Code, Gemini CLI, mini-swe-agent and SWE-agent. */
 export const DEFAULT_TOOL_NAMES: ToolNameLists = {
   read: [
+    "read_files",
     "read_file", "read", "Read", "view", "open", "read_many_files", "readfile", "fetch_instructions",
     "access_mcp_resource", "ctx_read", "str_replace_based_edit_tool:view", "NotebookRead", "read_text_file",
     "view_file",
@@ -27,21 +28,24 @@ export const DEFAULT_TOOL_NAMES: ToolNameLists = {
     "generate_image", "delete_file", "save_file",
   ],
   edit: [
+    "editor",
     "apply_diff", "edit", "Edit", "MultiEdit", "replace", "replace_in_file", "search_and_replace", "search_replace",
     "insert_content", "edit_file", "apply_patch", "patch", "str_replace", "str_replace_editor", "multiedit",
     "edit_block", "replace_string_in_file", "multi_replace_file_content", "insert_edit_into_file",
   ],
   search: [
+    "search_codebase",
     "search_files", "grep", "Grep", "glob", "Glob", "search", "codebase_search", "search_file_content", "find",
     "rg", "ripgrep", "ctx_grep", "ctx_find", "find_file", "search_dir", "search_file", "list_code_definition_names",
     "grep_search", "file_search", "codesearch", "semantic_search",
   ],
   list: ["list_files", "ls", "LS", "list_directory", "list", "tree", "list_dir"],
   command: [
+    "run_commands",
     "execute_command", "bash", "Bash", "shell", "run_shell_command", "run_command", "terminal", "exec", "ctx_shell",
     "BashOutput", "run_in_terminal", "execute", "shell_command", "local_shell",
   ],
-  fetch: ["web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "websearch", "browser_action", "url_screenshot"],
+  fetch: ["fetch_web_content", "web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "websearch", "browser_action", "url_screenshot"],
 };
 
 /** Sub-commands of the multi-command file editors (str_replace_editor, str_replace_based_edit_tool). */
@@ -72,6 +76,14 @@ export interface ToolKnowledge {
   /** The shell command of a command call. */
   commandOf(input: Record<string, unknown>): string | undefined;
   urlOf(input: Record<string, unknown>): string | undefined;
+}
+
+/** Cline's SDK `run_commands {commands: [...]}` runs a list: one command line for our purposes. */
+function commandList(input: Record<string, unknown>): string | undefined {
+  const list = input.commands;
+  if (!Array.isArray(list)) return undefined;
+  const parts = list.filter((c): c is string => typeof c === "string" && c.trim() !== "").map((c) => c.trim());
+  return parts.length > 0 ? parts.join(" && ") : undefined;
 }
 
 function firstString(input: Record<string, unknown>, keys: readonly string[]): string | undefined {
@@ -131,7 +143,7 @@ export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKno
       if (dir === undefined && filter === undefined) return undefined;
       return filter === undefined ? dir : `${dir ?? "."} ${filter}`;
     },
-    commandOf: (input) => firstString(input, COMMAND_KEYS),
+    commandOf: (input) => firstString(input, COMMAND_KEYS) ?? commandList(input),
     urlOf: (input) => firstString(input, URL_KEYS),
   };
 }

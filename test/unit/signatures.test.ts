@@ -120,3 +120,18 @@ describe("exit status in a successful result", () => {
     assert.ok(!failedExitStatus("build\t2025-11-14T20:18:52Z ##[error]Process completed with exit code 1."));
   });
 });
+
+describe("looseCommand", () => {
+  it("drops flags and tidies operands of a simple command", async () => {
+    const { looseCommand } = await import("../../src/engine/signatures");
+    for (const c of ["ls", "ls .", "ls ./", "ls -1", "ls ", "cd /w && ls -la ."]) assert.equal(looseCommand(c), "ls");
+    assert.equal(looseCommand("pytest -q tests/test_a.py"), looseCommand("pytest -x ./tests/test_a.py"));
+    assert.notEqual(looseCommand("grep -rn foo src"), looseCommand("grep -rn bar src"));
+  });
+
+  it("keeps pipelines, lists and redirections exact", async () => {
+    const { looseCommand } = await import("../../src/engine/signatures");
+    assert.equal(looseCommand("ls -1 | wc -l"), "ls -1 | wc -l");
+    assert.equal(looseCommand("make -j4 && make test"), "make -j4 && make test");
+  });
+});

@@ -114,3 +114,26 @@ describe("tool-repeat", () => {
     assert.equal(status().progress, 1 / 3);
   });
 });
+
+describe("tool-repeat over spelling variants", () => {
+  const listing = (cmds: string[], output: (i: number) => string, name = "run_commands") => {
+    const evs: TraceEvent[] = [{ t: "user", text: "List the files in the current directory." }];
+    cmds.forEach((c, i) => {
+      const input = name === "run_commands" ? { commands: [c] } : { command: c };
+      evs.push({ t: "request" }, { t: "tool_call", id: `v${i}`, name, input }, { t: "end" }, { t: "tool_result", id: `v${i}`, ok: true, output: output(i) });
+    });
+    return evs;
+  };
+
+  it("counts commands that differ only in flags or spelling when their output is identical (Cline SDK run_commands)", () => {
+    const ivs = feed(listing(["ls", "ls .", "ls ./", "ls -1", "ls "], () => "README.txt\n"));
+    assert.equal(ivs[0]?.detector, "tool-repeat");
+    assert.equal(ivs[0]?.evidence.count, 3);
+    assert.match(ivs[0].summary, /variants/);
+  });
+
+  it("does not merge variants whose output differs, nor different operands", () => {
+    assert.deepEqual(feed(listing(["ls", "ls -la", "ls -1", "ls -R"], (i) => `listing format ${i}`, "execute_command")), []);
+    assert.deepEqual(feed(listing(["ls src", "ls test", "ls docs", "ls media"], () => "", "execute_command")), []);
+  });
+});

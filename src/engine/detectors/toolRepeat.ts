@@ -29,10 +29,14 @@ interface Streak {
   /** Calls made but not yet answered (a parallel batch, or a host that reports no results), by id: whether each is a poll. */
   pending: Map<string, boolean>;
   events: number[];
+  /** Distinct exact signatures in the streak (commands that differ only in flags or spelling). */
+  spellings: Set<string>;
 }
 
 /** Evidence events kept per streak. */
 const MAX_EVIDENCE = 16;
+/** Spellings of one loosened command remembered for the summary. */
+const MAX_SPELLINGS = 8;
 /** Unanswered calls tracked per streak (a host that never reports results must not grow it). */
 const MAX_PENDING = 64;
 
@@ -74,11 +78,12 @@ class ToolRepeatDetector implements Detector {
 
   onToolCall(call: CallRecord): Finding[] | void {
     if (call.epoch !== this.statusEpoch) { this.statusEpoch = call.epoch; this.strongest = { count: 0, detail: "" }; }
-    let s = this.streaks.get(call.signature);
+    let s = this.streaks.get(call.repeatKey);
     if (!s || s.epoch !== call.epoch) {
-      s = { epoch: call.epoch, waitCount: call.waitCount, identical: 0, polls: 0, live: false, pending: new Map(), events: [] };
-      this.streaks.set(call.signature, s);
+      s = { epoch: call.epoch, waitCount: call.waitCount, identical: 0, polls: 0, live: false, pending: new Map(), events: [], spellings: new Set() };
+      this.streaks.set(call.repeatKey, s);
     }
+    if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature);
     // A poll: a wait since the previous identical call, a command that waits itself, or a target
     // whose output already changed on its own (a growing log, a job status): same output = not yet.
     const isPoll = s.events.length > 0 && (call.waitCount !== s.waitCount || call.waits || s.live);
@@ -91,20 +96,21 @@ class ToolRepeatDetector implements Detector {
     if (count > this.strongest.count) this.strongest = { count, detail: describeCall(call) };
     if (count < 2) return;
     const outputs = s.identical > 1 ? " and identical output" : "";
+    const input = s.spellings.size > 1 ? ` with inputs that differ only in flags or spelling (${s.spellings.size} variants)` : " with identical input";
     return [{
       detector: this.id,
-      key: `${this.id}:${call.signature}`,
+      key: `${this.id}:${call.repeatKey}`,
       count,
       tool: call.name,
       toolCallId: call.id,
-      summary: `${describeCall(call)} called ${count} times with identical input${outputs}, nothing changed in between`,
+      summary: `${describeCall(call)} called ${count} times${input}${outputs}, nothing changed in between`,
       suggestion: suggestionForKind(call.kind),
       evidence: { events: [...s.events], count, tool: call.name, path: call.kind === "read" ? call.target : undefined, command: call.kind === "command" ? call.target : undefined, identicalOutput: s.identical > 1 },
     }];
   }
 
   onToolResult(call: CallRecord): void {
-    const s = this.streaks.peek(call.signature);
+    const s = this.streaks.peek(call.repeatKey);
     if (!s || !call.result || s.epoch !== call.epoch) return;
     const isPoll = s.pending.get(call.id) ?? false;
     s.pending.delete(call.id);
