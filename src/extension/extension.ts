@@ -67,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const settings = readShellSettings((key) => cfg.get(key));
     notificationsOn = settings.notifications;
-    manager.configure({ engine: settings.engine, actionPolicy: settings.actionPolicy });
+    manager.configure({ engine: settings.engine, actionPolicy: settings.actionPolicy, hostPolicies: settings.hostPolicies });
     const changed = settings.warnings.join("\n") !== warnings.join("\n");
     warnings = settings.warnings;
     for (const w of warnings) log.warn(`setting ignored: ${w}`);

@@ -38,6 +38,8 @@ export interface ManagerDeps {
 export interface ManagerSettings {
   engine: EngineConfig;
   actionPolicy: ActionPolicy;
+  /** Per-host overrides of actionPolicy, by host id. */
+  hostPolicies?: Record<string, ActionPolicy>;
 }
 
 export type AlertLevel = "none" | "warning" | "intervened";
@@ -350,7 +352,7 @@ export class SessionManager implements Disposable {
       this.deps.notify?.(s.summary, iv, record.outcome);
       return;
     }
-    if (this.settings.actionPolicy === "ask") {
+    if ((this.settings.hostPolicies?.[s.summary.hostId] ?? this.settings.actionPolicy) === "ask") {
       record.outcome = "waiting for your answer";
       void this.deps.confirm(s.summary, iv).then((answer) => {
         if (answer === "act") this.queueAction(s, record, iv);

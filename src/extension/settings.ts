@@ -10,6 +10,8 @@ export type ActionPolicy = "automatic" | "ask";
 export interface ShellSettings {
   engine: EngineConfig;
   actionPolicy: ActionPolicy;
+  /** Per-host policy overriding actionPolicy: Cline asks first unless told otherwise. */
+  hostPolicies: Record<string, ActionPolicy>;
   notifications: boolean;
   /** One line per rejected value, named by its setting id. */
   warnings: string[];
@@ -57,10 +59,17 @@ export function readShellSettings(get: SettingsReader): ShellSettings {
   if (policy === "automatic" || policy === "ask") actionPolicy = policy;
   else if (policy !== undefined) warnings.push(`loopSentinel.actionPolicy: expected "automatic" or "ask", got ${JSON.stringify(policy)}; using the default`);
 
+  // Cline has no way to cancel one response and carry on: every action on it lands in the task
+  // as a message or a new task, so by default the user decides first.
+  let clinePolicy: ActionPolicy = "ask";
+  const clineSetting = get("cline.actionPolicy");
+  if (clineSetting === "automatic" || clineSetting === "ask") clinePolicy = clineSetting;
+  else if (clineSetting !== undefined) warnings.push(`loopSentinel.cline.actionPolicy: expected "automatic" or "ask", got ${JSON.stringify(clineSetting)}; using the default`);
+
   let notifications = true;
   const notify = get("notifications");
   if (typeof notify === "boolean") notifications = notify;
   else if (notify !== undefined) warnings.push(`loopSentinel.notifications: expected true or false, got ${JSON.stringify(notify)}; using the default`);
 
-  return { engine: resolved.config, actionPolicy, notifications, warnings };
+  return { engine: resolved.config, actionPolicy, hostPolicies: { cline: clinePolicy }, notifications, warnings };
 }

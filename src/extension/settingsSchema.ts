@@ -64,6 +64,15 @@ function generalProperties(definitions: readonly DetectorDefinition[]): Record<s
       enumDescriptions: ["Act on the agent's task as soon as a loop is detected.", "Ask you first, in a notification, before anything is sent to the agent or its task is touched."],
       description: "Whether actions on a task (guidance, refusing a call, aborting, stopping) need your OK first.",
     },
+    [`${p}cline.actionPolicy`]: {
+      order: 2, type: "string", enum: ["ask", "automatic"], default: "ask",
+      enumDescriptions: ["Ask you first: Cline cannot cancel one response and carry on, so every action lands in its task.", "Act on Cline tasks as soon as a loop is detected."],
+      description: "Whether actions on Cline tasks need your OK first (overrides Action Policy for Cline).",
+    },
+    [`${p}cline.dataFolders`]: {
+      order: 2, type: "array", items: { type: "string" }, default: [],
+      markdownDescription: "Extra Cline data folders to watch, besides the extension's own storage and `~/.cline/data` (e.g. a CLI run with its own `HOME`). Each may hold `tasks/<id>/ui_messages.json` (classic) or `sessions/<id>/<id>.messages.json` (v4).",
+    },
     [`${p}resetOnUserMessage`]: { order: 3, type: "boolean", default: true, description: "A new message from you starts every count afresh." },
     [`${p}idleResetMinutes`]: { order: 4, type: "number", minimum: 0, default: 30, description: "Counts start afresh after this many minutes without activity in a task. 0 = never." },
     [`${p}maxAbortsPerTurn`]: { order: 5, type: "integer", minimum: 0, default: 2, description: "Looping responses aborted in one turn before the next abort becomes a stop. 0 = no limit." },

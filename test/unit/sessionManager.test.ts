@@ -108,6 +108,15 @@ describe("session manager", () => {
     assert.match(manager.snapshot("fake:A")!.interventions[0].outcome, /dismissed/);
   });
 
+  it("a host's own policy overrides the global one (Cline asks first while others act)", async () => {
+    const { adapter, manager, asked } = setup({ policy: "automatic", answer: "dismiss" });
+    manager.configure({ engine: defaultConfig(), actionPolicy: "automatic", hostPolicies: { [adapter.hostId]: "ask" } });
+    readLoop(adapter, "A", 3);
+    await settle();
+    assert.equal(asked.length, 1);
+    assert.deepEqual(adapter.acts, []);
+  });
+
   it("ask first: the action is carried out when the user agrees", async () => {
     const { adapter, asked } = setup({ policy: "ask", answer: "act" });
     readLoop(adapter, "A", 3);

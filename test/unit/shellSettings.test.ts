@@ -96,3 +96,14 @@ describe("package.json contributes", () => {
     assert.deepEqual(contributed, expected);
   });
 });
+
+describe("per-host action policy", () => {
+  it("asks first on Cline by default, whatever the global policy, and obeys its own setting", () => {
+    const read = (values: Record<string, unknown>) => readShellSettings((k) => values[k]);
+    assert.equal(read({ actionPolicy: "automatic" }).hostPolicies.cline, "ask");
+    assert.equal(read({ "cline.actionPolicy": "automatic" }).hostPolicies.cline, "automatic");
+    const bad = read({ "cline.actionPolicy": "sometimes" });
+    assert.equal(bad.hostPolicies.cline, "ask");
+    assert.ok(bad.warnings.some((w) => w.startsWith("loopSentinel.cline.actionPolicy")));
+  });
+});
