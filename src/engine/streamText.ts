@@ -81,14 +81,16 @@ export function stripOpeners(text: string): string {
 }
 
 const WORD = /[\p{L}\p{N}_]+(?:['’.-][\p{L}\p{N}_]+)*/gu;
+/** The same for plain ASCII text, which is most text and much faster to match. */
+const ASCII_WORD = /[a-z0-9_]+(?:['.-][a-z0-9_]+)*/g;
+const NON_ASCII = /[^\x00-\x7f]/;
+/** Characters looked at per word wanted, so a cap on words also caps the work. */
+const CHARS_PER_WORD = 40;
 
 export function wordsOf(text: string, max = 600): string[] {
-  const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(WORD)) {
-    out.push(m[0]);
-    if (out.length >= max) break;
-  }
-  return out;
+  const part = (Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? text.slice(0, max * CHARS_PER_WORD) : text).toLowerCase();
+  const words = part.match(NON_ASCII.test(part) ? WORD : ASCII_WORD) ?? [];
+  return words.length > max ? words.slice(0, max) : words;
 }
 
 function hash32(s: string): number {

@@ -127,25 +127,41 @@ class StagnationDetector implements Detector {
     return this.current ? this.finish(ctx) : undefined;
   }
 
+  /** Words, shingles and word set of a request, computed once and only when a comparison needs them. */
+  private signature(r: RequestText): { words: number; shingles: Set<number>; wordSet: Set<string> } {
+    if (!r.shingles || !r.wordSet || r.words === undefined) {
+      const words = wordsOf(r.text, MAX_WORDS);
+      r.words = words.length;
+      r.shingles = shingles(words, words.length >= 3 ? 3 : 1);
+      r.wordSet = new Set(words);
+    }
+    return { words: r.words, shingles: r.shingles, wordSet: r.wordSet };
+  }
+
   private finish(ctx: DetectorContext): Finding[] | void {
     const cur = this.current!;
     this.current = undefined;
     cur.event = ctx.index;
-    const words = wordsOf(cur.text, MAX_WORDS);
-    cur.words = words.length;
-    cur.shingles = shingles(words, words.length >= 3 ? 3 : 1);
-    cur.wordSet = new Set(words);
     const prev = this.previous;
     this.previous = cur;
     const fresh = { monologue: 1, reworded: false, noProgress: 1, events: [cur.event] };
-    if (!prev || !prev.shingles || !prev.wordSet || (prev.words ?? 0) < this.minWords || words.length < this.minWords) {
+    // only two shapes can make a pair count: skip the text work for every other pair (most of them)
+    const couldBeMonologue = prev !== undefined && prev.toolCalls === 0 && cur.toolCalls === 0;
+    const couldBeNoProgress = prev !== undefined && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch;
+    if (!prev || (!couldBeMonologue && !couldBeNoProgress)) {
       this.streak = fresh;
       return;
     }
-    const exact = jaccard(prev.shingles, cur.shingles);
+    const curSig = this.signature(cur);
+    const prevSig = this.signature(prev);
+    if (prevSig.words < this.minWords || curSig.words < this.minWords) {
+      this.streak = fresh;
+      return;
+    }
+    const exact = jaccard(prevSig.shingles, curSig.shingles);
     // a monologue reworded each time keeps its words, not its word order
-    const reworded = exact < this.minSimilarity && Math.min(words.length, prev.words ?? 0) >= this.paraphraseMinWords && wordSetJaccard(prev.wordSet, cur.wordSet) >= this.paraphraseSimilarity;
-    const similarity = reworded ? wordSetJaccard(prev.wordSet, cur.wordSet) : exact;
+    const reworded = exact < this.minSimilarity && Math.min(curSig.words, prevSig.words) >= this.paraphraseMinWords && wordSetJaccard(prevSig.wordSet, curSig.wordSet) >= this.paraphraseSimilarity;
+    const similarity = reworded ? wordSetJaccard(prevSig.wordSet, curSig.wordSet) : exact;
     this.lastSimilarity = similarity;
     if (exact < this.minSimilarity && !reworded) {
       this.streak = fresh;
@@ -154,7 +170,7 @@ class StagnationDetector implements Detector {
     // between the two messages: the previous request's tool calls, and what they changed
     // a message that comes with a tool call (a question to the user, a retry after an API error) is not a monologue
     const monologue = prev.toolCalls === 0 && cur.toolCalls === 0;
-    const noProgress = !reworded && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(words.length, prev.words ?? 0) >= this.noProgressMinWords;
+    const noProgress = !reworded && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.words, prevSig.words) >= this.noProgressMinWords;
     this.streak = {
       monologue: monologue ? this.streak.monologue + 1 : 1,
       reworded: monologue && (reworded || (this.streak.monologue > 1 && this.streak.reworded)),
