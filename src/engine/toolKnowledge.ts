@@ -78,12 +78,20 @@ export interface ToolKnowledge {
   urlOf(input: Record<string, unknown>): string | undefined;
 }
 
-/** Cline's SDK `run_commands {commands: [...]}` runs a list: one command line for our purposes. */
+/**
+ * Commands given as lists: Cline's SDK `run_commands {commands: [...]}` (several command lines,
+ * one for our purposes) and Codex's `shell {command: ["bash", "-lc", "..."]}` (an argv).
+ */
 function commandList(input: Record<string, unknown>): string | undefined {
-  const list = input.commands;
-  if (!Array.isArray(list)) return undefined;
-  const parts = list.filter((c): c is string => typeof c === "string" && c.trim() !== "").map((c) => c.trim());
-  return parts.length > 0 ? parts.join(" && ") : undefined;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((c): c is string => typeof c === "string" && c.trim() !== "").map((c) => c.trim()) : []);
+  const argv = strings(input.command ?? input.cmd);
+  if (argv.length > 0) {
+    // A shell running a script: the script is the command.
+    if (argv.length >= 3 && /^(?:\S*\/)?(?:ba|z|da)?sh$/.test(argv[0]) && /^-\w*c$/.test(argv[1])) return argv.slice(2).join(" ");
+    return argv.join(" ");
+  }
+  const list = strings(input.commands);
+  return list.length > 0 ? list.join(" && ") : undefined;
 }
 
 function firstString(input: Record<string, unknown>, keys: readonly string[]): string | undefined {

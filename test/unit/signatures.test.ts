@@ -135,3 +135,24 @@ describe("looseCommand", () => {
     assert.equal(looseCommand("make -j4 && make test"), "make -j4 && make test");
   });
 });
+
+describe("commands given as lists", () => {
+  it("reads Codex's argv and Cline SDK's command list", async () => {
+    const { createToolKnowledge } = await import("../../src/engine/toolKnowledge");
+    const tools = createToolKnowledge();
+    assert.equal(tools.commandOf({ command: ["bash", "-lc", "cargo test -q"] }), "cargo test -q");
+    assert.equal(tools.commandOf({ command: ["git", "status"] }), "git status");
+    assert.equal(tools.commandOf({ commands: ["npm ci", " npm test "] }), "npm ci && npm test");
+    assert.equal(tools.kindOf("run_commands"), "command");
+  });
+});
+
+describe("error line of go test output", () => {
+  it("skips === RUN banners so -v and plain runs of one failure agree", async () => {
+    const { errorFingerprint } = await import("../../src/engine/signatures");
+    const plain = "Exit code 1\n--- FAIL: TestRetryBackoff (0.10s)\n    backoff_test.go:38: got 400ms, want 800ms\nFAIL";
+    const verbose = "Exit code 1\n=== RUN   TestRetryBackoff\n--- FAIL: TestRetryBackoff (0.12s)\n    backoff_test.go:38: got 400ms, want 800ms\nFAIL";
+    assert.equal(errorFingerprint(plain), errorFingerprint(verbose));
+    assert.match(errorFingerprint(plain), /fail: testretrybackoff/);
+  });
+});
