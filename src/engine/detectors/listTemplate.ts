@@ -160,8 +160,7 @@ class ListTemplateDetector implements Detector {
     if (line.kind === "blank") return; // items may be spaced out
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
-    // numbers are one slot whatever their value ("Step 12: ...", "item 3 of 40")
-    // whitespace tokens (cheap, native split); digits are "#" so numbers do not break the template
+    // whitespace tokens (a cheap native split); digits are "#": "Step 12: ...", "item 3 of 40" share a template
     const raw = line.text.slice(listMarker(line.text).length).trim().toLowerCase().split(/\s+/, 64);
     const words = raw.map((w) => w.replace(/\d+/g, "#"));
     if (words.length === 0) { this.runs.set(line.channel, undefined); return; }
