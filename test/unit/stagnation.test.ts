@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import type { TraceEvent } from "../../src/engine/events";
-import { prose, request, runOnly, streamOf } from "./streamTestKit";
+import { request, richProse, runOnly, streamOf } from "./streamTestKit";
 
 const only = (events: TraceEvent[], overrides: Record<string, number | boolean> = {}) => runOnly(["stagnation"], events, overrides);
 const MSG = "I'm doing well, thanks for asking. What would you like me to work on?";
@@ -82,6 +82,28 @@ describe("stagnation", () => {
     assert.match(ivs[0].summary, /3 requests in a row while the tool calls between them brought nothing new/);
   });
 
+  it("catches the same message around calls that all fail, whatever tool each one tries", () => {
+    const says = (extra: string) => `I don't have permission to read /var/lib/postgresql/16/main/postgresql.auto.conf${extra}. Let me try a different way to access the file.`;
+    const tries: Array<[string, Record<string, unknown>, string]> = [
+      ["read_file", { absolute_path: "/var/lib/postgresql/16/main/postgresql.auto.conf" }, "EACCES: permission denied"],
+      ["run_shell_command", { command: "cat /var/lib/postgresql/16/main/postgresql.auto.conf" }, "cat: Permission denied\nExit Code: 1"],
+      ["list_directory", { path: "/var/lib/postgresql/16/main" }, "EACCES: permission denied, scandir"],
+      ["run_shell_command", { command: "sudo -n cat /var/lib/postgresql/16/main/postgresql.auto.conf" }, "sudo: a password is required\nExit Code: 1"],
+    ];
+    const events: TraceEvent[] = [{ t: "user", text: "Read the postgres auto conf." }];
+    const ends: number[] = [];
+    tries.forEach(([name, input, error], i) => {
+      const id = `p${i}`;
+      events.push({ t: "request" }, ...streamOf("text", says(["", " directly", "", " as the current user"][i])), { t: "tool_call", id, name, input }, { t: "end" });
+      ends.push(events.length - 1);
+      events.push({ t: "tool_result", id, ok: false, error });
+    });
+    const ivs = only(events);
+    assert.ok(ivs.length >= 1);
+    assert.equal(ivs[0].event, ends[2], "at the end of the 3rd alike request");
+    assert.match(ivs[0].summary, /brought nothing new/);
+  });
+
   it("stays quiet while a polled output changes, however alike the thinking", () => {
     const thought = "The CI run is still in progress. I will wait thirty seconds and then check the status of the workflow again, because the deploy must not start before the tests have passed.";
     const events: TraceEvent[] = [{ t: "user", text: "deploy when CI is green" }];
@@ -91,7 +113,7 @@ describe("stagnation", () => {
 
   it("stays quiet on long varied work", () => {
     const events: TraceEvent[] = [{ t: "user", text: "go" }];
-    for (let i = 0; i < 30; i++) events.push(...step(prose(60, i), call("read_file", { path: `src/f${i % 7}.ts` }, `content ${i % 7}`)));
+    for (let i = 0; i < 30; i++) events.push(...step(richProse(60, i), call("read_file", { path: `src/f${i % 7}.ts` }, `content ${i % 7}`)));
     assert.deepEqual(only(events), []);
   });
 

@@ -68,6 +68,16 @@ describe("stream-repeat", () => {
     assert.equal(only([user, ...request(streamOf("text", "    print('-' * 40)\n".repeat(25)))]).length, 1);
   });
 
+  it("catches a whole fenced block shown again and again, at its 3rd copy", () => {
+    const block = "Here is the final diff:\n\n```diff\n--- a/worker/config.py\n+++ b/worker/config.py\n@@ -1,6 +1,7 @@\n+import os\n import logging\n \n-RETRY_MAX = 3\n+RETRY_MAX = int(os.environ.get(\"RETRY_MAX\", \"3\"))\n RETRY_BACKOFF = 2.0\n```\n\n";
+    const events = [user, ...request(streamOf("text", block.repeat(6), { max: 40, seed: 4 }))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    const [a, b] = charRangeOf(events, ivs[0].event);
+    assert.ok(b >= 3 * block.length - 1 - 2 && a < 3 * block.length + 40, `fired in ${a}-${b}, the 3rd copy ends at ${3 * block.length - 1}`);
+    assert.deepEqual(only([user, ...request(streamOf("text", block.repeat(2)))]), [], "shown twice can be a slip");
+  });
+
   it("needs a much longer run in table rows too", () => {
     const table = "| Task | Owner | Status |\n|---|---|---|\n" + "| TBD | TBD | TBD |\n".repeat(14) + "\nFill these in later.\n";
     assert.deepEqual(only([user, ...request(streamOf("text", table))]), []);

@@ -67,3 +67,17 @@ export function prose(words: number, seed: number): string {
   for (let i = 0; i < words; i++) out.push(vocab[Math.floor(r() * vocab.length)] + (r() < 0.08 ? "." : ""));
   return out.join(" ");
 }
+
+const SYLLABLES = "ka lo mi ne ru sa ti vo pe da fu gi ho ja ke li mo nu pa re si to ve za".split(" ");
+/** Prose over a ~600-word made-up vocabulary: two samples share few words, as two unrelated real messages do. */
+export function richProse(words: number, seed: number): string {
+  const r = rng(seed);
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) {
+    const n = 2 + Math.floor(r() * 2);
+    let w = "";
+    for (let k = 0; k < n; k++) w += SYLLABLES[Math.floor(r() * SYLLABLES.length)];
+    out.push(w);
+  }
+  return out.join(" ");
+}

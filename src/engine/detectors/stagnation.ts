@@ -2,10 +2,11 @@
  * e. Across requests: the agent says the same thing again in a new request. Two shapes:
  * - monologue: the same message again, neither copy with a tool call, no user input between:
  *   the agent is talking to itself, each copy is a wasted request (fires at the 2nd copy);
- * - no progress: the same long thinking or message around tool calls that bring nothing new
- *   (each returned what the same call returned before, and nothing was written, edited or run
- *   that changes state), request after request (fires at the 3rd copy). Polling whose output
- *   changes, or reading new files, is news and keeps this quiet.
+ * - no progress: the same thinking or message around tool calls that bring nothing new (each
+ *   failed, or returned what the same call returned before, and nothing was written, edited or
+ *   run that changes state), request after request (fires at the 3rd copy). A successful call
+ *   with new output (polling whose output changes, reading a new file) is news and keeps this
+ *   quiet; so does a message that changes with what was learnt.
  * "The same" is word 3-gram Jaccard similarity of the request's whole thinking + text, so an
  * agent that opens every turn with the same sentence but then says something new is fine. A
  * monologue reworded every time (same words, new order: word-set Jaccard) needs a 3rd copy.
@@ -32,14 +33,16 @@ export const STAGNATION_DEFAULTS: DetectorSettings = {
   noProgressCopies: 3,
   /** Requests with fewer words than this never count (a bare "Done." is not stagnation). */
   minWords: 5,
-  /** The no-progress shape needs messages at least this long (short status lines recur in healthy work). */
-  noProgressMinWords: 25,
+  /** The no-progress shape needs messages at least this long (a bare "Running the tests." recurs in healthy work). */
+  noProgressMinWords: 12,
   /** A monologue reworded each time: word-set Jaccard from which two messages say the same (0..1)... */
   paraphraseSimilarity: 0.5,
   /** ...in this many messages in a row... */
   paraphraseCopies: 3,
   /** ...each at least this many words long. */
   paraphraseMinWords: 15,
+  /** Around tool calls that bring nothing new, a reworded message counts from this word-set Jaccard. */
+  noProgressWordSimilarity: 0.75,
 };
 
 /** Characters of each request's text kept for comparison. */
@@ -49,7 +52,7 @@ const MAX_WORDS = 800;
 interface RequestText {
   text: string;
   toolCalls: number;
-  /** Results that were news: a call not made before, or an output that changed. */
+  /** Results that were news: a success of a call not made before, or whose output changed. */
   news: number;
   epoch: number;
   event: number;
@@ -80,6 +83,7 @@ class StagnationDetector implements Detector {
   private readonly paraphraseSimilarity: number;
   private readonly paraphraseCopies: number;
   private readonly paraphraseMinWords: number;
+  private readonly noProgressWordSimilarity: number;
   private lastSimilarity = 0;
   /** Last output per call signature, to tell news from a repeat. */
   private outputs = new BoundedMap<string, string>(1024);
@@ -93,6 +97,7 @@ class StagnationDetector implements Detector {
     this.paraphraseSimilarity = numberSetting(settings, "paraphraseSimilarity", STAGNATION_DEFAULTS);
     this.paraphraseCopies = Math.max(2, numberSetting(settings, "paraphraseCopies", STAGNATION_DEFAULTS));
     this.paraphraseMinWords = numberSetting(settings, "paraphraseMinWords", STAGNATION_DEFAULTS);
+    this.noProgressWordSimilarity = numberSetting(settings, "noProgressWordSimilarity", STAGNATION_DEFAULTS);
   }
 
   onRequestStart(ctx: DetectorContext): Finding[] | void {
@@ -120,7 +125,8 @@ class StagnationDetector implements Detector {
     const before = this.outputs.get(call.signature);
     this.outputs.set(call.signature, call.result.outputHash);
     const r = this.current ?? this.previous;
-    if (r && before !== call.result.outputHash) r.news++;
+    // a failure teaches nothing to act on; a success with new output does
+    if (r && call.result.ok && before !== call.result.outputHash) r.news++;
   }
 
   onRequestEnd(ctx: DetectorContext): Finding[] | void {
@@ -159,9 +165,10 @@ class StagnationDetector implements Detector {
       return;
     }
     const exact = jaccard(prevSig.shingles, curSig.shingles);
-    // a monologue reworded each time keeps its words, not its word order
-    const reworded = exact < this.minSimilarity && Math.min(curSig.words, prevSig.words) >= this.paraphraseMinWords && wordSetJaccard(prevSig.wordSet, curSig.wordSet) >= this.paraphraseSimilarity;
-    const similarity = reworded ? wordSetJaccard(prevSig.wordSet, curSig.wordSet) : exact;
+    // a message reworded each time keeps its words, not its word order
+    const wordSimilarity = exact < this.minSimilarity && Math.min(curSig.words, prevSig.words) >= this.paraphraseMinWords ? wordSetJaccard(prevSig.wordSet, curSig.wordSet) : 0;
+    const reworded = wordSimilarity >= this.paraphraseSimilarity;
+    const similarity = reworded ? wordSimilarity : exact;
     this.lastSimilarity = similarity;
     if (exact < this.minSimilarity && !reworded) {
       this.streak = fresh;
@@ -170,7 +177,8 @@ class StagnationDetector implements Detector {
     // between the two messages: the previous request's tool calls, and what they changed
     // a message that comes with a tool call (a question to the user, a retry after an API error) is not a monologue
     const monologue = prev.toolCalls === 0 && cur.toolCalls === 0;
-    const noProgress = !reworded && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.words, prevSig.words) >= this.noProgressMinWords;
+    // around tool calls a reworded message must keep more of its words: tool talk shares vocabulary
+    const noProgress = (!reworded || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.words, prevSig.words) >= this.noProgressMinWords;
     this.streak = {
       monologue: monologue ? this.streak.monologue + 1 : 1,
       reworded: monologue && (reworded || (this.streak.monologue > 1 && this.streak.reworded)),

@@ -12,7 +12,8 @@
  * Short units need more copies than long ones: a unit of d characters fires after
  * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies (16 chars × 10, 50 × 4, 105 × 2, 500 × 2).
  * Inside a code fence or a table row the span needed is codeSpanFactor times longer (repetitive
- * code and tables are normal).
+ * code and tables are normal); a block that holds a whole fence (a diff shown again and again)
+ * counts at fencedBlockCopies copies.
  * Units without letters or digits (dividers, box drawing, whitespace) never count.
  *
  * count = how many times this block was caught looping since the user last spoke (one per
@@ -39,6 +40,8 @@ export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   maxCopies: 10,
   /** Inside fenced code and table rows the span needed is this many times longer. */
   codeSpanFactor: 4,
+  /** A block that holds a whole fence (a diff or snippet shown again) counts from this many copies. */
+  fencedBlockCopies: 3,
 };
 
 /** Characters of the anchor whose recurrence nominates a period. */
@@ -115,6 +118,7 @@ export interface RepeatParams {
   minCopies: number;
   maxCopies: number;
   codeSpanFactor: number;
+  fencedBlockCopies: number;
 }
 
 export function repeatParams(settings: DetectorSettings): RepeatParams {
@@ -126,6 +130,7 @@ export function repeatParams(settings: DetectorSettings): RepeatParams {
     minCopies: Math.max(2, n("minCopies")),
     maxCopies: Math.max(2, n("maxCopies")),
     codeSpanFactor: Math.max(1, n("codeSpanFactor")),
+    fencedBlockCopies: Math.max(2, n("fencedBlockCopies")),
   };
 }
 
@@ -144,6 +149,8 @@ export class RepeatTracker {
   private candidates: Candidate[] = [];
   /** Fence state from line starts: ``` or ~~~ at the head of a line toggles it. */
   private inFence = false;
+  /** Position of the newline of the last fence line (opening or closing). */
+  private lastFenceLine = -1;
   /** The current line is a table or box-drawing row (known from its first visible character). */
   private inTable = false;
   private lineHead = "";
@@ -170,6 +177,7 @@ export class RepeatTracker {
     this.lastSeen.fill(0);
     this.candidates.length = 0;
     this.inFence = false;
+    this.lastFenceLine = -1;
     this.inTable = false;
     this.lineHead = "";
     this.lineHeadDone = false;
@@ -182,6 +190,8 @@ export class RepeatTracker {
   requiredSpan(period: number): number {
     const unit = Math.max(period, this.s.minPeriod);
     const copies = Math.min(this.s.maxCopies, Math.max(this.s.minCopies, Math.ceil(this.s.minSpanChars / unit)));
+    // the unit holds a fence line: a whole fenced block shown again and again (showing it twice can be a slip)
+    if (this.lastFenceLine >= 0 && this.pos - 1 - this.lastFenceLine < period) return unit * Math.max(copies, this.s.fencedBlockCopies);
     return unit * copies * (this.inFence || this.inTable ? this.s.codeSpanFactor : 1);
   }
 
@@ -267,7 +277,7 @@ export class RepeatTracker {
       const head = this.lineHead.trimStart();
       if (head.startsWith("```") || head.startsWith("~~~")) {
         this.inFence = !this.inFence;
-        this.candidates.length = 0; // a fence boundary ends any repetition
+        this.lastFenceLine = this.pos - 1;
       }
       this.lineHead = "";
       this.lineHeadDone = false;
