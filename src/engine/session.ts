@@ -55,6 +55,8 @@ export class LoopSession {
   private rungByKey = new Map<string, number>();
   private ignored = new Set<string>();
   private abortsThisTurn = 0;
+  /** After an abort the rest of that response is the same loop draining out: no new stream verdicts until the next request. */
+  private streamMuted = false;
   private stopped = false;
   private readonly counters: SessionStats = {
     events: 0, requests: 0, toolCalls: 0, reasoningChars: 0, textChars: 0, tokensIn: 0, tokensOut: 0, cost: 0, interventions: 0,
@@ -92,6 +94,7 @@ export class LoopSession {
     this.ledger.reset();
     this.rungByKey.clear();
     this.abortsThisTurn = 0;
+    this.streamMuted = false;
     this.stopped = false;
   }
 
@@ -120,6 +123,7 @@ export class LoopSession {
         this.ledger.noteUserMessage(ev.text);
         break;
       case "request":
+        this.streamMuted = false;
         this.ledger.settleUnanswered();
         this.requestCount++;
         this.counters.requests++;
@@ -164,7 +168,7 @@ export class LoopSession {
     }
     if (!chosen) return [];
     for (const p of planned) this.rungByKey.set(p.intervention.key, Math.max(this.rungByKey.get(p.intervention.key) ?? 0, p.rung));
-    if (chosen.intervention.action === "abort") this.abortsThisTurn++;
+    if (chosen.intervention.action === "abort") { this.abortsThisTurn++; this.streamMuted = true; }
     if (chosen.intervention.action === "stop") this.stopped = true;
     this.counters.interventions++;
     return [chosen.intervention];
@@ -190,6 +194,7 @@ export class LoopSession {
     const rungAt = (r: "warnAt" | "blockAt" | "stopAt") => perTool?.[r] ?? settings[r];
     const reached = (at: number) => at > 0 && f.count >= at;
     const channel = DETECTOR_DEFINITIONS.find((d) => d.id === f.detector)?.channel ?? "tool";
+    if (channel === "stream" && this.streamMuted) return undefined;
     let action: Action | undefined;
     if (reached(rungAt("stopAt"))) action = "stop";
     else if (reached(rungAt("blockAt"))) action = channel === "stream" ? "abort" : f.toolCallId !== undefined ? "block" : "warn";

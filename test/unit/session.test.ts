@@ -109,3 +109,29 @@ describe("resolveConfig", () => {
     for (const bad of [42, "x", [], true]) assert.equal(resolveConfig(bad).warnings.length, 1);
   });
 });
+
+describe("LoopSession across detectors", () => {
+  it("acts once on a chanted stream: one abort for the response, not one per detector", () => {
+    const s = sessionWith();
+    const chant = "I have added all the requested logs to the file and verified the output is correct now. ";
+    const evs: TraceEvent[] = [{ t: "user", text: "add logs" }, { t: "request" }];
+    for (let i = 0; i < 12; i++) for (let j = 0; j < chant.length; j += 17) evs.push({ t: "text", delta: chant.slice(j, j + 17) });
+    evs.push({ t: "end" });
+    const ivs = run(s, evs);
+    assert.deepEqual(ivs.map((i) => i.action), ["abort"]);
+  });
+
+  it("the same loop in the next response after an abort stops the task", () => {
+    const s = sessionWith();
+    const chant = "Let me check the configuration file again to be sure about the value. ";
+    const ivs: string[] = [];
+    ivs.push(...run(s, [{ t: "user", text: "why" }]).map((i) => i.action));
+    for (let r = 0; r < 3; r++) {
+      const evs: TraceEvent[] = [{ t: "request" }];
+      for (let i = 0; i < 8; i++) evs.push({ t: "reasoning", delta: chant });
+      evs.push({ t: "end" });
+      ivs.push(...run(s, evs).map((i) => i.action));
+    }
+    assert.deepEqual(ivs, ["abort", "stop"]);
+  });
+});
