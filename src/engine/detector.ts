@@ -90,6 +90,8 @@ export interface DetectorStatus {
 
 export interface Detector {
   readonly id: DetectorId;
+  /** The user spoke (after any reset it causes): what they wrote can ground what the agent lists. */
+  onUser?(text: string, ctx: DetectorContext): Finding[] | void;
   /** A request (model step) begins. */
   onRequestStart?(ctx: DetectorContext): Finding[] | void;
   /** A streamed chunk of reasoning or visible text. */

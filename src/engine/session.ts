@@ -121,6 +121,7 @@ export class LoopSession {
         if (this.config.resetOnUserMessage) this.reset();
         // (tool engineer) The ledger remembers what the user asked for: runs they requested are not repeats.
         this.ledger.noteUserMessage(ev.text);
+        for (const d of this.detectors) collect(d.onUser?.(ev.text, ctx));
         break;
       case "request":
         this.streamMuted = false;

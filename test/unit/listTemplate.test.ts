@@ -30,6 +30,11 @@ describe("list-template", () => {
     assert.equal(only([user, ...request(streamOf("text", numbered))]).length, 1);
   });
 
+  it("stays quiet when the items come from a list the user pasted", () => {
+    const pasted: TraceEvent = { t: "user", text: "Turn each of these into a checklist item: " + SLOTS.join(", ") };
+    assert.deepEqual(only([pasted, ...request(streamOf("text", checklist(25)))]), []);
+  });
+
   it("stays quiet on a short templated list (a real report)", () => {
     assert.deepEqual(only([user, ...request(streamOf("text", checklist(12)))]), []);
   });

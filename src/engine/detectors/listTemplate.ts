@@ -100,6 +100,11 @@ class ListTemplateDetector implements Detector {
     this.strongest = { items: 0, detail: "" };
   }
 
+  /** Items from a list the user pasted are grounded too. */
+  onUser(text: string): void {
+    this.learn(text);
+  }
+
   onToolCall(call: CallRecord): void {
     for (const v of Object.values(call.input)) if (typeof v === "string") this.learn(v);
   }
