@@ -26,6 +26,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   if (!name || name === "--help" || name === "-h" || name === "help") { io.out(usage()); return name ? 0 : 2; }
   const command = COMMANDS[name];
   if (!command) { io.err(`loop-sentinel: unknown command "${name}"\n${usage()}`); return 2; }
+  if (rest.includes("--help") || rest.includes("-h")) { io.out(`usage: loop-sentinel ${command.usage}`); return 0; }
   try {
     return await command.run(rest, io);
   } catch (err) {

@@ -89,3 +89,15 @@ describe("loop-sentinel replay", () => {
     assert.ok(warnOnly.interventions.length > 0 && warnOnly.interventions.every((i: { action: string }) => i.action === "warn"));
   });
 });
+
+describe("loop-sentinel help", () => {
+  it("prints every command's usage, and one command's with --help", () => {
+    const all = cli("--help");
+    assert.equal(all.code, 0);
+    for (const c of ["replay", "watch", "convert", "stats"]) assert.match(all.out, new RegExp(`loop-sentinel ${c} `));
+    const one = cli("stats", "--help");
+    assert.equal(one.code, 0);
+    assert.match(one.out, /^usage: loop-sentinel stats /);
+    assert.equal(cli("frobnicate").code, 2);
+  });
+});
