@@ -58,6 +58,8 @@ export interface CallRecord {
   requested: number;
   /** File, pattern, URL or command the call acts on. */
   target?: string;
+  /** For command calls: the command line as given (newlines and heredocs kept). */
+  command?: string;
   /** For command calls: whether the command changes files or state. */
   mutating: boolean;
   eventIndex: number;
@@ -155,6 +157,7 @@ export class ToolLedger {
       waitCount: this.waitValue,
       requested: this.requestedRuns(callTarget(kind, ev.input, this.tools)),
       target: callTarget(kind, ev.input, this.tools),
+      command,
       mutating,
       eventIndex,
       ts: ev.ts,

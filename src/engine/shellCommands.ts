@@ -16,7 +16,8 @@ const MUTATING_PATTERNS: RegExp[] = [
   // Inline scripts (`python3 -c`, `python3 - <<EOF`, `node -e`) that write files.
   /\bpython[\d.]*\s+(?:-c|-\s*<<|<<).*(\bopen\([^)]*['"][wax]b?\+?['"]|\.write\(|\.write_text|\.write_bytes|\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir)|\bshutil\.|\.unlink\(|\.rename\()/,
   /\bnode\s+(?:-e|--eval|-\s*<<|<<).*\b(?:writeFileSync|writeFile|appendFileSync|appendFile|unlinkSync|renameSync|rmSync|mkdirSync|copyFileSync)\b/,
-  /\bcat\s*<<|\bcat\s+>/,
+  // `cat > f <<EOF` / `cat <<EOF > f` write a file; a bare `cat <<EOF` only prints.
+  /\bcat\s*(?:<<-?\s*\S+\s*)?>(?!&)/,
   /\bapply_patch\b|\bgit\s+apply\b/,
   // Remote state: after a push or a PR/issue change, the same status query may rightly answer anew.
   /\bgit\s+(push|fetch)\b/,
@@ -54,8 +55,90 @@ export function isWaitCommand(command: string): boolean {
 }
 
 export function isMutatingCommand(command: string): boolean {
-  const c = normaliseWhitespace(command);
-  return MUTATING_PATTERNS.some((re) => re.test(c)) || REDIRECT_TO_FILE.test(withoutQuoted(c));
+  const c = withoutTempWrites(normaliseWhitespace(command));
+  // A heredoc's body is script text: a `>` in it is code, not a redirect.
+  const bare = withoutTempWrites(normaliseWhitespace(withoutHeredocBodies(command)));
+  return MUTATING_PATTERNS.some((re) => re.test(c)) || REDIRECT_TO_FILE.test(withoutQuoted(bare));
+}
+
+/** Where throwaway files go: /tmp, /var/tmp, $TMPDIR, %TEMP%, $env:TEMP. Files there are not project progress. */
+const TEMP_PATH = String.raw`['"]?(?:\/tmp\/|\/var\/tmp\/|\$\{?TMPDIR\}?\/?|%TEMP%\\?|%TMP%\\?|\$env:TEMP\\?)[^\s&|;>]*`;
+const TEMP_REDIRECT = new RegExp(String.raw`(^|[^<>&0-9=\-])>>?\s*${TEMP_PATH}`, "gi");
+const TEMP_OPERAND = new RegExp(String.raw`^${TEMP_PATH}$`, "i");
+/** File commands that only touch throwaway files (`mkdir -p /tmp/x`, `rm -f /tmp/x.py`, `cp a /tmp/b`). */
+const TEMP_FILE_COMMAND = /(^|[;&|(]\s*)(rm|mkdir|touch|tee|cp|mv)((?:\s+[^\s;&|]+)+)/g;
+
+/** Whether a path names a throwaway file in the OS temp directory. */
+export function isTempPath(path: string): boolean {
+  return TEMP_OPERAND.test(path);
+}
+
+/** The command without its writes to throwaway files, so that scratch probes are not taken for progress. */
+function withoutTempWrites(c: string): string {
+  return c.replace(TEMP_REDIRECT, "$1").replace(TEMP_FILE_COMMAND, (all, lead: string, program: string, rest: string) => {
+    const operands = rest.trim().split(" ").filter((w) => !w.startsWith("-"));
+    const written = program === "cp" || program === "mv" ? operands.slice(-1) : operands;
+    return written.length > 0 && written.every(isTempPath) ? lead : all;
+  });
+}
+
+/** Heredoc bodies (`<<'EOF'` … `EOF`) replaced by nothing: what is left is the command line itself. */
+export function withoutHeredocBodies(command: string): string {
+  if (!command.includes("<<")) return command;
+  return command.replace(/<<-?[ \t]*(['"]?)([A-Za-z_]\w*)\1([^\n]*)\n[\s\S]*?\n[ \t]*\2[ \t]*(?=\n|$)/g, "<<$2$3");
+}
+
+/** Steps of a command line that prepare or report rather than do the work (`cd x`, `export A=1`, `echo $?`). */
+const SETUP_STEP = /^(?:cd|pushd|popd|export|set|unset|source|\.|alias|ulimit|umask|trap|echo|printf|true|false|exit|clear)\b|^\w+=\S*$/;
+
+/**
+ * The step of a command line that does the work: the last one that is not set-up, a report or a
+ * write of a throwaway file (`cat > /tmp/p.py <<EOF … EOF\npython /tmp/p.py` → `python /tmp/p.py`),
+ * cut before `||` fallbacks and pipes. Separators inside quotes (`python -c "a; b"`) do not split.
+ */
+export function mainCommand(command: string): string {
+  const steps: string[][] = [[""]];
+  const text = withoutHeredocBodies(command);
+  let quote = "";
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    const step = steps[steps.length - 1];
+    if (quote !== "") {
+      if (ch === "\\" && quote === '"') { step[step.length - 1] += ch + (text[i + 1] ?? ""); i++; continue; }
+      if (ch === quote) quote = "";
+      step[step.length - 1] += ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    if (ch === "\n" || ch === ";" || (ch === "&" && text[i + 1] === "&")) {
+      if (ch === "&") i++;
+      steps.push([""]);
+      continue;
+    }
+    // `a | b` and `a || b`: the work is `a` (b filters its output or reports its failure).
+    if (ch === "|") {
+      if (text[i + 1] === "|") i++;
+      step.push("");
+      continue;
+    }
+    step[step.length - 1] += ch;
+  }
+  const mains = steps.map((pieces) => pieces[0].trim()).filter((s) => s !== "");
+  for (let i = mains.length - 1; i >= 0; i--) {
+    if (SETUP_STEP.test(mains[i]) || (/^cat\b/.test(mains[i]) && />/.test(mains[i]))) continue;
+    return mains[i];
+  }
+  return mains[mains.length - 1] ?? "";
+}
+
+/**
+ * What a command tries, for telling retries from new attempts: a throwaway script written to the
+ * temp directory and run is the same probe whatever its body and file name say.
+ */
+export function attemptShape(command: string): string {
+  const c = command.replace(/^(?:cd\s+\S+\s*&&\s*)+/, "");
+  if (!new RegExp(String.raw`>>?\s*${TEMP_PATH}`, "i").test(c)) return c;
+  return normaliseWhitespace(withoutHeredocBodies(c)).replace(new RegExp(TEMP_PATH, "gi"), "<tmp>");
 }
 
 export interface CommandRead {

@@ -168,6 +168,17 @@ export function failedExitStatus(text: string): boolean {
   return m !== null && m[1] !== "0";
 }
 
+/**
+ * Whether a command result says in its first line that the command exited non-zero, though the host
+ * reported the tool call itself as a success: Roo Code's execute_command answers "Command executed in
+ * terminal within working directory '…'. Command failed with exit code 1. Output:" ("Exit code: 0" on
+ * success). The ledger keeps Roo's own verdict (the tool ran); failure counting reads this.
+ */
+export function commandExitedNonZero(text: string): boolean {
+  const roo = /^Command executed in terminal\b[^\n]*?(?:Command failed with exit code (-?\d+)|Exit code: (-?\d+)|(Command execution was not successful))/.exec(text.slice(0, 600));
+  return roo !== null && (roo[3] !== undefined || (roo[1] ?? roo[2]) !== "0");
+}
+
 /** Lines that wrap a result rather than say what went wrong (harness envelopes, exit-code banners). */
 const ENVELOPE_LINE = /^(?:command|directory|signal|background pids|process group pgid):.*$|^\((?:none|empty)\)$|^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^[-=_*#`~>|]+$|^=== (?:RUN|PAUSE|CONT|NAME)\b.*$/i;
 const ERROR_HINT = /\b(?:\w*Error|\w*Exception|ERR!|error|fatal|panic(?:ked)?|fail(?:s|ed|ure)?|not found|no such|cannot|can't|unable to|denied|refused|invalid|missing|undefined|unknown|unexpected|timed? ?out)\b/i;

@@ -8,8 +8,8 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
-import { shellWords } from "../shellCommands";
-import { errorLine, exactInputKey, textSimilarity } from "../signatures";
+import { attemptShape, mainCommand, shellWords } from "../shellCommands";
+import { commandExitedNonZero, errorFingerprint, errorLine, exactInputKey, normaliseWhitespace, textSimilarity } from "../signatures";
 
 /** Tool scopes remembered at once. */
 const MAX_SCOPES = 512;
@@ -30,6 +30,10 @@ interface FailureCount {
   count: number;
   /** What the latest failing call asked for, to compare the next one with. */
   lastInput: string;
+  /** Whether the latest failing call acted on the project as a whole (no file, URL or script named). */
+  wholeProject: boolean;
+  /** Sub-commands that failed this way (`cargo build`, `cargo fetch`): a success of one of them ends the streak. */
+  subs: Set<string>;
   /** Error text of the latest failure, cut, for the summary. */
   sample: string;
   events: number[];
@@ -44,17 +48,46 @@ interface ScopeState {
   last?: string;
 }
 
+/** Programs whose first word is the program they run (`npx jest`, `uv run pytest`): that word is part of the program. */
+const RUNNERS = /^(npx|bunx|pnpx|dlx|exec|run)$/;
+/** Programs with sub-commands that all act on one project (`cargo build`/`cargo fetch`, `git pull`/`git push`). */
+const SUBCOMMAND_PROGRAMS = /^(npm|pnpm|yarn|bun|gh|git|uv|poetry|cargo|go|docker|kubectl|dotnet|mvn|gradle|helm|terraform)$/;
+
+interface Scopes {
+  /** What failures are counted within: the tool, and for shells the program run. */
+  program: string;
+  /** The program with its sub-command (`cargo build`): a success here ends only this sub-command's streaks. */
+  sub: string;
+  /** Whether the call names no file, URL or script (`cargo fetch`, `go vet ./...` does): it acts on the project as a whole. */
+  wholeProject: boolean;
+}
+
 /**
- * What a failure repeats within: the tool, and for shell tools the program run (`python`, `npm`,
- * `gh pr`), so that a failing `grep` and a failing `pytest` are not one streak.
+ * What a failure repeats within: the tool, and for shell tools the program that does the work
+ * (`python`, `npx jest`, `cargo`), so that a failing `grep` and a failing `pytest` are not one
+ * streak. Sub-commands of one program (`cargo build`, `cargo fetch`, `cargo update`) failing with
+ * the same error are one streak: the project is broken the same way whichever of them runs.
  */
-export function failureScope(call: CallRecord): string {
-  if (call.kind !== "command" || call.target === undefined) return call.name;
-  const words = shellWords(call.target.replace(/^(?:cd\s+\S+\s*&&\s*)+/, "")).filter((w) => !/^\w+=/.test(w));
+export function failureScope(call: CallRecord): Scopes {
+  if (call.kind !== "command" || call.command === undefined) return { program: call.name, sub: call.name, wholeProject: false };
+  const words = shellWords(mainCommand(call.command)).filter((w) => !/^\w+=/.test(w));
   let program = (words[0] ?? "").replace(/^.*[\\/]/, "");
-  if (/^(npx|npm|pnpm|yarn|bunx?|gh|git|uv|poetry|cargo|go|docker|kubectl)$/.test(program) && words[1]) program += ` ${words[1]}`;
-  if (/^python[\d.]*$/.test(program) && words[1] === "-m" && words[2]) program += ` -m ${words[2]}`;
-  return `${call.name} ${program}`;
+  let rest = words.slice(1);
+  if (/^python[\d.]*$/.test(program) && rest[0] === "-m" && rest[1]) { program += ` -m ${rest[1]}`; rest = rest.slice(2); }
+  let sub = program;
+  if (rest[0] && (RUNNERS.test(program) || (SUBCOMMAND_PROGRAMS.test(program) && RUNNERS.test(rest[0])))) {
+    // `npx jest`, `uv run pytest`, `pnpm exec tsc`: the program is what is run.
+    const n = RUNNERS.test(program) ? 1 : 2;
+    program = [program, ...rest.slice(0, n)].join(" ");
+    sub = program;
+    rest = rest.slice(n);
+  } else if (rest[0] && SUBCOMMAND_PROGRAMS.test(program)) {
+    sub = `${program} ${rest[0]}`;
+    rest = rest.slice(1);
+  }
+  const operands = rest.filter((w) => !w.startsWith("-"));
+  const wholeProject = !operands.some((w) => w.length > 40 || /[\s\\/]|:\/\/|\.\w{1,6}$/.test(w) && !/^\.\/\.\.\.$|^\.\/?$/.test(w));
+  return { program: `${call.name} ${program}`, sub: `${call.name} ${sub}`, wholeProject };
 }
 
 class ToolFailureDetector implements Detector {
@@ -90,27 +123,34 @@ class ToolFailureDetector implements Detector {
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
     if (ctx.epoch !== this.statusEpoch) { this.statusEpoch = ctx.epoch; this.strongest = { count: 0, detail: "" }; }
-    const scope = failureScope(call);
+    const scopes = failureScope(call);
+    const scope = scopes.program;
     const s = this.scopes.peek(scope);
     if (!s || s.epoch !== ctx.epoch || s.last === undefined) return;
     const f = s.byFingerprint.get(s.last);
     if (!f || f.count < 2) return;
     // Only a retry of the failing call is refused; something unrelated through the same tool goes ahead.
-    if (textSimilarity(f.lastInput, inputText(call), SIMILARITY_CHARS) < Number(this.settings.minSimilarity)) return;
+    if (!this.sameAttempt(f, inputText(call), scopes.wholeProject)) return;
     return [this.finding(call, scope, s.last, f, true)];
   }
 
   onToolResult(call: CallRecord, ctx: DetectorContext): Finding[] | void {
     const result = call.result;
     if (!result) return;
-    const scope = failureScope(call);
-    if (result.ok) {
-      // The tool works for this scope again: earlier failures were not one stuck streak.
+    const scopes = failureScope(call);
+    const scope = scopes.program;
+    // A Roo command that exited non-zero failed, though the tool call itself went through.
+    const failed = !result.ok || (call.kind === "command" && commandExitedNonZero(result.text));
+    if (!failed) {
+      // The tool works for this (sub-)command again: its earlier failures were not one stuck streak.
       const s = this.scopes.peek(scope);
-      if (s) { s.byFingerprint.clear(); s.last = undefined; }
+      if (s) {
+        for (const [fp, f] of s.byFingerprint) if (f.subs.has(scopes.sub)) s.byFingerprint.delete(fp);
+        if (s.last !== undefined && !s.byFingerprint.has(s.last)) s.last = undefined;
+      }
       return;
     }
-    const fingerprint = result.errorFingerprint ?? "";
+    const fingerprint = result.errorFingerprint ?? errorFingerprint(result.text);
     // A failure that says nothing (an empty failing grep) cannot be told apart from any other.
     if (fingerprint === "") return;
     // Failures do not move the epoch, but the call may have been made before an edit landed.
@@ -121,18 +161,20 @@ class ToolFailureDetector implements Detector {
     if (polled) return;
     const input = inputText(call);
     let f = s.byFingerprint.get(fingerprint);
-    if (f && textSimilarity(f.lastInput, input, SIMILARITY_CHARS) < Number(this.settings.minSimilarity)) {
+    if (f && !this.sameAttempt(f, input, scopes.wholeProject)) {
       // Same error, unrelated call: a new attempt at something else, not a retry.
       s.byFingerprint.delete(fingerprint);
       f = undefined;
     }
     if (!f) {
-      f = { count: 0, lastInput: "", sample: "", events: [] };
+      f = { count: 0, lastInput: "", wholeProject: false, subs: new Set(), sample: "", events: [] };
       s.byFingerprint.set(fingerprint, f);
       if (s.byFingerprint.size > MAX_FINGERPRINTS) s.byFingerprint.delete(s.byFingerprint.keys().next().value as string);
     }
     f.count++;
     f.lastInput = input.slice(0, SIMILARITY_CHARS);
+    f.wholeProject = scopes.wholeProject;
+    if (f.subs.size < MAX_FINGERPRINTS) f.subs.add(scopes.sub);
     f.sample = firstLineOf(result.text);
     f.events.push(call.eventIndex, result.eventIndex);
     if (f.events.length > MAX_EVIDENCE) f.events.splice(0, f.events.length - MAX_EVIDENCE);
@@ -140,6 +182,15 @@ class ToolFailureDetector implements Detector {
     if (f.count > this.strongest.count) this.strongest = { count: f.count, detail: `${scope} ${f.count}` };
     if (f.count < 2) return;
     return [this.finding(call, scope, fingerprint, f, false)];
+  }
+
+  /**
+   * Whether a call retries the failure's latest call: alike inputs (a URL with a new query string),
+   * or two runs of one program on the project as a whole (`cargo fetch` after `cargo build --offline`).
+   */
+  private sameAttempt(f: FailureCount, input: string, wholeProject: boolean): boolean {
+    if (wholeProject && f.wholeProject) return true;
+    return textSimilarity(f.lastInput, input, SIMILARITY_CHARS) >= Number(this.settings.minSimilarity);
   }
 
   reset(): void {
@@ -156,7 +207,8 @@ class ToolFailureDetector implements Detector {
 /** The text a call's similarity is judged on: its target (command, URL, path) or its whole input. */
 function inputText(call: CallRecord): string {
   if (call.target === undefined) return exactInputKey(call.name, call.input);
-  return call.kind === "command" ? call.target.replace(/^(?:cd\s+\S+\s*&&\s*)+/, "") : call.target;
+  // A throwaway script written to the temp directory and run is compared by what it does, not its body or name.
+  return call.kind === "command" ? normaliseWhitespace(attemptShape(call.command ?? call.target)) : call.target;
 }
 
 function firstLineOf(text: string): string {
