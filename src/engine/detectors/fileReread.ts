@@ -11,6 +11,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord, FileRead } from "../ledger";
 import { BoundedMap } from "../boundedMap";
+import { hashText, stableOutput } from "../signatures";
 
 /** Parts of files remembered per epoch. */
 const MAX_SEEN = 1024;
@@ -130,18 +131,24 @@ class FileRereadDetector implements Detector {
   onToolResult(call: CallRecord, ctx: DetectorContext): void {
     if (!call.reads || !call.result || ctx.epoch !== this.epoch) return;
     const result = call.result;
-    for (const r of call.reads) {
+    // A batch read (Roo's read_file with several files) answers with all files in one text: each file's
+    // content is judged by its own part of it, so that the same file in a reshuffled batch compares equal.
+    const hashes = call.reads.length > 1 ? sectionHashes(result.text, call.reads.map((r) => r.path)) : [result.outputHash];
+    call.reads.forEach((r, i) => {
       const s = this.seen.peek(r.path);
-      if (!s) continue;
+      if (!s) return;
       // A failed read showed nothing: reading it again is a retry, not a re-read.
-      if (!result.ok) { s.ranges.delete(r.range); continue; }
+      if (!result.ok) { s.ranges.delete(r.range); return; }
+      const hash = hashes[i];
+      // The file's part could not be found in the answer: nothing to compare.
+      if (hash === undefined) return;
       const before = s.ranges.get(r.range);
-      s.ranges.set(r.range, result.outputHash);
-      if (before !== undefined && before !== result.outputHash) {
+      s.ranges.set(r.range, hash);
+      if (before !== undefined && before !== hash) {
         // New content: the file changed under us, so this read was not redundant after all.
         for (const x of this.recent) if (x.callId === call.id && x.path === r.path && x.range === r.range) x.again = false;
       }
-    }
+    });
   }
 
   reset(): void {
@@ -157,6 +164,21 @@ class FileRereadDetector implements Detector {
     const warnAt = this.settings.warnAt || 1;
     return { id: this.id, enabled: true, progress: Math.min(1, this.strongest.count / warnAt), detail: this.strongest.detail ? `${this.strongest.detail} ${this.strongest.count}/${warnAt}` : "" };
   }
+}
+
+/**
+ * The hash of each file's part of a batch read's answer: from where its path is named to where the
+ * next named file begins (answers list the files in the order asked). Undefined for a file whose path
+ * the answer does not name.
+ */
+export function sectionHashes(text: string, paths: readonly string[]): (string | undefined)[] {
+  const starts = paths.map((p) => text.indexOf(p));
+  const sorted = starts.filter((x) => x >= 0).sort((a, b) => a - b);
+  return starts.map((start) => {
+    if (start < 0) return undefined;
+    const end = sorted.find((x) => x > start) ?? text.length;
+    return hashText(stableOutput(text.slice(start, end)));
+  });
 }
 
 export const fileReread: DetectorDefinition = {
