@@ -81,4 +81,20 @@ describe("Roo end to end (fake Roo, real engine)", () => {
     assert.ok(approvedReads.size >= 3 && approvedReads.size < 8, `${approvedReads.size} reads ran`);
     p.roo.dispose();
   });
+
+  it("repeated command waiting for approval: refused with guidance, not cancelled", async () => {
+    const p = await pipeline(api);
+    await api.__test.replay(loadStream("tool-loop-approval"), { delayMs: 0 });
+    await p.settle();
+    // Whether the engine blocks the call or aborts the response, the response is over and Roo waits
+    // for approval: the adapter answers that approval with the guidance instead of cancelling.
+    const described = `${p.interventions.map((x) => `${x.iv.detector}:${x.iv.action}`).join(", ")} → ${p.outcomes.join(" | ")}`;
+    const acted = p.interventions.findIndex((x) => x.iv.action === "block" || x.iv.action === "abort");
+    assert.ok(acted >= 0, described);
+    assert.match(p.outcomes[acted], /^refused the pending execute_command call/, described);
+    // The recorded stream plays on whatever the refusal said; only a later stop may cancel.
+    const firstStop = p.interventions.findIndex((x) => x.iv.action === "stop");
+    const cancels = actionCalls(api).filter((c) => c.method === "cancelCurrentTask").length;
+    assert.equal(cancels, firstStop >= 0 ? 1 : 0, described);
+  });
 });

@@ -16,7 +16,7 @@ import type { ActionOutcome, HostSessionEvent } from "../hostAdapter";
 import type { RooApiLike, RooListener } from "./api";
 import { APPROVAL_ASKS, RESUME_ASKS, snapshotMessageEvent, type RooMessage } from "./messages";
 import { predictAutoApproval } from "./autoApproval";
-import { RooTranslator, type AskInfo } from "./translator";
+import { RooTranslator, toolCallId } from "./translator";
 
 export interface ActionTiming {
   /** How long to wait for Roo's resume question after a cancel (Roo: ~200 ms). */
@@ -229,7 +229,12 @@ export class RooConnection {
       }
       switch (iv.action) {
         case "warn": return await this.warn(taskId, a, waiting, iv.message);
-        case "abort": return await this.cancelThenGuide(taskId, iv.message, "cancelled the running request");
+        case "abort":
+          // The looping response ended in a call that Roo will ask approval for: denying that call with
+          // the guidance ends the loop the same way, without a cancel and a resume (block's path
+          // still cancels when Roo would auto-approve it or it already ran).
+          if (a.lastAsk && APPROVAL_ASKS.has(a.lastAsk.ask) && !a.lastAsk.answered) return await this.block(taskId, a, { ...iv, toolCallId: toolCallId(a.lastAsk.ts) });
+          return await this.cancelThenGuide(taskId, iv.message, "cancelled the running request");
         case "stop": return await this.cancelThenGuide(taskId, undefined, "stopped the task");
         case "block": return await this.block(taskId, a, iv);
         default: return { ok: false, done: `unknown action "${String((iv as { action: unknown }).action)}"` };
@@ -287,18 +292,17 @@ export class RooConnection {
       if (!done) return this.cancelThenGuide(taskId, iv.message, `${tool} never reached its approval; cancelled the running request`);
     }
     if (a.lastAsk.answered) return this.cancelThenGuide(taskId, iv.message, `${tool} was auto-approved and ran; cancelled the running request`);
-    return this.refuse(taskId, a, info, iv.message, tool);
+    return this.refuse(taskId, a, iv.message, tool);
   }
 
   /** Answers a waiting approval ask with text: Roo denies the call and gives the model the text. */
-  private async refuse(taskId: string, a: TaskActivity, info: AskInfo, message: string, tool: string): Promise<ActionOutcome> {
+  private async refuse(taskId: string, a: TaskActivity, message: string, tool: string): Promise<ActionOutcome> {
     const answered = new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), this.timing.confirmMs);
       a.answerWaiters.push(() => { clearTimeout(timer); resolve(true); });
     });
     await this.send(taskId, message);
     const confirmed = await answered;
-    void info;
     return confirmed
       ? { ok: true, done: `refused the pending ${tool} call with guidance` }
       : { ok: false, done: `sent guidance to refuse ${tool}, but ${this.options.label} did not confirm the answer` };
