@@ -5,7 +5,7 @@
  * of it that finds something ends the spiral (a monorepo sweep where each package has hits is
  * work, not a spiral). Native search tools and shell grep/rg/find count alike.
  */
-import type { Detector, DetectorDefinition, DetectorSettings, Finding } from "../detector";
+import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { errorLine } from "../signatures";
@@ -32,9 +32,28 @@ export function foundNothing(ok: boolean, text: string): boolean {
   return !ok && /no such file or directory|does not exist|not found/i.test(line);
 }
 
-/** One pattern, however it is quoted or escaped: `legacyAuthToken`, `legacyAuthToken\b`, "legacy_auth_token". */
+/**
+ * One pattern, however it is quoted, escaped or loosened into a regex: `legacyAuthToken`,
+ * `legacyAuthToken\b`, "legacy_auth_token"; `registerWebhook(Handler)?` and `register_?[Ww]ebhook`
+ * lose their optional parts and keep one letter of each class.
+ */
 export function patternKey(pattern: string): string {
-  return pattern.toLowerCase().replace(/\\[bBwWsSdD]/g, "").replace(/[^\p{L}\p{N}]+/gu, "");
+  return pattern.toLowerCase()
+    .replace(/\\[bBwWsSdD]/g, "")
+    .replace(/\((?:\?:)?[^()]*\)[?*]/g, "")
+    .replace(/\[\^?([^\]\\])[^\]]*\]/g, "$1")
+    .replace(/[^\p{L}\p{N}][?*]/gu, "")
+    .replace(/[^\p{L}\p{N}]+/gu, "");
+}
+
+/**
+ * Whether two pattern keys name one thing: the same key, or one holding the other (`registerwebhook`
+ * in `registerwebhookhandler`) when the shorter is most of the longer and not a short common word.
+ */
+export function relatedKeys(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 6 && short.length >= 0.6 * long.length && long.includes(short);
 }
 
 function scopeKey(scope: string): string {
@@ -46,18 +65,40 @@ interface Spiral {
   pattern: string;
   /** Scopes searched with nothing found, in order. */
   empty: string[];
+  /** Searches that came back empty from a new place, a parallel batch counting once. */
+  steps: number;
+  /** The request of the latest counted search: the rest of its parallel batch is the same step. */
+  lastRequest: number;
+  /** Progress epoch of the spiral: after an edit, an empty search may be checking that it is gone. */
+  epoch: number;
   events: number[];
 }
 
 class SearchSpiralDetector implements Detector {
   readonly id = "search-spiral" as const;
   private spirals = new BoundedMap<string, Spiral>(MAX_PATTERNS);
+  /** Patterns that found something this session: later empty searches of them verify, not spiral. */
+  private found = new BoundedMap<string, true>(MAX_PATTERNS);
   private strongest = { count: 0, detail: "" };
 
   constructor(private readonly settings: DetectorSettings) {}
 
+  /** The spiral a pattern belongs to (its own, or a related pattern's), with its key. */
+  private spiralOf(key: string): [string, Spiral] | undefined {
+    const own = this.spirals.get(key);
+    if (own) return [key, own];
+    for (const [k, sp] of this.spirals.entries()) if (relatedKeys(k, key)) return [k, sp];
+    return undefined;
+  }
+
+  private wasFound(key: string): boolean {
+    if (this.found.peek(key)) return true;
+    for (const k of this.found.entries()) if (relatedKeys(k[0], key)) return true;
+    return false;
+  }
+
   private finding(call: CallRecord, key: string, sp: Spiral, atCall: boolean): Finding {
-    const count = sp.empty.length;
+    const count = sp.steps;
     if (count > this.strongest.count) this.strongest = { count, detail: `"${sp.pattern}" ${count}` };
     const next = atCall ? `, and now ${scopeKey(call.search?.scope ?? ".")} is next` : "";
     return {
@@ -66,34 +107,47 @@ class SearchSpiralDetector implements Detector {
       count,
       tool: call.name,
       toolCallId: atCall ? call.id : undefined,
-      summary: `"${sp.pattern}" searched in ${count} places (${sp.empty.slice(-5).join(", ")}) with nothing found${next}`,
+      summary: `"${sp.pattern}" searched in ${sp.empty.length} places (${sp.empty.slice(-5).join(", ")}) with nothing found${next}`,
       suggestion: "Widening the search will not help: the name is probably different. Search for a shorter or related term, list the files, or ask the user where it lives.",
       evidence: { events: [...sp.events], count, tool: call.name, pattern: sp.pattern, path: sp.empty[sp.empty.length - 1] },
     };
   }
 
-  onToolCall(call: CallRecord): Finding[] | void {
+  onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
     if (!call.search) return;
     const key = patternKey(call.search.pattern);
     if (key === "") return;
-    const sp = this.spirals.get(key);
-    // The same place again is a plain repeat (tool-repeat's business), not a widening.
-    if (!sp || sp.empty.length < 2 || sp.empty.includes(scopeKey(call.search.scope))) return;
-    return [this.finding(call, key, sp, true)];
+    const hit = this.spiralOf(key);
+    if (!hit) return;
+    const [spiralKey, sp] = hit;
+    // The same place again is a plain repeat (tool-repeat's business), not a widening; the rest of a
+    // parallel batch is the step already counted; after an edit the count starts over.
+    if (sp.steps < 2 || sp.epoch !== ctx.epoch || call.requestIndex === sp.lastRequest || sp.empty.includes(scopeKey(call.search.scope))) return;
+    return [this.finding(call, spiralKey, sp, true)];
   }
 
-  onToolResult(call: CallRecord): Finding[] | void {
+  onToolResult(call: CallRecord, ctx: DetectorContext): Finding[] | void {
     if (!call.search || !call.result) return;
     const key = patternKey(call.search.pattern);
     if (key === "") return;
     if (!foundNothing(call.result.ok, call.result.text)) {
       // Found something (or failed for another reason): not a spiral of empty searches.
-      if (call.result.ok) this.spirals.delete(key);
+      if (call.result.ok) {
+        const hit = this.spiralOf(key);
+        if (hit) this.spirals.delete(hit[0]);
+        this.found.set(key, true);
+      }
       return;
     }
-    let sp = this.spirals.get(key);
+    // It was there before: an empty answer now checks that an edit removed it.
+    if (this.wasFound(key)) return;
+    const epoch = Math.max(call.epoch, ctx.epoch);
+    let hit = this.spiralOf(key);
+    if (hit && hit[1].epoch !== epoch) { this.spirals.delete(hit[0]); hit = undefined; }
+    let sp = hit?.[1];
+    const spiralKey = hit?.[0] ?? key;
     if (!sp) {
-      sp = { pattern: call.search.pattern, empty: [], events: [] };
+      sp = { pattern: call.search.pattern, empty: [], steps: 0, lastRequest: -1, epoch, events: [] };
       this.spirals.set(key, sp);
     }
     const scope = scopeKey(call.search.scope);
@@ -102,12 +156,17 @@ class SearchSpiralDetector implements Detector {
     if (sp.empty.length > MAX_SCOPES) sp.empty.shift();
     sp.events.push(call.eventIndex, call.result.eventIndex);
     if (sp.events.length > MAX_EVIDENCE) sp.events.splice(0, sp.events.length - MAX_EVIDENCE);
-    if (sp.empty.length < 2) return;
-    return [this.finding(call, key, sp, false)];
+    // A parallel fan-out over sibling places is one decision, not a widening per place.
+    if (call.requestIndex === sp.lastRequest) return;
+    sp.lastRequest = call.requestIndex;
+    sp.steps++;
+    if (sp.steps < 2) return;
+    return [this.finding(call, spiralKey, sp, false)];
   }
 
   reset(): void {
     this.spirals.clear();
+    this.found.clear();
     this.strongest = { count: 0, detail: "" };
   }
 
