@@ -114,4 +114,29 @@ describe("file-reread", () => {
     assert.ok(inner.recent.length <= 10);
     assert.ok(ledger.recent.length <= 256);
   });
+
+  // Roo's read_file with several files: the answer holds each file under its own <file> element.
+  const files: Record<string, string> = {
+    "src/webhooks/dispatcher.ts": "export async function dispatch(d: Delivery) {\n  await send(d);\n}",
+    "src/webhooks/retry.ts": "export function scheduleRetry(d: Delivery) {\n  return queue.add(d);\n}",
+    "src/webhooks/backoff.ts": "export const backoff = (n: number) => 2 ** n * 1000;",
+  };
+  const batch = (id: string, paths: string[], content: (p: string) => string = (p) => files[p]) => step(id, "read_file", { args: { file: paths.map((path) => ({ path })) } }, true,
+    `<files>\n${paths.map((p) => `<file><path>${p}</path>\n<content>\n${content(p)}\n</content>\n</file>`).join("\n")}\n</files>`);
+
+  it("counts re-reads of unchanged files in reshuffled Roo batches", () => {
+    const [d, r, b] = Object.keys(files);
+    const evs: TraceEvent[] = [{ t: "user", text: "Explain the webhook retry path" }];
+    evs.push(...batch("b0", [d, r, b]), ...batch("b1", [r, d]), ...batch("b2", [b, r, d]), ...batch("b3", [d]), ...batch("b4", [r, b]));
+    const ivs = feed(evs);
+    assert.equal(ivs[0]?.action, "warn");
+    assert.ok((ivs[0]?.evidence.count ?? 0) >= 4);
+  });
+
+  it("does not count batch re-reads whose files show new content (logs being written)", () => {
+    const logs = ["logs/api.log", "logs/worker.log"];
+    const evs: TraceEvent[] = [{ t: "user", text: "Watch the logs while the job runs" }];
+    for (let i = 0; i < 6; i++) evs.push(...batch(`l${i}`, i % 2 === 0 ? logs : [...logs].reverse(), (p) => `${p} line ${i}: processed ${i * 10} jobs`));
+    assert.deepEqual(feed(evs), []);
+  });
 });

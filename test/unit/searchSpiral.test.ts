@@ -59,4 +59,45 @@ describe("search-spiral", () => {
     ["*.ts", "*.tsx", "*.js", "*.mjs", "*.json"].forEach((g, i) => evs.push(...step(`g${i}`, "Grep", { pattern: "legacyAuthToken", path: "src", glob: g }, true, "No files found")));
     assert.equal(feed(evs)[0]?.evidence.count, 4);
   });
+
+  it("counts regex variants of one name as one spiral", () => {
+    const tries: [string, string][] = [["registerWebhookHandler", "src/webhooks"], ["registerWebhookHandler", "src"], ["registerWebhookHandler", "."],
+      ["registerWebhook(Handler)?", "."], ["register_?[Ww]ebhook", "packages"], ["registerWebhookHandler", ".."], ["registerWebhook", "node_modules/@acme"],
+      ["registerWebhookHandler", "/usr/lib/node_modules"]];
+    const evs: TraceEvent[] = [{ t: "user", text: "Where do we register webhook handlers?" }];
+    tries.forEach(([regex, path], i) => evs.push(...step(`v${i}`, "search_files", { path, regex, file_pattern: "*.ts" }, true, `[search_files for '${regex}'] Result:\nFound 0 results.`)));
+    const ivs = feed(evs);
+    assert.equal(ivs[0]?.action, "warn");
+    assert.equal(ivs[0]?.evidence.count, 4);
+    assert.equal(patternKey("register_?[Ww]ebhook"), patternKey("registerWebhook(Handler)?"));
+    assert.ok(ivs.some((iv) => iv.action === "block" && iv.toolCallId === "v7"), "the sixth new place is refused at the call");
+  });
+
+  const packages = ["api", "web", "worker", "cli", "sdk", "shared", "jobs", "admin"];
+  const parallelGreps = (tag: string, hits: boolean): TraceEvent[] => [
+    { t: "request" },
+    ...packages.map((p, i): TraceEvent => ({ t: "tool_call", id: `${tag}${i}`, name: "Grep", input: { pattern: "legacyLogger\\(", path: `packages/${p}` } })),
+    { t: "end" },
+    ...packages.map((p, i): TraceEvent => ({ t: "tool_result", id: `${tag}${i}`, ok: true, output: hits ? `packages/${p}/src/log.ts` : "No files found" })),
+  ];
+
+  it("takes an empty re-check after edits as verification, not a spiral", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Replace legacyLogger( everywhere" }, ...parallelGreps("a", true)];
+    packages.forEach((p, i) => evs.push(...step(`e${i}`, "Edit", { file_path: `packages/${p}/src/log.ts`, old_string: "legacyLogger(", new_string: "logger(" }, true, "The file has been updated.")));
+    evs.push(...parallelGreps("b", false));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("takes one parallel fan-out over sibling places as one search", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Is legacyLogger( still used anywhere?" }, ...parallelGreps("a", false)];
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("starts over after an edit", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    ["src", "lib", "."].forEach((p, i) => evs.push(...step(`s${i}`, "Grep", { pattern: "fooBarBaz", path: p }, true, "No files found")));
+    evs.push(...step("w", "Write", { file_path: "src/fooBarBaz.ts", content: "export const fooBarBaz = 1;" }, true, "File created"));
+    ["tests", "scripts", "docs"].forEach((p, i) => evs.push(...step(`t${i}`, "Grep", { pattern: "fooBarBaz", path: p }, true, "No files found")));
+    assert.deepEqual(feed(evs), []);
+  });
 });

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { commandRead, commandSearch, isMutatingCommand, isWaitCommand } from "../../src/engine/shellCommands";
+import { attemptShape, commandRead, commandSearch, isMutatingCommand, isWaitCommand, mainCommand } from "../../src/engine/shellCommands";
 
 describe("shell commands", () => {
   it("tells mutating commands from reading ones", () => {
@@ -64,5 +64,33 @@ describe("inline scripts", () => {
     assert.ok(isMutatingCommand(`node -e "require('fs').writeFileSync('a.json', '{}')"`));
     assert.ok(!isMutatingCommand(`python3 -c "print(open('setup.cfg').read())"`));
     assert.ok(!isMutatingCommand("python3 reproduce.py"));
+  });
+});
+
+describe("throwaway files and the step that does the work", () => {
+  it("does not take writes to the temp directory for project changes", () => {
+    assert.ok(!isMutatingCommand("cat > /tmp/probe.py <<'EOF'\nimport sys\nprint(sys.path)\nEOF\npython /tmp/probe.py"));
+    assert.ok(!isMutatingCommand("cat <<'EOF' > /tmp/q.sql\nselect 1;\nEOF"));
+    assert.ok(!isMutatingCommand("mkdir -p /tmp/scratch && cp src/a.py /tmp/scratch/ && python /tmp/scratch/a.py > /tmp/out.txt"));
+    assert.ok(!isMutatingCommand("echo x > $TMPDIR/x.txt"));
+    assert.ok(!isMutatingCommand("python3 - <<'EOF'\nprint(1 > 0)\nEOF"), "a > in a heredoc body is code");
+    assert.ok(!isMutatingCommand("cat <<'EOF'\nplan\nEOF"), "a bare heredoc only prints");
+    // The same commands aimed at the project are changes.
+    assert.ok(isMutatingCommand("cat > scripts/probe.py <<'EOF'\nimport sys\nEOF\npython scripts/probe.py"));
+    assert.ok(isMutatingCommand("cat <<'EOF' > src/q.sql\nselect 1;\nEOF"));
+    assert.ok(isMutatingCommand("cp /tmp/fixed.py src/a.py"));
+    assert.ok(isMutatingCommand("rm -rf /tmp/x build"));
+  });
+
+  it("finds the step that does the work", () => {
+    assert.equal(mainCommand("cat > /tmp/p.py <<'EOF'\nimport x; y()\nEOF\npython /tmp/p.py"), "python /tmp/p.py");
+    assert.equal(mainCommand("cd /testbed && python3 -c \"a(); b()\" | head -5"), "python3 -c \"a(); b()\"");
+    assert.equal(mainCommand("npm install && npm test || echo failed"), "npm test");
+    assert.equal(mainCommand("source .venv/bin/activate; export A=1; pytest -q; echo $?"), "pytest -q");
+  });
+
+  it("compares throwaway probes by what they run, other commands as written", () => {
+    assert.equal(attemptShape("cat > /tmp/a1.py <<'EOF'\nx\nEOF\npython /tmp/a1.py"), attemptShape("cat > /tmp/zz.py <<'EOF'\ny = 2\nEOF\npython /tmp/zz.py"));
+    assert.notEqual(attemptShape("python3 -c \"import a\""), attemptShape("python3 -c \"import b\""));
   });
 });

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { callSignature, editTargetOf, errorFingerprint, searchHalvesOfDiff } from "../../src/engine/signatures";
+import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, searchHalvesOfDiff } from "../../src/engine/signatures";
 import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 
 const tools = createToolKnowledge();
@@ -154,5 +154,15 @@ describe("error line of go test output", () => {
     const verbose = "Exit code 1\n=== RUN   TestRetryBackoff\n--- FAIL: TestRetryBackoff (0.12s)\n    backoff_test.go:38: got 400ms, want 800ms\nFAIL";
     assert.equal(errorFingerprint(plain), errorFingerprint(verbose));
     assert.match(errorFingerprint(plain), /fail: testretrybackoff/);
+  });
+});
+
+describe("command exit status in the host's envelope", () => {
+  it("reads Roo's execute_command exit status from its first line only", () => {
+    const roo = (status: string, out: string) => `Command executed in terminal within working directory '/home/dev/app'. ${status} Output:\n${out}`;
+    assert.ok(commandExitedNonZero(roo("Command failed with exit code 1.", "ImportError: x")));
+    assert.ok(!commandExitedNonZero(roo("Exit code: 0", "ok")));
+    assert.ok(!commandExitedNonZero(roo("Exit code: 0", "CI log: Command failed with exit code 2.")), "an exit code in the output is not the command's");
+    assert.ok(!commandExitedNonZero("Command failed with exit code 1."), "other envelopes are the host's business");
   });
 });

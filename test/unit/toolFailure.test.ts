@@ -95,4 +95,60 @@ describe("tool-failure", () => {
     }
     assert.deepEqual(feed(evs), []);
   });
+
+  const cargoError = (cmd: string) => `[execute_command for '${cmd}'] Result:\nCommand failed with exit code 101.\nOutput:\n    Updating crates.io index\nerror: no matching package named \`tokio-postgress\` found\nlocation searched: registry \`crates-io\`\nrequired by package \`ledger v0.1.0 (/home/dev/ledger)\``;
+
+  it("counts sub-commands of one program failing the same way as one streak (cargo build, fetch, update)", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "add postgres support" }];
+    ["cargo build", "cargo build --offline", "cargo fetch", "cargo update", "cargo build --features tls"].forEach((c, i) =>
+      evs.push(...step(`c${i}`, "execute_command", { command: c }, false, cargoError(c))));
+    const ivs = feed(evs).filter((iv) => iv.detector === "tool-failure");
+    assert.equal(ivs[0]?.action, "warn");
+    assert.equal(ivs[0]?.evidence.count, 3);
+    assert.match(ivs[0]?.evidence.command ?? "", /^cargo (fetch|update)/);
+  });
+
+  it("ends a sub-command's streak when that sub-command succeeds (a flaky registry came back)", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "build it" }];
+    evs.push(...step("a", "execute_command", { command: "cargo build" }, false, cargoError("cargo build")));
+    evs.push(...step("b", "execute_command", { command: "cargo fetch" }, false, cargoError("cargo fetch")));
+    evs.push(...step("c", "execute_command", { command: "cargo build" }, true, "[execute_command for 'cargo build'] Result:\nCommand executed successfully (exit code 0).\nOutput:\n    Finished dev [unoptimized] target(s) in 4.2s"));
+    evs.push(...step("d", "execute_command", { command: "cargo fetch" }, false, cargoError("cargo fetch")));
+    evs.push(...step("e", "execute_command", { command: "cargo update" }, false, cargoError("cargo update")));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  const rooRun = (out: string, exit: number) =>
+    `Command executed in terminal within working directory '/home/dev/billing'. ${exit === 0 ? "Exit code: 0" : `Command failed with exit code ${exit}.`} Output:\n${out}`;
+  const probe = (file: string, body: string) => `cat > /tmp/${file} <<'EOF'\n${body}\nEOF\npython /tmp/${file}`;
+  const importError = (file: string, line: number) =>
+    `Traceback (most recent call last):\n  File "/tmp/${file}", line ${line}, in <module>\n    from billing.ledger import settle_invoice\nImportError: cannot import name 'settle_invoice' from 'billing.ledger' (/home/dev/billing/src/billing/ledger.py)`;
+
+  it("counts different throwaway /tmp probe scripts failing the same way as retries (Roo, exit code in the envelope)", () => {
+    const bodies = [
+      "import sys\nsys.path.insert(0, 'src')\nfrom billing.ledger import settle_invoice\nprint(settle_invoice)",
+      "import os, sys\nsys.path.append(os.path.abspath('src'))\nprint(sys.path[-1])\nfrom billing.ledger import settle_invoice",
+      "from billing.ledger import settle_invoice\nprint(settle_invoice)",
+      "import importlib\nimportlib.invalidate_caches()\nfrom billing.ledger import settle_invoice",
+    ];
+    const evs: TraceEvent[] = [{ t: "user", text: "why does settling fail?" }];
+    bodies.forEach((b, i) => evs.push(...step(`p${i}`, "execute_command", { command: probe(`probe_${i}x.py`, b) }, true, rooRun(importError(`probe_${i}x.py`, 3 + i), 1))));
+    const ivs = feed(evs).filter((iv) => iv.detector === "tool-failure");
+    assert.equal(ivs[0]?.action, "warn");
+    assert.equal(ivs[0]?.evidence.count, 3);
+  });
+
+  it("takes /tmp probes that each get further (a new error each time) as progress", () => {
+    const errors = [
+      "ModuleNotFoundError: No module named 'billing'",
+      "ImportError: cannot import name 'settle_invoice' from 'billing.ledger'",
+      "TypeError: settle_invoice() missing 1 required positional argument: 'invoice_id'",
+      "KeyError: 'currency'",
+    ];
+    const evs: TraceEvent[] = [{ t: "user", text: "why does settling fail?" }];
+    errors.forEach((e, i) => evs.push(...step(`p${i}`, "execute_command", { command: probe(`try_${i}.py`, `from billing.ledger import settle_invoice\nsettle_invoice(${i})`) }, true,
+      rooRun(`Traceback (most recent call last):\n  File "/tmp/try_${i}.py", line 2, in <module>\n${e}`, 1))));
+    evs.push(...step("ok", "execute_command", { command: probe("try_9.py", "print('ok')") }, true, rooRun("ok", 0)));
+    assert.deepEqual(feed(evs), []);
+  });
 });
