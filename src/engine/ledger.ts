@@ -4,7 +4,7 @@
  */
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
-import { commandRead, commandSearch, isMutatingCommand, isWaitCommand } from "./shellCommands";
+import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand } from "./shellCommands";
 import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, stableOutput } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
@@ -129,7 +129,9 @@ export class ToolLedger {
     const command = kind === "command" ? this.tools.commandOf(ev.input) : undefined;
     if (requestIndex !== this.batchRequest) { this.batchRequest = requestIndex; this.batchSize = 0; }
     const waits = command !== undefined && isWaitCommand(command);
-    const mutating = kind === "write" || kind === "edit" || (command !== undefined && isMutatingCommand(command));
+    // A scratch file in the temp directory (a probe script) is not project progress.
+    const scratch = (kind === "write" || kind === "edit") && isTempPath(this.tools.pathOf(ev.input) ?? "");
+    const mutating = ((kind === "write" || kind === "edit") && !scratch) || (command !== undefined && isMutatingCommand(command));
     let reads: FileRead[] | undefined;
     let search: SearchInfo | undefined;
     if (kind === "read") reads = readsOf(ev.input, this.tools);

@@ -62,7 +62,7 @@ export function isMutatingCommand(command: string): boolean {
 }
 
 /** Where throwaway files go: /tmp, /var/tmp, $TMPDIR, %TEMP%, $env:TEMP. Files there are not project progress. */
-const TEMP_PATH = String.raw`['"]?(?:\/tmp\/|\/var\/tmp\/|\$\{?TMPDIR\}?\/?|%TEMP%\\?|%TMP%\\?|\$env:TEMP\\?)[^\s&|;>]*`;
+const TEMP_PATH = String.raw`['"]?(?<![\w.~\/\\-])(?:\/tmp\/|\/private\/tmp\/|\/var\/tmp\/|\/var\/folders\/[^\s&|;>]*?\/T\/|\$\{?TMPDIR\}?\/?|%TEMP%\\?|%TMP%\\?|\$env:TEMP\\?|[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\)[^\s&|;>]*`;
 const TEMP_REDIRECT = new RegExp(String.raw`(^|[^<>&0-9=\-])>>?\s*${TEMP_PATH}`, "gi");
 const TEMP_OPERAND = new RegExp(String.raw`^${TEMP_PATH}$`, "i");
 /** File commands that only touch throwaway files (`mkdir -p /tmp/x`, `rm -f /tmp/x.py`, `cp a /tmp/b`). */
@@ -132,13 +132,15 @@ export function mainCommand(command: string): string {
 }
 
 /**
- * What a command tries, for telling retries from new attempts: a throwaway script written to the
- * temp directory and run is the same probe whatever its body and file name say.
+ * What a command tries, for telling retries from new attempts: a throwaway script in the temp
+ * directory (written by the command, or by a write tool before it) is the same probe whatever its
+ * body and file name: `cat > /tmp/a.py <<EOF … EOF; python /tmp/a.py` → `python <tmp>`.
  */
 export function attemptShape(command: string): string {
   const c = command.replace(/^(?:cd\s+\S+\s*&&\s*)+/, "");
-  if (!new RegExp(String.raw`>>?\s*${TEMP_PATH}`, "i").test(c)) return c;
-  return normaliseWhitespace(withoutHeredocBodies(c)).replace(new RegExp(TEMP_PATH, "gi"), "<tmp>");
+  if (!new RegExp(TEMP_PATH, "i").test(c)) return c;
+  const main = mainCommand(c).replace(/^(?:\w+=\S*\s+)+/, "");
+  return normaliseWhitespace(main).replace(new RegExp(TEMP_PATH, "gi"), "<tmp>");
 }
 
 export interface CommandRead {

@@ -151,4 +151,18 @@ describe("tool-failure", () => {
     evs.push(...step("ok", "execute_command", { command: probe("try_9.py", "print('ok')") }, true, rooRun("ok", 0)));
     assert.deepEqual(feed(evs), []);
   });
+
+  it("does not take a probe written to /tmp with a write tool for progress; a write to the project is", () => {
+    const run = (dir: string) => {
+      const evs: TraceEvent[] = [{ t: "user", text: "why does settling fail?" }];
+      for (let i = 0; i < 4; i++) {
+        const file = `${dir}/check_${i}.py`;
+        evs.push(...step(`w${i}`, "write_to_file", { path: file, content: `from billing.ledger import settle_invoice\nprint(${i})` }, true, `The content was successfully saved to ${file}.`));
+        evs.push(...step(`r${i}`, "execute_command", { command: `python ${file}` }, true, rooRun(importError(file, 1), 1)));
+      }
+      return feed(evs).filter((iv) => iv.detector === "tool-failure");
+    };
+    assert.equal(run("/tmp")[0]?.evidence.count, 3);
+    assert.deepEqual(run("src/billing"), []);
+  });
 });

@@ -85,7 +85,8 @@ export function failureScope(call: CallRecord): Scopes {
     sub = `${program} ${rest[0]}`;
     rest = rest.slice(1);
   }
-  const operands = rest.filter((w) => !w.startsWith("-"));
+  // Flags and redirections (`2>&1`, `> out.log`) do not name what the command works on.
+  const operands = rest.filter((w, i) => !w.startsWith("-") && !/[<>]|^&$/.test(w) && !/^\d*>>?$/.test(rest[i - 1] ?? ""));
   const wholeProject = !operands.some((w) => w.length > 40 || /[\s\\/]|:\/\/|\.\w{1,6}$/.test(w) && !/^\.\/\.\.\.$|^\.\/?$/.test(w));
   return { program: `${call.name} ${program}`, sub: `${call.name} ${sub}`, wholeProject };
 }
