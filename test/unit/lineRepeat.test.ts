@@ -6,14 +6,29 @@ const only = (events: TraceEvent[], overrides: Record<string, number | boolean> 
 const user: TraceEvent = { t: "user", text: "go" };
 const LINE = "I should re-run the failing test to see whether the handler is still called twice.";
 
-/** A line that keeps coming back between fresh lines: A x A y A z ... */
+/** Short asides between copies (under minLineChars: nothing new said). */
+const filler = (i: number) => ["Hmm.", "Let me think.", "Okay.", "Right, so.", "Wait."][i % 5];
+
+/** A line that keeps coming back between short asides: A x A y A z ... */
 function interleaved(n: number, seed = 1): string {
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(LINE, prose(14, seed + i));
+  for (let i = 0; i < n; i++) out.push(LINE, filler(seed + i));
   return out.join("\n") + "\n";
 }
 
 describe("line-repeat", () => {
+  it("takes a line closing each of several fresh analyses for a report until its fifth copy (Roo's 4x-among-varied case)", () => {
+    const analyses = (n: number) => Array.from({ length: n }, (_, i) => `${prose(22, 40 + i)}\n${LINE}\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("reasoning", analyses(4)))]), []);
+    const ivs = only([user, ...request(streamOf("reasoning", analyses(6)))]);
+    assert.equal(ivs[0]?.evidence.count, 5);
+  });
+
+  it("still catches a returning line at its third copy when what stands between repeats too (A B A B A)", () => {
+    const block = `${LINE}\n${prose(14, 7)}\n`;
+    assert.equal(only([user, ...request(streamOf("reasoning", block.repeat(4)))])[0]?.evidence.count, 3);
+  });
+
   it("catches a line that keeps coming back between other lines, at its third copy", () => {
     const events = [user, ...request(streamOf("reasoning", interleaved(6)))];
     const ivs = only(events);
@@ -31,12 +46,12 @@ describe("line-repeat", () => {
 
   it("sees through case, spacing and markdown emphasis", () => {
     const variants = [LINE, LINE.toUpperCase(), "  " + LINE.replace(/ /g, "  "), "**" + LINE + "**  extra".replace("  extra", "")];
-    const text = variants.map((v, i) => v + "\n" + prose(10, i) + "\n").join("");
+    const text = variants.map((v, i) => v + "\n" + filler(i) + "\n").join("");
     assert.equal(only([user, ...request(streamOf("text", text))]).length, 1);
   });
 
   it("sees through the opener of a restated line (\"Wait,\", \"Hmm, actually\")", () => {
-    const text = ["Wait, " + LINE, prose(12, 1), "Hmm, actually " + LINE.toLowerCase(), prose(12, 2), "Okay so " + LINE].join("\n") + "\n";
+    const text = ["Wait, " + LINE, filler(1), "Hmm, actually " + LINE.toLowerCase(), filler(2), "Okay so " + LINE].join("\n") + "\n";
     assert.equal(only([user, ...request(streamOf("reasoning", text))]).length, 1);
   });
 

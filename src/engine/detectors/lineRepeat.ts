@@ -21,8 +21,13 @@ export const LINE_REPEAT_DEFAULTS: DetectorSettings = {
   warnAt: 0,
   blockAt: 1,
   stopAt: 2,
-  /** Copies of one line (or paragraph) in one request that make a loop. */
+  /** Copies of one line (or paragraph) in one request that make a loop... */
   minCopies: 3,
+  /**
+   * ...unless every copy comes after new material: the same verdict line closing each of several
+   * different analyses ("That one is safe to run online.") is a report; it takes this many copies.
+   */
+  minSpreadCopies: 5,
   /** Lines shorter than this (normalised) are never counted. */
   minLineChars: 40,
   /** Paragraphs of several lines count as a whole from this length. */
@@ -37,7 +42,12 @@ interface Seen {
   count: number;
   events: number[];
   text: string;
+  /** The unit's tally (see Tally) just before the first copy. */
+  before: Tally;
 }
+
+/** Units counted so far in one channel and unit kind, and how many of them were repeats. */
+interface Tally { units: number; repeats: number }
 
 class LineRepeatDetector implements Detector {
   readonly id = "line-repeat" as const;
@@ -45,12 +55,15 @@ class LineRepeatDetector implements Detector {
   private seen = new Map<StreamChannel, BoundedMap<string, Seen>>();
   private counter = new CatchCounter();
   private readonly minCopies: number;
+  private readonly minSpreadCopies: number;
+  private tallies = new Map<string, Tally>();
   private readonly minLineChars: number;
   private readonly minParagraphChars: number;
   private strongest = { count: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", LINE_REPEAT_DEFAULTS));
+    this.minSpreadCopies = Math.max(this.minCopies, numberSetting(settings, "minSpreadCopies", LINE_REPEAT_DEFAULTS));
     this.minLineChars = numberSetting(settings, "minLineChars", LINE_REPEAT_DEFAULTS);
     this.minParagraphChars = numberSetting(settings, "minParagraphChars", LINE_REPEAT_DEFAULTS);
   }
@@ -58,6 +71,7 @@ class LineRepeatDetector implements Detector {
   onRequestStart(): void {
     this.lines.reset();
     this.seen.clear();
+    this.tallies.clear();
     this.counter.newRequest();
     this.strongest = { count: 0, detail: "" };
   }
@@ -94,12 +108,18 @@ class LineRepeatDetector implements Detector {
     let seen = this.seen.get(channel);
     if (!seen) { seen = new BoundedMap(MAX_TRACKED_LINES); this.seen.set(channel, seen); }
     const id = `${unit}\u0000${section}\u0000${norm}`;
+    const tallyKey = `${channel}\u0000${unit}`;
+    let tally = this.tallies.get(tallyKey);
+    if (!tally) { tally = { units: 0, repeats: 0 }; this.tallies.set(tallyKey, tally); }
     let s = seen.get(id);
-    if (!s) { s = { count: 0, events: [], text }; seen.set(id, s); }
+    if (!s) { s = { count: 0, events: [], text, before: { ...tally } }; seen.set(id, s); }
     s.count++;
+    tally.units++;
+    if (s.count > 1) tally.repeats++;
     if (s.events.length < MAX_EVENTS) s.events.push(event);
     if (s.count > this.strongest.count) this.strongest = { count: s.count, detail: `${channelName(channel)} ${unit} ×${s.count}: ${excerpt(text, 40)}` };
     if (s.count < this.minCopies) return;
+    if (s.count < this.minSpreadCopies && this.spread(s, tally)) return;
     const key = `${this.id}:${channel}:${textKey(section + "\u0000" + norm)}`;
     const count = this.counter.catch(key, channel);
     if (count === undefined) return;
@@ -114,7 +134,20 @@ class LineRepeatDetector implements Detector {
     });
   }
 
+  /**
+   * Whether new material (units never seen before) stands between every two copies: in a loop the
+   * text around the copies repeats too (A B A B), or there is none (A A A).
+   */
+  private spread(s: Seen, tally: Tally): boolean {
+    const since = tally.units - s.before.units;
+    const repeatsSince = tally.repeats - s.before.repeats;
+    const others = since - s.count;
+    const novelOthers = others - (repeatsSince - (s.count - 1));
+    return novelOthers >= s.count - 1;
+  }
+
   reset(): void {
+    this.tallies.clear();
     this.lines.reset();
     this.seen.clear();
     this.counter.reset();
