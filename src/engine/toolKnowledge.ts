@@ -41,7 +41,7 @@ export const DEFAULT_TOOL_NAMES: ToolNameLists = {
   ],
   list: ["list_files", "ls", "LS", "list_directory", "list", "tree", "list_dir"],
   command: [
-    "run_commands",
+    "run_commands", "execute_bash", "execute_ipython_cell",
     "execute_command", "bash", "Bash", "shell", "run_shell_command", "run_command", "terminal", "exec", "ctx_shell",
     "BashOutput", "run_in_terminal", "execute", "shell_command", "local_shell",
   ],
