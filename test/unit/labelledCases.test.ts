@@ -13,7 +13,7 @@ interface Label { case: string; loop: boolean; kind: string; onset: number | nul
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 
-for (const set of ["scenarios", "corpus", "heldout", "heldout2", "heldout3", "heldout4"]) {
+for (const set of ["scenarios", "corpus", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"]) {
   describe(`labelled ${set}`, () => {
     const dir = path.join(FIXTURES, set);
     const labels = fs.readdirSync(dir).filter((f) => f.endsWith(".label.json")).sort();
