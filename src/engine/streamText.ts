@@ -9,6 +9,20 @@ import { StructureTracker, listMarker, type LineKind } from "./structure";
 
 export type StreamChannel = StreamEvent["t"];
 
+/** Longest line read as an item label. */
+const MAX_LABEL_CHARS = 80;
+
+/**
+ * A line that only names the item that follows: a file or path (optionally in backticks or bold),
+ * or a short phrase ending in a colon, after an optional list marker.
+ */
+export function isItemLabel(line: string): boolean {
+  const body = line.trim().replace(/^(?:[-*+]|\d+[.)])\s+/, "").replace(/^\*\*(.*)\*\*:?$/, "$1").replace(/^`(.*)`:?$/, "$1").trim();
+  if (body === "" || body.length > MAX_LABEL_CHARS) return false;
+  if (/^[\w.@~-]*\/[\w./@~-]*[\w]:?$/.test(body) || /^[\w@~-][\w.@~-]*\.[A-Za-z][A-Za-z0-9]{0,5}:?$/.test(body)) return true; // a path or file name
+  return /^[^.!?]{3,60}:$/.test(body); // "Summary:", "Files changed:"
+}
+
 export interface StreamLine {
   channel: StreamChannel;
   /** The line without its newline, cut to maxLineChars. */
@@ -200,6 +214,9 @@ export class StreamLines {
     const kind = s.structure.lineKind(text);
     // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
     if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/\d+/g, "#");
+    // A short label line ("1. lib/jobs/mail.js", "**Summary:**") introduces one item of a report,
+    // like a heading: the same verdict sentence under each file is a per-item report, not a loop.
+    else if ((kind === "list" || kind === "prose") && isItemLabel(text)) s.section = "item\u0000" + normalizeLine(text).replace(/\d+/g, "#");
     if (kind === "list" && !s.inList) { s.list++; s.inList = true; s.listStack = []; } else if (kind !== "list" && kind !== "blank") s.inList = false;
     let parent = "";
     if (kind === "list") {

@@ -165,3 +165,19 @@ describe("line-repeat", () => {
     assert.equal(only(events, { minCopies: Number.NaN, minLineChars: -5 }).length, 1);
   });
 });
+
+describe("item labels", () => {
+  it("reads a bare path or a short phrase ending in a colon as the label of the item that follows", async () => {
+    const { isItemLabel } = await import("../../src/engine/streamText");
+    for (const l of ["1. lib/jobs/mail.js", "- `src/app.ts`", "**package.json**", "Files changed:", "3) README.md"]) assert.ok(isItemLabel(l), l);
+    for (const l of ["I should re-run the failing test to see whether it passes.", "1. Fix the bug in the parser", "Done.", "e.g."]) assert.ok(!isItemLabel(l), l);
+  });
+
+  it("keeps the same verdict sentence under numbered file labels apart (a per-file report)", () => {
+    const verdict = "No problems found. Every async call is wrapped in try/catch and errors are logged through ctx.log.error.";
+    const report = ["mail", "export", "cleanup", "billing", "index", "resize"].map((f, i) => `${i + 1}. lib/jobs/${f}.js\n${verdict}\n\n`).join("");
+    assert.deepEqual(only([user, ...request(streamOf("text", report))]), []);
+    // the same sentence with no labels between is still caught
+    assert.equal(only([user, ...request(streamOf("text", report.replace(/\d+\. lib\/jobs\/\w+\.js\n/g, "Hmm.\n")))]).length, 1);
+  });
+});

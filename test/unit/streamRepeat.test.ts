@@ -26,6 +26,16 @@ describe("stream-repeat", () => {
     assert.match(ivs[0].message, /thinking repeats the same 16-character passage/);
   });
 
+  it("catches a 58-char sentence chanted in visible text at the end of its third copy", () => {
+    const unit = "Terminé. La tâche est complète et tous les tests passent. ";
+    const events = [user, ...request(streamOf("text", "Voilà. " + unit.repeat(6)))];
+    const ivs = only(events);
+    assert.equal(ivs.length, 1);
+    const [, last] = charRangeOf(events, ivs[0].event);
+    const copies = (last + 1 - "Voilà. ".length) / unit.length;
+    assert.ok(copies >= 2.9 && copies < 3.8, `fired after ${copies.toFixed(2)} copies`);
+  });
+
   it("catches a repeated ~100-char sentence in visible text by its second or third copy", () => {
     const events = [user, ...request(streamOf("text", "Done. " + SENTENCE.repeat(8)))];
     const ivs = only(events);

@@ -10,7 +10,7 @@
  * - verify: each live candidate keeps a match run (characters in a row equal to the one d back);
  *   the first mismatch drops it. At most MAX_CANDIDATES live at once.
  * Short units need more copies than long ones: a unit of d characters fires after
- * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies (16 chars × 10, 50 × 4, 105 × 2, 500 × 2).
+ * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies (16 chars × 10, 28 × 6, 59 × 3, 105 × 2, 500 × 2).
  * Inside a code fence or a table row the span needed is codeSpanFactor times longer (repetitive
  * code and tables are normal); a block that holds a whole fence (a diff shown again and again)
  * counts at fencedBlockCopies copies.
@@ -34,7 +34,7 @@ export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   /** Longest repeated block looked for. Memory grows linearly with it. */
   maxPeriod: 4000,
   /** Characters the repetition must cover (copies × unit) before it counts... */
-  minSpanChars: 200,
+  minSpanChars: 160,
   /** ...but never fewer than minCopies copies nor more than maxCopies are asked for. */
   minCopies: 2,
   maxCopies: 10,
