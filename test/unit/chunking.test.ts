@@ -7,6 +7,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { TraceEvent } from "../../src/engine/events";
+import { DETECTOR_DEFINITIONS } from "../../src/engine/detectors";
 import { replayEvents } from "../../src/engine/replay";
 import { readSessions } from "../../src/formats";
 
@@ -35,6 +36,8 @@ export function rechunk(events: readonly TraceEvent[], size: number): TraceEvent
 
 interface Verdict { what: string; others: number; chars: number }
 
+const STREAM_DETECTORS = new Set(DETECTOR_DEFINITIONS.filter((d) => d.channel === "stream").map((d) => d.id as string));
+
 /** What fired and where, independent of chunking: non-stream events before it and stream characters so far. */
 function verdicts(events: readonly TraceEvent[]): Verdict[] {
   const others: number[] = [], chars: number[] = [];
@@ -54,7 +57,10 @@ describe("chunking invariance", () => {
       const [s] = readSessions([path.join(dir, f)], { lenient: false });
       const one = verdicts(rechunk(s.events, 1));
       const forty = verdicts(rechunk(s.events, 40));
-      assert.deepEqual(one.map((v) => v.what), forty.map((v) => v.what), "different detectors, actions or keys");
+      // Two stream detectors can see one chant complete within the same few characters; which one
+      // is credited may depend on where a chunk ends, the verdict (action, place) may not.
+      const comparable = (v: Verdict) => (STREAM_DETECTORS.has(v.what.split(":")[0]) ? `stream:${v.what.split(":")[1]}` : v.what);
+      assert.deepEqual(one.map(comparable), forty.map(comparable), "different detectors, actions or keys");
       for (let i = 0; i < one.length; i++) {
         assert.equal(one[i].others, forty[i].others, `${one[i].what} fired after a different event`);
         // A finding inside a chunk is reported with that chunk: 40-character chunks may end up to 39 characters later.

@@ -43,7 +43,8 @@ describe("stream detectors together", () => {
   });
 
   const LOOPS: Record<string, { channel: "reasoning" | "text"; text: string; detector: DetectorId }> = {
-    "a chanted sentence": { channel: "text", text: "Done. " + "I have added all the requested logs and verified the test file. I will now mark the task as complete.\n  ".repeat(6), detector: "stream-repeat" },
+    // a short chant (under near-duplicate's 12-word units), so that stream-repeat alone can see it
+    "a chanted sentence": { channel: "text", text: "Done. " + "I will now mark the task as complete. ".repeat(8), detector: "stream-repeat" },
     "a returning line": { channel: "reasoning", text: Array.from({ length: 5 }, (_, i) => `I should re-run the failing test to see whether the handler is still called twice.\n${["Hmm.", "Okay.", "Wait."][i % 3]}\n`).join(""), detector: "line-repeat" },
     "an invented checklist": { channel: "text", text: "Here is the status:\n\n" + ["camera", "photo library", "microphone", "location", "contacts", "calendar", "reminders", "bluetooth", "speech recognition", "motion and fitness", "health", "homekit", "siri", "media library", "local network", "notifications", "face id", "nfc"].map((s) => `  [X] Fix bug where the app crashes when the user denies ${s} permissions.\n`).join(""), detector: "list-template" },
   };

@@ -36,13 +36,22 @@ describe("stream-repeat", () => {
     assert.ok(copies >= 2.9 && copies < 3.8, `fired after ${copies.toFixed(2)} copies`);
   });
 
-  it("catches a repeated ~100-char sentence in visible text by its second or third copy", () => {
+  it("takes a short passage said twice for a slip (a host logging one message twice), three times for a loop", () => {
+    const passage = "I have updated the configuration loader so that Windows paths are normalised before the JSON file is read. ";
+    assert.ok(passage.length < 300);
+    assert.deepEqual(only([user, ...request(streamOf("text", "Summary: " + passage.repeat(2)))]), []);
+    assert.equal(only([user, ...request(streamOf("text", "Summary: " + passage.repeat(3)))]).length, 1);
+    // a long block said twice in a row is already a loop
+    assert.equal(only([user, ...request(streamOf("reasoning", BLOCK.repeat(2)))]).length, 1);
+  });
+
+  it("catches a repeated ~100-char sentence in visible text on the chunk that ends its third copy", () => {
     const events = [user, ...request(streamOf("text", "Done. " + SENTENCE.repeat(8)))];
     const ivs = only(events);
     assert.equal(ivs.length, 1);
-    const [, last] = charRangeOf(events, ivs[0].event);
-    assert.ok(last < 6 + 3 * SENTENCE.length, `fired at char ${last}`);
-    assert.ok(last >= 6 + 2 * SENTENCE.length - 1);
+    const [first, last] = charRangeOf(events, ivs[0].event);
+    const thirdEnd = 6 + 3 * SENTENCE.length - 1;
+    assert.ok(first <= thirdEnd && thirdEnd <= last, `fired on chars ${first}-${last}, third copy ends at ${thirdEnd}`);
   });
 
   it("catches a 520-char analysis block by the end of its second copy", () => {

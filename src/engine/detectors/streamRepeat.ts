@@ -10,7 +10,8 @@
  * - verify: each live candidate keeps a match run (characters in a row equal to the one d back);
  *   the first mismatch drops it. At most MAX_CANDIDATES live at once.
  * Short units need more copies than long ones: a unit of d characters fires after
- * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies (16 chars × 10, 28 × 6, 59 × 3, 105 × 2, 500 × 2).
+ * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies, and at least 3 below shortUnitChars
+ * (16 chars × 10, 28 × 6, 59 × 3, 105 × 3, 190 × 3, 300+ × 2).
  * Inside a code fence or a table row the span needed is codeSpanFactor times longer (repetitive
  * code and tables are normal); a block that holds a whole fence (a diff shown again and again)
  * counts at fencedBlockCopies copies.
@@ -35,8 +36,14 @@ export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   maxPeriod: 4000,
   /** Characters the repetition must cover (copies × unit) before it counts... */
   minSpanChars: 160,
-  /** ...but never fewer than minCopies copies nor more than maxCopies are asked for. */
+  /** ...but never fewer than minCopies copies nor more than maxCopies are asked for... */
   minCopies: 2,
+  /**
+   * ...and a unit shorter than this needs at least 3 copies: a sentence or a short list said twice
+   * is often a host logging one message twice or two near-identical list items, a paragraph
+   * said twice in a row is a loop.
+   */
+  shortUnitChars: 300,
   maxCopies: 10,
   /** Inside fenced code and table rows the span needed is this many times longer. */
   codeSpanFactor: 4,
@@ -116,6 +123,7 @@ export interface RepeatParams {
   maxPeriod: number;
   minSpanChars: number;
   minCopies: number;
+  shortUnitChars: number;
   maxCopies: number;
   codeSpanFactor: number;
   fencedBlockCopies: number;
@@ -128,6 +136,7 @@ export function repeatParams(settings: DetectorSettings): RepeatParams {
     maxPeriod: Math.max(ANCHOR, Math.min(1 << 16, n("maxPeriod"))),
     minSpanChars: n("minSpanChars"),
     minCopies: Math.max(2, n("minCopies")),
+    shortUnitChars: n("shortUnitChars"),
     maxCopies: Math.max(2, n("maxCopies")),
     codeSpanFactor: Math.max(1, n("codeSpanFactor")),
     fencedBlockCopies: Math.max(2, n("fencedBlockCopies")),
@@ -189,7 +198,8 @@ export class RepeatTracker {
   /** Span (copies × unit) needed before a unit of this period counts. */
   requiredSpan(period: number): number {
     const unit = Math.max(period, this.s.minPeriod);
-    const copies = Math.min(this.s.maxCopies, Math.max(this.s.minCopies, Math.ceil(this.s.minSpanChars / unit)));
+    const floor = unit < this.s.shortUnitChars ? Math.max(3, this.s.minCopies) : this.s.minCopies;
+    const copies = Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
     // the unit holds a fence line: a whole fenced block shown again and again (showing it twice can be a slip)
     if (this.lastFenceLine >= 0 && this.pos - 1 - this.lastFenceLine < period) return unit * Math.max(copies, this.s.fencedBlockCopies);
     return unit * copies * (this.inFence || this.inTable ? this.s.codeSpanFactor : 1);
