@@ -48,6 +48,15 @@ interface MessageState {
   called: boolean;
 }
 
+/** The last complete `say:text` or `say:reasoning` row, to recognise Cline logging it a second time. */
+interface CompleteRow {
+  index: number;
+  text: string;
+  /** Which request it belongs to (`requestSerial` when it completed). */
+  request: number;
+  historyIndex: number | undefined;
+}
+
 interface PendingCall {
   id: string;
   name: string;
@@ -115,6 +124,14 @@ export class ClineClassicTranslator {
   private requestOpen = false;
   private requestInfo: ClineApiReqInfo | undefined;
   private pending: PendingCall[] = [];
+  /** Counts requests opened, so rows can tell whether they belong to the same one. */
+  private requestSerial = 0;
+  /**
+   * Last complete row per channel since the last tool call or user message. Cline v3 before
+   * PR #9235/#9302 (Feb 2026) could present one finished text block twice, adding a second
+   * identical row milliseconds later; the model said it once.
+   */
+  private readonly lastComplete: { text?: CompleteRow; reasoning?: CompleteRow } = {};
   /** The task's first user message. */
   title: string | undefined;
 
@@ -126,6 +143,7 @@ export class ClineClassicTranslator {
   /** Cline removed messages from the end (a deleted partial, a checkpoint restore). */
   truncate(length: number): void {
     if (length < this.states.length) this.states.length = length;
+    this.forgetRowsFrom(length);
   }
 
   /** A new or changed message at `index`; returns the events it produces. */
@@ -141,6 +159,7 @@ export class ClineClassicTranslator {
     }
     // A different message now sits at this index: everything from here on is new to us.
     this.states.length = Math.min(this.states.length, index);
+    this.forgetRowsFrom(index);
     while (this.states.length < index) this.states.push({ ts: undefined, kind: "gap", emitted: 0, tail: "", called: true });
     const state: MessageState = { ts: m.ts, kind, emitted: 0, tail: "", called: false };
     this.states[index] = state;
@@ -168,6 +187,7 @@ export class ClineClassicTranslator {
         return;
       case "user_feedback":
         if (m.text && !this.options.isEcho?.(m.text)) out.push(withTs({ t: "user", text: m.text }, ts));
+        this.forgetCompleteRows();
         return;
       case "api_req_started":
         if (m.type !== "say") return;
@@ -176,12 +196,23 @@ export class ClineClassicTranslator {
       case "command_output":
         this.changed(index, m, state, out);
         return;
+      case "text":
+      case "reasoning":
+        if (m.type === "say" && this.isLoggedAgain(what, m)) {
+          // Already sent as the previous row: only words beyond it (if it ever grows) are new.
+          const full = m.text ?? "";
+          state.emitted = full.length;
+          state.tail = full.slice(Math.max(0, full.length - CONTINUITY_TAIL));
+          return;
+        }
+        this.changed(index, m, state, out);
+        return;
       default:
         this.changed(index, m, state, out);
     }
   }
 
-  private changed(_index: number, m: ClineMessage, state: MessageState, out: TraceEvent[]): void {
+  private changed(index: number, m: ClineMessage, state: MessageState, out: TraceEvent[]): void {
     const what = m.type === "ask" ? m.ask : m.say;
     const ts = m.ts;
     switch (what) {
@@ -190,10 +221,10 @@ export class ClineClassicTranslator {
         if (m.type === "say") this.requestInfo = (parseJsonText(m.text) as ClineApiReqInfo | undefined) ?? this.requestInfo;
         return;
       case "reasoning":
-        if (m.type === "say") this.stream("reasoning", m.text, state, ts, out);
-        return;
       case "text":
-        if (m.type === "say") this.stream("text", m.text, state, ts, out);
+        if (m.type !== "say") return;
+        this.stream(what, m.text, state, ts, out);
+        if (!m.partial) this.lastComplete[what] = { index, text: m.text ?? "", request: this.requestSerial, historyIndex: historyIndexOf(m) };
         return;
       case "completion_result":
         if (m.type === "say") this.stream("text", m.text, state, ts, out);
@@ -229,6 +260,8 @@ export class ClineClassicTranslator {
     if (call) {
       state.called = true;
       this.openIfNeeded(out, ts);
+      // Text after a tool call is new output even when it repeats the words before the call.
+      this.forgetCompleteRows();
       const id = `cline-${m.ts ?? this.states.length}`;
       this.pending.push({ id, name: call.name });
       out.push(withTs({ t: "tool_call", id, name: call.name, input: call.input }, ts));
@@ -305,6 +338,7 @@ export class ClineClassicTranslator {
     if (m.modelInfo?.modelId) request.model = m.modelInfo.modelId;
     out.push(withTs(request, ts));
     this.requestOpen = true;
+    this.requestSerial++;
     this.requestInfo = info;
   }
 
@@ -313,7 +347,33 @@ export class ClineClassicTranslator {
     if (this.requestOpen) return;
     out.push(withTs({ t: "request" }, ts));
     this.requestOpen = true;
+    this.requestSerial++;
     this.requestInfo = undefined;
+  }
+
+  /**
+   * A new row repeating, word for word, the last complete row of its channel in the same request
+   * and the same `conversationHistoryIndex`, with no tool call or user message between: Cline
+   * logging one finished block twice (seen 19 ms and 133 ms apart in a real v3 task), not the
+   * model saying it again. The same words in a later request are the model's, and still count.
+   */
+  private isLoggedAgain(channel: "text" | "reasoning", m: ClineMessage): boolean {
+    const last = this.lastComplete[channel];
+    if (!last || !this.requestOpen || last.request !== this.requestSerial) return false;
+    const historyIndex = historyIndexOf(m);
+    if (historyIndex !== last.historyIndex) return false;
+    return (m.text ?? "") === last.text && last.text !== "";
+  }
+
+  private forgetCompleteRows(): void {
+    this.lastComplete.text = undefined;
+    this.lastComplete.reasoning = undefined;
+  }
+
+  /** Rows from `index` on are gone (Cline deleted or replaced them): nothing there to repeat. */
+  private forgetRowsFrom(index: number): void {
+    if (this.lastComplete.text && this.lastComplete.text.index >= index) this.lastComplete.text = undefined;
+    if (this.lastComplete.reasoning && this.lastComplete.reasoning.index >= index) this.lastComplete.reasoning = undefined;
   }
 
   private endRequest(out: TraceEvent[], ts: number | undefined): void {
@@ -369,6 +429,10 @@ export function toolCallOfSayTool(t: ClineSayTool): { name: string; input: Recor
       }
   }
   return { name, input };
+}
+
+function historyIndexOf(m: ClineMessage): number | undefined {
+  return typeof m.conversationHistoryIndex === "number" ? m.conversationHistoryIndex : undefined;
 }
 
 function lastOf(calls: PendingCall[], name: string): PendingCall | undefined {

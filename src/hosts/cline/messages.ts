@@ -15,6 +15,8 @@ export interface ClineMessage {
   partial?: boolean;
   commandCompleted?: boolean;
   modelInfo?: { providerId?: string; modelId?: string; mode?: string };
+  /** Length of the API conversation history when the row was logged: rows of one response share it. */
+  conversationHistoryIndex?: number;
 }
 
 /** The JSON text of a `say:"api_req_started"` message (Cline's `ClineApiReqInfo`). */
