@@ -91,6 +91,21 @@ export function withoutHeredocBodies(command: string): string {
 /** Steps of a command line that prepare or report rather than do the work (`cd x`, `export A=1`, `echo $?`). */
 const SETUP_STEP = /^(?:cd|pushd|popd|export|set|unset|source|\.|alias|ulimit|umask|trap|echo|printf|true|false|exit|clear)\b|^\w+=\S*$/;
 
+/** Marks the piece after `||` (a fallback, never the work). */
+const OR_ELSE = "\u0000||";
+/** Pipeline stages that only feed the next stage its input: a literal, a file or a heredoc. */
+const FEEDER = /^(?:echo|printf|yes|cat)(?:\s|$)/;
+/** Stages that only shape output for display: `cat f | head` is still a read of f. */
+const OUTPUT_FILTER = /^(?:head|tail|less|more|wc|sort|uniq|cut|tr|nl|column|tee|grep|egrep|fgrep|rg)(?:\s|$)/;
+
+/** The stage of one pipeline doing the work: the first, or the one a feeder (`echo x |`, `cat f |`) pipes into. */
+function workOfPipeline(pieces: string[]): string {
+  const first = pieces[0].trim();
+  const next = pieces[1];
+  if (next !== undefined && !next.startsWith(OR_ELSE) && next.trim() !== "" && FEEDER.test(first) && !OUTPUT_FILTER.test(next.trim())) return next.trim();
+  return first;
+}
+
 /**
  * The step of a command line that does the work: the last one that is not set-up, a report or a
  * write of a throwaway file (`cat > /tmp/p.py <<EOF … EOF\npython /tmp/p.py` → `python /tmp/p.py`),
@@ -115,15 +130,16 @@ export function mainCommand(command: string): string {
       steps.push([""]);
       continue;
     }
-    // `a | b` and `a || b`: the work is `a` (b filters its output or reports its failure).
+    // `a | b` and `a || b`: the work is `a` (b filters its output or reports its failure), unless
+    // `a` only feeds `b` its input (`echo "<sql>" | sqlfluff lint -`): then the work is `b`.
     if (ch === "|") {
-      if (text[i + 1] === "|") i++;
+      if (text[i + 1] === "|") { i++; step.push(OR_ELSE); continue; }
       step.push("");
       continue;
     }
     step[step.length - 1] += ch;
   }
-  const mains = steps.map((pieces) => pieces[0].trim()).filter((s) => s !== "");
+  const mains = steps.map(workOfPipeline).filter((s) => s !== "");
   for (let i = mains.length - 1; i >= 0; i--) {
     if (SETUP_STEP.test(mains[i]) || (/^cat\b/.test(mains[i]) && />/.test(mains[i]))) continue;
     return mains[i];

@@ -189,22 +189,62 @@ const EXCEPTION_LINE = /^(?:[\w.]*\.)?\w*(?:Error|Exception|Exit|Interrupt|Failu
  * first line that is not an envelope. Empty when the result says nothing (an empty failing grep).
  */
 export function errorLine(text: string): string {
-  // Gemini CLI's run_shell_command answers "Command: …\nDirectory: …\nOutput: …\nError: …\nExit Code: 1".
-  const lines = text.split("\n").map((l) => l.replace(/<returncode>[^<]*<\/returncode>/gi, "").replace(/<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi, "").trim().replace(/^(?:output|stdout|stderr):\s+(?=\S)/i, ""))
+  return errorLineAt(text)?.line ?? "";
+}
+
+/** The result's lines without harness envelopes (Gemini CLI's "Command: …\nDirectory: …\nOutput: …\nExit Code: 1", `<returncode>`). */
+function contentLines(text: string): string[] {
+  return text.split("\n").map((l) => l.replace(/<returncode>[^<]*<\/returncode>/gi, "").replace(/<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi, "").trim().replace(/^(?:output|stdout|stderr):\s+(?=\S)/i, ""))
     .filter((l) => l !== "" && !ENVELOPE_LINE.test(l));
-  if (lines.length === 0) return "";
+}
+
+/**
+ * A status line that names no error of its own (`== [stdin] FAIL`, `FAIL src/a.test.ts`, `FAILED
+ * (errors=2)`): once bracketed parts, file names and punctuation are gone, only status words are left.
+ */
+export function isBannerLine(line: string): boolean {
+  const words = line.replace(/\[[^\]]*\]|\([^)]*\)/g, " ").replace(/\S*[\\/.:]\S*/g, " ").replace(/[^\p{L}\s]+/gu, " ").trim().split(/\s+/).filter((w) => w !== "");
+  return words.length > 0 && words.length <= 3 && words.every((w) => /^(?:fail(?:s|ed|ure|ures|ing)?|errors?|errored|not|ok)$/i.test(w)) && words.some((w) => !/^(?:not|ok)$/i.test(w));
+}
+
+/** How many lines after a banner say what failed. */
+const BANNER_DETAIL_LINES = 3;
+
+/**
+ * When the error line is only a banner (a linter's `== [stdin] FAIL`), the lines after it that say
+ * what failed, with per-run noise masked but positions and messages kept: two findings of a linter
+ * at different places are different errors. Empty when the error line says it all.
+ */
+export function errorDetail(text: string): string {
+  const at = errorLineAt(text);
+  if (!at || !isBannerLine(at.line)) return "";
+  return stableOutput(at.lines.slice(at.index + 1, at.index + 1 + BANNER_DETAIL_LINES).join("\n"))
+    .slice(0, 600)
+    .toLowerCase()
+    .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/g, "<url>")
+    .replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/g, "<path>")
+    .replace(/\b[0-9a-f]{7,}\b/g, "<id>")
+    .replace(/[ \t]+/g, " ");
+}
+
+function errorLineAt(text: string): { line: string; index: number; lines: string[] } | undefined {
+  const lines = contentLines(text);
+  const at = (index: number) => ({ line: lines[index], index, lines });
+  if (lines.length === 0) return undefined;
   const tb = lines.findIndex((l) => /^Traceback \(most recent call last\)/.test(l));
   if (tb >= 0) {
-    for (let i = lines.length - 1; i > tb; i--) if (EXCEPTION_LINE.test(lines[i])) return lines[i];
-    return lines[lines.length - 1];
+    for (let i = lines.length - 1; i > tb; i--) if (EXCEPTION_LINE.test(lines[i])) return at(i);
+    return at(lines.length - 1);
   }
   // Test runners and build tools print banners and progress first: the error is the first line
   // that says so (pytest's "E   AssertionError", "npm ERR!", "error TS2322", "fatal:").
-  for (const l of lines.slice(0, 200)) {
-    if (/^E\s{2,}\S/.test(l)) return l.replace(/^E\s+/, "");
-    if (ERROR_HINT.test(l)) return l;
+  const scan = Math.min(lines.length, 200);
+  for (let i = 0; i < scan; i++) {
+    const l = lines[i];
+    if (/^E\s{2,}\S/.test(l)) return { line: l.replace(/^E\s+/, ""), index: i, lines };
+    if (ERROR_HINT.test(l)) return at(i);
   }
-  return lines[0];
+  return at(0);
 }
 
 /**
@@ -212,7 +252,8 @@ export function errorLine(text: string): string {
  * placeholders (URLs, paths, quoted text, numbers, hex ids), lower-cased.
  */
 export function errorFingerprint(text: string): string {
-  return errorLine(text)
+  const detail = errorDetail(text);
+  const line = errorLine(text)
     .slice(0, 300)
     .toLowerCase()
     .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/g, "<url>")
@@ -222,6 +263,8 @@ export function errorFingerprint(text: string): string {
     .replace(/\d+(?:\.\d+)?/g, "<num>")
     .replace(/\s+/g, " ")
     .trim();
+  // A banner alone would make every run of a linter "the same error": what follows it tells them apart.
+  return detail === "" ? line : `${line}\u0002${detail}`;
 }
 
 /** A fast 32-bit FNV-1a hash for output comparison (a collision only merges two outputs). */

@@ -89,6 +89,15 @@ describe("throwaway files and the step that does the work", () => {
     assert.equal(mainCommand("source .venv/bin/activate; export A=1; pytest -q; echo $?"), "pytest -q");
   });
 
+  it("takes the program a feeder pipes into as the work, not the feeder", () => {
+    assert.equal(mainCommand("cd /testbed && echo -n \"select 1;;\" | sqlfluff lint - 2>&1"), "sqlfluff lint - 2>&1");
+    assert.equal(mainCommand("printf 'a\\nb' | python3 parse.py"), "python3 parse.py");
+    assert.equal(mainCommand("cat input.json | jq .items"), "jq .items");
+    // Display filters and fallbacks are not the work.
+    assert.equal(mainCommand("cat src/app.py | head -40"), "cat src/app.py");
+    assert.equal(mainCommand("pytest -q || echo failed"), "pytest -q");
+  });
+
   it("compares throwaway probes by what they run, other commands as written", () => {
     assert.equal(attemptShape("cat > /tmp/a1.py <<'EOF'\nx\nEOF\npython /tmp/a1.py"), attemptShape("cat > /tmp/zz.py <<'EOF'\ny = 2\nEOF\npython /tmp/zz.py"));
     assert.notEqual(attemptShape("python3 -c \"import a\""), attemptShape("python3 -c \"import b\""));

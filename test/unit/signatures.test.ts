@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, searchHalvesOfDiff } from "../../src/engine/signatures";
+import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, isBannerLine, searchHalvesOfDiff } from "../../src/engine/signatures";
 import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 
 const tools = createToolKnowledge();
@@ -75,6 +75,18 @@ describe("call signatures", () => {
 });
 
 describe("error fingerprints", () => {
+  it("tells two runs of a linter apart by what follows a banner-only first line", () => {
+    const lint = (finding: string) => `<returncode>65</returncode>\n<output>\n== [stdin] FAIL\n${finding}\nAll Finished!\n</output>`;
+    const a = lint("L:   1 | P:  20 |  PRS | Line 1, Position 20: Found unparsable section: ';'");
+    const b = lint("L:   1 | P:   1 |  PRS | Line 1, Position 1: Found unparsable section: ';;'");
+    assert.notEqual(errorFingerprint(a), errorFingerprint(b));
+    assert.equal(errorFingerprint(a), errorFingerprint(lint("L:   1 | P:  20 |  PRS | Line 1, Position 20: Found unparsable section: ';'")));
+    assert.ok(isBannerLine("== [stdin] FAIL") && isBannerLine("FAIL src/app.test.ts") && isBannerLine("FAILED (errors=2)"));
+    assert.ok(!isBannerLine("FAILED tests/test_a.py::test_x - AssertionError: boom") && !isBannerLine("error: pathspec 'x' did not match"));
+    // A line that names the error keeps the plain fingerprint.
+    assert.equal(errorFingerprint("Exit code 1\nerror: pathspec 'x' did not match\nmore"), "error: pathspec <quoted> did not match");
+  });
+
   it("maps URL and number variants of one failure to one fingerprint", () => {
     assert.equal(
       errorFingerprint("HTTP 404 Not Found: https://docs.x.example/api/v2/rate-limits?lang=en"),

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { LoopSession } from "../../src/engine/session";
 import type { TraceEvent } from "../../src/engine/events";
-import { step } from "./toolTestKit";
+import { feedOnly, step } from "./toolTestKit";
 
 const feed = (events: TraceEvent[]) => {
   const s = new LoopSession();
@@ -164,5 +164,55 @@ describe("tool-failure", () => {
     };
     assert.equal(run("/tmp")[0]?.evidence.count, 3);
     assert.deepEqual(run("src/billing"), []);
+  });
+  describe("linter probes piped from echo (mini-swe-agent shape)", () => {
+    const lint = (sql: string) => `cd /testbed && echo -n "${sql}" | sqlfluff lint - 2>&1`;
+    const lintOutput = (findings: string[]) => `<returncode>65</returncode>\n<output>\n== [stdin] FAIL\n${findings.join("\n")}\nAll Finished!\n</output>`;
+    const probes: [string, string[]][] = [
+      ["select a from t;;", ["L:   1 | P:  17 |  PRS | Line 1, Position 17: Found unparsable section: ';'", "L:   1 | P:  17 | L009 | Files must end with a trailing newline."]],
+      ["select a from t;;;", ["L:   1 | P:  17 |  PRS | Line 1, Position 17: Found unparsable section: ';;'", "L:   1 | P:  18 | L009 | Files must end with a trailing newline."]],
+      [";", ["L:   1 | P:   1 |  PRS | Line 1, Position 1: Found unparsable section: ';'"]],
+      [";;", ["L:   1 | P:   1 |  PRS | Line 1, Position 1: Found unparsable section: ';;'", "L:   1 | P:   2 | L009 | Files must end with a trailing newline."]],
+      ["select 1;;select 2", ["L:   1 | P:  10 |  PRS | Line 1, Position 10: Found unparsable section: ';select 2'"]],
+      ["select a from t", ["L:   1 | P:  15 | L009 | Files must end with a trailing newline."]],
+    ];
+
+    it("leaves alone edge cases probed with new SQL each time (the linter exits 65 on findings)", () => {
+      const evs: TraceEvent[] = [{ t: "user", text: "fix the double-semicolon parse error" }];
+      probes.forEach(([sql, findings], i) => evs.push(...step(`l${i}`, "bash", { command: lint(sql) }, true, lintOutput(findings))));
+      assert.deepEqual(feed(evs).filter((iv) => iv.detector === "tool-failure"), []);
+    });
+
+    it("still catches the same probe failing the same way again and again", () => {
+      const [sql, findings] = probes[0];
+      const evs: TraceEvent[] = [{ t: "user", text: "fix the double-semicolon parse error" }];
+      for (let i = 0; i < 5; i++) evs.push(...step(`l${i}`, "bash", { command: lint(sql) }, true, lintOutput(findings)));
+      const ivs = feed(evs).filter((iv) => iv.detector === "tool-failure");
+      assert.equal(ivs[0]?.action, "warn");
+      assert.match(ivs[0].summary ?? ivs[0].message, /sqlfluff/);
+      assert.ok(ivs.some((iv) => iv.action === "block" || iv.action === "stop"), ivs.map((iv) => iv.action).join(","));
+    });
+  });
+
+  describe("a call whose input never failed before", () => {
+    // One error line (numbers vary), similar commands, outputs that differ: experiments, not retries.
+    const parse = (n: number) => `python3 -c "import json; json.loads('{\\"a\\": ${n},}')"`;
+    const parseError = (n: number) => `<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "<string>", line 1, in <module>\njson.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column ${8 + String(n).length} (char ${7 + String(n).length})\n</output>`;
+    const run = (ns: number[]) => {
+      const evs: TraceEvent[] = [{ t: "user", text: "why does the config fail to parse?" }];
+      ns.forEach((n, i) => evs.push(...step(`j${i}`, "bash", { command: parse(n) }, true, parseError(n))));
+      return feedOnly("tool-failure", evs);
+    };
+
+    it("warns, but is neither refused nor stopped when every input is new and the answers differ", () => {
+      const ivs = run([1, 22, 333, 4444, 55555, 666666]);
+      assert.equal(ivs[0]?.action, "warn");
+      assert.deepEqual(ivs.filter((iv) => iv.action !== "warn"), []);
+    });
+
+    it("is refused when it repeats an input that already failed", () => {
+      const ivs = run([1, 22, 333, 4444, 1]);
+      assert.ok(ivs.some((iv) => iv.action === "block" || iv.action === "stop"), ivs.map((iv) => iv.action).join(","));
+    });
   });
 });

@@ -9,13 +9,17 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, F
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { attemptShape, mainCommand, shellWords } from "../shellCommands";
-import { commandExitedNonZero, errorFingerprint, errorLine, exactInputKey, normaliseWhitespace, textSimilarity } from "../signatures";
+import { commandExitedNonZero, errorDetail, errorFingerprint, errorLine, exactInputKey, hashText, isBannerLine, normaliseWhitespace, stableOutput, textSimilarity } from "../signatures";
 
 /** Tool scopes remembered at once. */
 const MAX_SCOPES = 512;
 /** Distinct failure fingerprints remembered per scope. */
 const MAX_FINGERPRINTS = 8;
 const MAX_EVIDENCE = 16;
+/** Failing inputs remembered per streak. */
+const MAX_INPUTS = 32;
+/** How much of a failure's output is compared with the streak's first. */
+const OUTPUT_CHARS = 2000;
 /** How much of a call's input the similarity test looks at (and keeps). */
 const SIMILARITY_CHARS = 400;
 
@@ -36,6 +40,11 @@ interface FailureCount {
   subs: Set<string>;
   /** Error text of the latest failure, cut, for the summary. */
   sample: string;
+  /** Exact inputs of the streak's failing calls (hashed): a call among them is a retry of one that failed. */
+  inputs: Set<string>;
+  /** The first failure's output (noise masked), and whether every later failure answered exactly that. */
+  output: string;
+  sameOutput: boolean;
   events: number[];
 }
 
@@ -109,11 +118,21 @@ class ToolFailureDetector implements Detector {
     return s;
   }
 
-  private finding(call: CallRecord, scope: string, fingerprint: string, f: FailureCount, atCall: boolean): Finding {
+  /**
+   * A call whose input never failed before (a new SQL string piped to a linter) is an experiment, not
+   * a retry: it is not refused or stopped unless every failure so far answered the very same thing.
+   */
+  private countFor(f: FailureCount, novel: boolean): number {
+    if (!novel || f.sameOutput) return f.count;
+    const rungs = [Number(this.settings.blockAt), Number(this.settings.stopAt)].filter((n) => n > 0);
+    return rungs.length === 0 ? f.count : Math.min(f.count, Math.min(...rungs) - 1);
+  }
+
+  private finding(call: CallRecord, scope: string, fingerprint: string, f: FailureCount, atCall: boolean, novel: boolean): Finding {
     return {
       detector: this.id,
       key: `${this.id}:${scope}\u0001${fingerprint}`,
-      count: f.count,
+      count: this.countFor(f, novel),
       tool: call.name,
       toolCallId: atCall ? call.id : undefined,
       summary: `${scope} failed ${f.count} times with the same error ("${f.sample}")${atCall ? `, and is being called again: ${describeCall(call, 60)}` : ""}`,
@@ -132,7 +151,7 @@ class ToolFailureDetector implements Detector {
     if (!f || f.count < 2) return;
     // Only a retry of the failing call is refused; something unrelated through the same tool goes ahead.
     if (!this.sameAttempt(f, inputText(call), scopes.wholeProject)) return;
-    return [this.finding(call, scope, s.last, f, true)];
+    return [this.finding(call, scope, s.last, f, true, !f.inputs.has(call.inputHash))];
   }
 
   onToolResult(call: CallRecord, ctx: DetectorContext): Finding[] | void {
@@ -168,11 +187,14 @@ class ToolFailureDetector implements Detector {
       f = undefined;
     }
     if (!f) {
-      f = { count: 0, lastInput: "", wholeProject: false, subs: new Set(), sample: "", events: [] };
+      f = { count: 0, lastInput: "", wholeProject: false, subs: new Set(), sample: "", inputs: new Set(), output: outputKey(result.text), sameOutput: true, events: [] };
       s.byFingerprint.set(fingerprint, f);
       if (s.byFingerprint.size > MAX_FINGERPRINTS) s.byFingerprint.delete(s.byFingerprint.keys().next().value as string);
     }
+    const novel = !f.inputs.has(call.inputHash);
     f.count++;
+    if (f.count > 1 && outputKey(result.text) !== f.output) f.sameOutput = false;
+    if (f.inputs.size < MAX_INPUTS) f.inputs.add(call.inputHash);
     f.lastInput = input.slice(0, SIMILARITY_CHARS);
     f.wholeProject = scopes.wholeProject;
     if (f.subs.size < MAX_FINGERPRINTS) f.subs.add(scopes.sub);
@@ -182,7 +204,7 @@ class ToolFailureDetector implements Detector {
     s.last = fingerprint;
     if (f.count > this.strongest.count) this.strongest = { count: f.count, detail: `${scope} ${f.count}` };
     if (f.count < 2) return;
-    return [this.finding(call, scope, fingerprint, f, false)];
+    return [this.finding(call, scope, fingerprint, f, false, novel)];
   }
 
   /**
@@ -212,8 +234,15 @@ function inputText(call: CallRecord): string {
   return call.kind === "command" ? normaliseWhitespace(attemptShape(call.command ?? call.target)) : call.target;
 }
 
+/** A failure's output for comparison: per-run noise, URLs and paths masked (a 404 names the URL it missed). */
+function outputKey(text: string): string {
+  return hashText(stableOutput(text.slice(0, OUTPUT_CHARS)).replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, "<url>").replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/gi, "<path>"));
+}
+
 function firstLineOf(text: string): string {
-  const line = errorLine(text);
+  // A banner (`== [stdin] FAIL`) says nothing alone: show the line that follows it too.
+  const detail = isBannerLine(errorLine(text)) ? errorDetail(text).split("\n")[0] : "";
+  const line = detail ? `${errorLine(text)} ${detail}` : errorLine(text);
   return line.length > 100 ? line.slice(0, 99) + "…" : line;
 }
 
