@@ -245,3 +245,41 @@ export function commandSearch(command: string): CommandSearch | undefined {
   const scope = paths.length > 0 ? paths.join(" ") : ".";
   return { pattern, scope: widening.length > 0 ? `${scope} ${widening.sort().join(" ")}` : scope };
 }
+
+/** Programs that only read or report (a step starting with one of them changes no file). */
+const READ_ONLY_STEP = /^(?:cat|head|tail|less|more|nl|wc|ls|tree|stat|file|du|df|pwd|which|type|echo|printf|cd|pushd|popd|true|false|sleep|test|\[|sort|uniq|cut|tr|column|diff|cmp|jq|grep|egrep|fgrep|rg|ag|ack|sed(?!\s+(?:-[a-zA-Z]*i|--in-place))|awk|find(?!.*\s-(?:delete|exec|execdir|ok|fprint)\b)|git\s+(?:diff|log|show|status|blame|grep|ls-files|rev-parse|branch\s*$))(?:\s|$)/;
+/** Inline scripts: their body can do anything to any path it names. */
+const INLINE_SCRIPT = /\b(?:python[\d.]*|node|perl|ruby|php|deno|bun)\s+(?:-\S*\s+)*(?:-[ce]\b|--eval\b|-\s*<<|<<)/;
+/** Path-like words: with a slash, or a file name with an extension (`voting.py`, `src/a.ts`). */
+const PATH_WORD = /(?:[\w.~-]*\/)*[\w-][\w.-]*\.[A-Za-z][\w]{0,7}\b|(?:[\w.~-]+\/)+[\w.-]+/g;
+const MAX_NAMED_PATHS = 64;
+
+/**
+ * The paths a command may have changed: every path it names (in an inline script's body too), unless
+ * it is known to only read. `python - <<PY … Path('pkg/voting.py').write_text(…)` may have rewritten
+ * pkg/voting.py even when the command failed afterwards. Empty for read-only commands.
+ */
+export function pathsMaybeWritten(command: string): string[] {
+  const line = withoutHeredocBodies(command);
+  const inline = INLINE_SCRIPT.test(command);
+  if (!inline) {
+    // Separators inside quotes do not split (a rough cut: quoted text emptied first).
+    const steps = withoutQuoted(line).split(/&&|\|\||[;|\n]/).map((s) => s.trim().replace(/^(?:\w+=\S*\s+)+/, "")).filter((s) => s !== "");
+    if (!isMutatingCommand(command) && steps.every((s) => READ_ONLY_STEP.test(s))) return [];
+  }
+  const out = new Set<string>();
+  for (const m of (inline ? command : line).matchAll(PATH_WORD)) {
+    const p = m[0].replace(/^\.\//, "");
+    if (/^\.+$/.test(p) || /^\d/.test(p) || /:\/\//.test(p)) continue;
+    out.add(p);
+    if (out.size >= MAX_NAMED_PATHS) break;
+  }
+  return [...out];
+}
+
+/** Whether a path a command names is the path a read named (`voting.py`, `./pkg/voting.py`, `/repo/pkg/voting.py`). */
+export function samePathNamed(named: string, read: string): boolean {
+  const a = named.replace(/^\.\//, "");
+  const b = read.replace(/^\.\//, "");
+  return a === b || b.endsWith(`/${a}`) || a.endsWith(`/${b}`);
+}

@@ -39,14 +39,66 @@ describe("file-reread", () => {
     assert.deepEqual(feed(evs), []);
   });
 
-  it("counts a range already covered by an earlier read", () => {
+  it("does not count zooming in on parts of a range read earlier (tracing code)", () => {
     assert.deepEqual(lineSpan("start_line=1,end_line=200"), [1, 200]);
     assert.deepEqual(lineSpan("limit=50,offset=100"), [100, 149]);
     assert.deepEqual(lineSpan("10-40"), [10, 40]);
     const evs: TraceEvent[] = [{ t: "user", text: "x" }];
     evs.push(...read("w", "a.py", { start_line: 1, end_line: 400 }));
     for (let i = 0; i < 4; i++) evs.push(...read(`s${i}`, "a.py", { start_line: i * 100 + 1, end_line: i * 100 + 50 }));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("counts the same ranges read again, and wider re-reads that mostly repeat one", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+    const spans: [number, number][] = [[1, 50], [101, 150], [201, 250], [301, 350]];
+    spans.forEach(([a, b], i) => evs.push(...read(`f${i}`, "a.py", { start_line: a, end_line: b })));
+    evs.push(...read("o", "b.py"));
+    spans.forEach(([a, b], i) => evs.push(...read(`g${i}`, "a.py", i % 2 === 0 ? { start_line: a, end_line: b } : { start_line: a - 10, end_line: b + 10 })));
     assert.equal(feed(evs)[0]?.evidence.count, 4);
+  });
+
+  it("does not count reads of sub-ranges while tracing a call path across new files (bash-only agent)", () => {
+    const cmds = [
+      "sed -n '860,920p' src/pkg/schema.py", "sed -n '890,900p' src/pkg/schema.py", "sed -n '670,680p' src/pkg/schema.py",
+      "sed -n '11,50p' src/pkg/exceptions.py", "sed -n '338,500p' src/pkg/fields.py", "sed -n '460,470p' src/pkg/fields.py",
+      "sed -n '573,610p' src/pkg/schema.py", "sed -n '633,690p' src/pkg/schema.py", "sed -n '920,960p' src/pkg/schema.py",
+      "sed -n '920,935p' src/pkg/schema.py", "sed -n '863,910p' src/pkg/schema.py",
+    ];
+    const evs: TraceEvent[] = [{ t: "user", text: "why is the validator called with None?" }];
+    cmds.forEach((c, i) => evs.push(...step(`c${i}`, "bash", { command: `cd /testbed && ${c}` }, true, `<returncode>0</returncode>\n<output>\n${c}\n</output>`)));
+    assert.deepEqual(feed(evs), []);
+  });
+
+  it("lets new files opened among re-reads weigh against a loop", () => {
+    const run = (fresh: boolean) => {
+      const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+      ["a", "b", "c"].forEach((f, i) => evs.push(...read(`f${i}`, `src/${f}.ts`)));
+      ["a", "b", "c", "a"].forEach((f, i) => {
+        evs.push(...read(`r${i}`, `src/${f}.ts`));
+        evs.push(...read(`n${i}`, fresh ? `src/new${i}.ts` : `src/${["c", "a", "b", "c"][i]}.ts`));
+      });
+      return feed(evs);
+    };
+    assert.ok((run(false)[0]?.evidence.count ?? 0) >= 4);
+    assert.deepEqual(run(true), []);
+  });
+
+  it("takes an inline script that names a file as a possible write of it, even when the script then failed", () => {
+    const bash = (id: string, command: string, ok: boolean, out: string) => step(id, "bash", { command }, true, `<returncode>${ok ? 0 : 1}</returncode>\n<output>\n${out}\n</output>`);
+    const run = (script: string) => {
+      const evs: TraceEvent[] = [{ t: "user", text: "fix sample_weight with a None estimator" }];
+      const files = ["voting", "base", "utils"];
+      files.forEach((f, i) => evs.push(...bash(`v${i}`, `nl -ba pkg/${f}.py | sed -n '1,220p'`, true, `1 class ${f}`)));
+      evs.push(...bash("p", script, false, "Patched voting.py (1 replacements)\nTraceback (most recent call last):\nValueError: boom"));
+      [...files, "voting"].forEach((f, i) => evs.push(...bash(`r${i}`, `nl -ba pkg/${f}.py | sed -n '1,220p'`, true, `1 class ${f}`)));
+      return feed(evs);
+    };
+    const patch = "python - <<'PY'\nfrom pathlib import Path\np = Path('pkg/voting.py')\ns = p.read_text().replace('a', 'b')\np.write_text(s)\nprint('Patched voting.py')\nraise ValueError('boom')\nPY";
+    // voting.py was (maybe) rewritten: its next read is new; the other re-reads stay under the bar.
+    assert.deepEqual(run(patch), []);
+    // The same script without naming the file (a read-only probe) changes nothing: the re-reads count.
+    assert.ok(run("python - <<'PY'\nimport math\nprint(math.pi)\nPY").length > 0);
   });
 
   it("sees parallel reads of distinct files as fan-out", () => {

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { attemptShape, commandRead, commandSearch, isMutatingCommand, isWaitCommand, mainCommand } from "../../src/engine/shellCommands";
+import { attemptShape, commandRead, commandSearch, isMutatingCommand, isWaitCommand, mainCommand, pathsMaybeWritten, samePathNamed } from "../../src/engine/shellCommands";
 
 describe("shell commands", () => {
   it("tells mutating commands from reading ones", () => {
@@ -96,6 +96,15 @@ describe("throwaway files and the step that does the work", () => {
     // Display filters and fallbacks are not the work.
     assert.equal(mainCommand("cat src/app.py | head -40"), "cat src/app.py");
     assert.equal(mainCommand("pytest -q || echo failed"), "pytest -q");
+  });
+
+  it("names the paths a command may have written: none for read-only commands", () => {
+    assert.deepEqual(pathsMaybeWritten("python - <<'PY'\nfrom pathlib import Path\nPath('pkg/voting.py').write_text('x')\nPY"), ["pkg/voting.py"]);
+    assert.deepEqual(pathsMaybeWritten("node -e \"require('fs').writeFileSync('out/x.json', '{}')\""), ["out/x.json"]);
+    assert.deepEqual(pathsMaybeWritten("python tools/regen.py"), ["tools/regen.py"]);
+    for (const c of ["nl -ba pkg/voting.py | sed -n '1,80p'", "grep -n foo src/a.py || true", "git diff src/a.py", "cat a.py b.py | wc -l", "find src -name '*.py'"]) assert.deepEqual(pathsMaybeWritten(c), [], c);
+    assert.ok(samePathNamed("voting.py", "/testbed/pkg/voting.py") && samePathNamed("./pkg/voting.py", "pkg/voting.py"));
+    assert.ok(!samePathNamed("voting.py", "pkg/novoting.py"));
   });
 
   it("compares throwaway probes by what they run, other commands as written", () => {

@@ -12,6 +12,7 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, F
 import type { CallRecord, FileRead } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { hashText, stableOutput } from "../signatures";
+import { pathsMaybeWritten, samePathNamed } from "../shellCommands";
 
 /** Parts of files remembered per epoch. */
 const MAX_SEEN = 1024;
@@ -52,6 +53,8 @@ interface RecentRead {
   path: string;
   range: string;
   again: boolean;
+  /** The first read of this file this epoch: new information. */
+  fresh: boolean;
 }
 
 class FileRereadDetector implements Detector {
@@ -81,39 +84,56 @@ class FileRereadDetector implements Detector {
     this.strongest = { count: 0, detail: "" };
   }
 
-  /** Whether this part of the file was already read this epoch; records it either way. */
-  private reread(r: FileRead): boolean {
+  /**
+   * Whether this part of the file was already read this epoch: the same range again, or a wider
+   * range that is mostly one read before. A narrower range inside an earlier read is a zoom-in on
+   * the code being traced, not a re-read. Records the read either way.
+   */
+  private reread(r: FileRead): { again: boolean; fresh: boolean } {
     let s = this.seen.get(r.path);
+    const fresh = !s;
     if (!s) { s = { ranges: new Map(), spans: [] }; this.seen.set(r.path, s); }
     const span = lineSpan(r.range);
-    const again = s.ranges.has(r.range) || (span !== undefined && s.spans.some(([a, b]) => a <= span[0] && span[1] <= b));
+    const again = s.ranges.has(r.range) || (span !== undefined && s.spans.some(([a, b]) => span[0] <= a && b <= span[1] && (b - a + 1) * 2 >= span[1] - span[0] + 1));
     if (!s.ranges.has(r.range)) {
       s.ranges.set(r.range, undefined);
       if (s.ranges.size > MAX_RANGES_PER_FILE) s.ranges.delete(s.ranges.keys().next().value as string);
     }
     if (span && s.spans.length < 64) s.spans.push(span);
-    return again;
+    return { again, fresh };
+  }
+
+  /** A command that may have written files it names (an inline script, a tool run on them): those files start over. */
+  private forgetWrittenBy(command: string): void {
+    const named = pathsMaybeWritten(command);
+    if (named.length === 0) return;
+    const changed: string[] = [];
+    for (const [path] of this.seen.entries()) if (named.some((n) => samePathNamed(n, path))) changed.push(path);
+    for (const path of changed) this.seen.delete(path);
   }
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
-    if (!call.reads) return;
+    if (!call.reads) {
+      if (call.command !== undefined && !call.search && ctx.epoch === this.epoch) this.forgetWrittenBy(call.command);
+      return;
+    }
     this.startEpoch(ctx.epoch);
     let any = false;
     const again: string[] = [];
     for (const r of call.reads) {
       const key = `${r.path}\u0000${r.range}`;
-      const isAgain = this.reread(r);
+      const { again: isAgain, fresh } = this.reread(r);
       const backToBack = key === this.lastRead;
       this.lastRead = key;
       if (backToBack) continue;
-      this.recent.push({ callId: call.id, path: r.path, range: r.range, again: isAgain });
+      this.recent.push({ callId: call.id, path: r.path, range: r.range, again: isAgain, fresh });
       if (isAgain) { any = true; again.push(r.range === "" ? r.path : `${r.path} (${r.range})`); }
     }
     if (this.recent.length > this.window) this.recent.splice(0, this.recent.length - this.window);
     if (!any) return;
     this.events.push(call.eventIndex);
     if (this.events.length > MAX_EVIDENCE) this.events.shift();
-    const count = this.recent.filter((x) => x.again).length;
+    const count = this.countRereads();
     if (count > this.strongest.count) this.strongest = { count, detail: again[0] };
     if (count < 2) return;
     return [{
@@ -126,6 +146,18 @@ class FileRereadDetector implements Detector {
       suggestion: "These files have not changed since you read them: work from what you already read, note what you learn per file, and move on to files you have not read yet.",
       evidence: { events: [...this.events], count, tool: call.name, path: call.reads[0]?.path },
     }];
+  }
+
+  /**
+   * Re-reads in the window, less half the new files opened since the first of them: a model still
+   * opening new files is tracing code, not going round in circles.
+   */
+  private countRereads(): number {
+    const first = this.recent.findIndex((x) => x.again);
+    if (first < 0) return 0;
+    const rereads = this.recent.filter((x) => x.again).length;
+    const freshAfter = this.recent.slice(first).filter((x) => x.fresh).length;
+    return rereads - Math.floor(freshAfter / 2);
   }
 
   onToolResult(call: CallRecord, ctx: DetectorContext): void {
