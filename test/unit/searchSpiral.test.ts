@@ -100,4 +100,44 @@ describe("search-spiral", () => {
     ["tests", "scripts", "docs"].forEach((p, i) => evs.push(...step(`t${i}`, "Grep", { pattern: "fooBarBaz", path: p }, true, "No files found")));
     assert.deepEqual(feed(evs), []);
   });
+  describe("misses spread over productive work (adding a feature that does not exist yet)", () => {
+    const grep = (id: string, pattern: string, where: string) => step(id, "bash", { command: `grep -n "${pattern}" ${where}` }, true, "<returncode>1</returncode>\n<output>\n</output>");
+    const cat = (id: string, path: string) => step(id, "bash", { command: `cat ${path}` }, true, `<returncode>0</returncode>\n<output>\n# ${path}\ndef add_item(self, title, link): ...\n</output>`);
+
+    it("does not merge a name with a longer name that contains it", () => {
+      const evs: TraceEvent[] = [{ t: "user", text: "Add support for item_comments to the feed" }];
+      evs.push(...grep("a", "comments", "tests/feeds/tests.py"), ...grep("b", "item_comments", "."));
+      evs.push(...grep("c", "comments", "tests/utils/test_feedgen.py"), ...grep("d", "item_comments", "pkg/feeds/views.py"));
+      evs.push(...grep("e", "comments", "docs"), ...grep("f", "item_comments", "tests"));
+      assert.deepEqual(feed(evs), []);
+    });
+
+    it("does not count misses with new files read between them", () => {
+      const evs: TraceEvent[] = [{ t: "user", text: "Add support for item_comments to the feed" }];
+      ["tests/feeds/tests.py", "tests/utils/test_feedgen.py", "pkg/feeds/views.py", "pkg/utils/feedgen.py", "docs/ref/feeds.txt"].forEach((where, i) => {
+        evs.push(...grep(`g${i}`, "item_comments", where));
+        evs.push(...cat(`r${i}`, `pkg/module_${i}.py`));
+      });
+      assert.deepEqual(feed(evs), []);
+    });
+
+    it("does not count misses far apart", () => {
+      const evs: TraceEvent[] = [{ t: "user", text: "x" }];
+      ["src", "lib", "tests", ".", ".."].forEach((where, i) => {
+        evs.push(...grep(`g${i}`, "legacyAuthToken", where));
+        // Re-reading one file is no new information, but twenty calls make the misses unrelated.
+        for (let k = 0; k < 20; k++) evs.push(...step(`x${i}_${k}`, "bash", { command: `python -m pytest -q -k case_${i}_${k}` }, true, "<returncode>0</returncode>\n<output>\n1 passed\n</output>"));
+      });
+      assert.deepEqual(feed(evs), []);
+    });
+
+    it("still counts misses close together with only known files re-read between them", () => {
+      const evs: TraceEvent[] = [{ t: "user", text: "x" }, ...cat("r", "pkg/app.py")];
+      ["src", "lib", "tests", ".", ".."].forEach((where, i) => {
+        evs.push(...grep(`g${i}`, "legacyAuthToken", where));
+        evs.push(...cat(`r${i}`, "pkg/app.py"));
+      });
+      assert.equal(feed(evs)[0]?.evidence.count, 4);
+    });
+  });
 });

@@ -14,6 +14,7 @@ const MAX_PATTERNS = 256;
 /** Empty scopes remembered per pattern. */
 const MAX_SCOPES = 32;
 const MAX_EVIDENCE = 16;
+const MAX_READ_PATHS = 1024;
 
 /**
  * Counts are places searched with nothing found. The count is reported when an empty answer comes
@@ -47,14 +48,21 @@ export function patternKey(pattern: string): string {
 }
 
 /**
- * Whether two pattern keys name one thing: the same key, or one holding the other (`registerwebhook`
- * in `registerwebhookhandler`) when the shorter is most of the longer and not a short common word.
+ * The names a pattern can stand for: its key, and for a regex with optional parts the name with them
+ * (`registerWebhook(Handler)?` → registerwebhook, registerwebhookhandler). Two patterns are one search
+ * when their names meet; different names that merely contain one another (`comments`,
+ * `item_comments`) are not.
  */
-export function relatedKeys(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  return short.length >= 6 && short.length >= 0.6 * long.length && long.includes(short);
+export function patternNames(pattern: string): string[] {
+  const key = patternKey(pattern);
+  const full = patternKey(pattern.replace(/\((?:\?:)?([^()|]*)\)[?*]/g, "$1"));
+  return full !== "" && full !== key ? [key, full] : [key];
 }
+
+/** Names remembered per spiral. */
+const MAX_NAMES = 16;
+/** Calls after which an empty search no longer continues the spiral: misses far apart are not one spiral. */
+const MAX_GAP_CALLS = 15;
 
 function scopeKey(scope: string): string {
   const s = scope.trim().replace(/^\.\/+/, "").replace(/\/+$/, "");
@@ -63,6 +71,11 @@ function scopeKey(scope: string): string {
 
 interface Spiral {
   pattern: string;
+  /** The names of the patterns searched in this spiral (see patternNames). */
+  names: Set<string>;
+  /** The detector's call count and new-information count at the latest miss. */
+  lastCall: number;
+  infoAt: number;
   /** Scopes searched with nothing found, in order. */
   empty: string[];
   /** Searches that came back empty from a new place, a parallel batch counting once. */
@@ -79,22 +92,25 @@ class SearchSpiralDetector implements Detector {
   private spirals = new BoundedMap<string, Spiral>(MAX_PATTERNS);
   /** Patterns that found something this session: later empty searches of them verify, not spiral. */
   private found = new BoundedMap<string, true>(MAX_PATTERNS);
+  /** Files read successfully; a first read of one is new information. */
+  private readPaths = new BoundedMap<string, true>(MAX_READ_PATHS);
+  /** New information so far (first reads of files): a spiral is misses with none in between. */
+  private info = 0;
+  private calls = 0;
   private strongest = { count: 0, detail: "" };
 
   constructor(private readonly settings: DetectorSettings) {}
 
-  /** The spiral a pattern belongs to (its own, or a related pattern's), with its key. */
-  private spiralOf(key: string): [string, Spiral] | undefined {
-    const own = this.spirals.get(key);
-    if (own) return [key, own];
-    for (const [k, sp] of this.spirals.entries()) if (relatedKeys(k, key)) return [k, sp];
+  /** The spiral a pattern belongs to (its own, or one of a regex variant of its name), with its key. */
+  private spiralOf(names: readonly string[]): [string, Spiral] | undefined {
+    const own = this.spirals.get(names[0]);
+    if (own) return [names[0], own];
+    for (const [k, sp] of this.spirals.entries()) if (names.some((n) => sp.names.has(n))) return [k, sp];
     return undefined;
   }
 
-  private wasFound(key: string): boolean {
-    if (this.found.peek(key)) return true;
-    for (const k of this.found.entries()) if (relatedKeys(k[0], key)) return true;
-    return false;
+  private wasFound(names: readonly string[]): boolean {
+    return names.some((n) => this.found.peek(n) !== undefined);
   }
 
   private finding(call: CallRecord, key: string, sp: Spiral, atCall: boolean): Finding {
@@ -114,42 +130,53 @@ class SearchSpiralDetector implements Detector {
   }
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
+    this.calls++;
     if (!call.search) return;
-    const key = patternKey(call.search.pattern);
-    if (key === "") return;
-    const hit = this.spiralOf(key);
+    const names = patternNames(call.search.pattern);
+    if (names[0] === "") return;
+    const hit = this.spiralOf(names);
     if (!hit) return;
     const [spiralKey, sp] = hit;
     // The same place again is a plain repeat (tool-repeat's business), not a widening; the rest of a
     // parallel batch is the step already counted; after an edit the count starts over.
     if (sp.steps < 2 || sp.epoch !== ctx.epoch || call.requestIndex === sp.lastRequest || sp.empty.includes(scopeKey(call.search.scope))) return;
+    // Something new was learnt since the latest miss, or it was long ago: this search is not the spiral's next step.
+    if (sp.infoAt !== this.info || this.calls - sp.lastCall > MAX_GAP_CALLS) return;
     return [this.finding(call, spiralKey, sp, true)];
   }
 
   onToolResult(call: CallRecord, ctx: DetectorContext): Finding[] | void {
+    if (call.reads && call.result?.ok) {
+      // A file read for the first time is new information: empty searches around it are research, not a spiral.
+      for (const r of call.reads) if (!this.readPaths.get(r.path)) { this.readPaths.set(r.path, true); this.info++; }
+    }
     if (!call.search || !call.result) return;
-    const key = patternKey(call.search.pattern);
+    const names = patternNames(call.search.pattern);
+    const key = names[0];
     if (key === "") return;
     if (!foundNothing(call.result.ok, call.result.text)) {
       // Found something (or failed for another reason): not a spiral of empty searches.
       if (call.result.ok) {
-        const hit = this.spiralOf(key);
+        const hit = this.spiralOf(names);
         if (hit) this.spirals.delete(hit[0]);
-        this.found.set(key, true);
+        for (const n of names) this.found.set(n, true);
       }
       return;
     }
     // It was there before: an empty answer now checks that an edit removed it.
-    if (this.wasFound(key)) return;
+    if (this.wasFound(names)) return;
     const epoch = Math.max(call.epoch, ctx.epoch);
-    let hit = this.spiralOf(key);
-    if (hit && hit[1].epoch !== epoch) { this.spirals.delete(hit[0]); hit = undefined; }
+    let hit = this.spiralOf(names);
+    // After an edit, after new information, or long after the latest miss, the count starts over.
+    if (hit && (hit[1].epoch !== epoch || hit[1].infoAt !== this.info || this.calls - hit[1].lastCall > MAX_GAP_CALLS)) { this.spirals.delete(hit[0]); hit = undefined; }
     let sp = hit?.[1];
     const spiralKey = hit?.[0] ?? key;
     if (!sp) {
-      sp = { pattern: call.search.pattern, empty: [], steps: 0, lastRequest: -1, epoch, events: [] };
+      sp = { pattern: call.search.pattern, names: new Set(), lastCall: this.calls, infoAt: this.info, empty: [], steps: 0, lastRequest: -1, epoch, events: [] };
       this.spirals.set(key, sp);
     }
+    for (const n of names) if (sp.names.size < MAX_NAMES) sp.names.add(n);
+    sp.lastCall = this.calls;
     const scope = scopeKey(call.search.scope);
     if (sp.empty.includes(scope)) return;
     sp.empty.push(scope);
@@ -167,6 +194,9 @@ class SearchSpiralDetector implements Detector {
   reset(): void {
     this.spirals.clear();
     this.found.clear();
+    this.readPaths.clear();
+    this.info = 0;
+    this.calls = 0;
     this.strongest = { count: 0, detail: "" };
   }
 
