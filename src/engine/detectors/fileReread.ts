@@ -107,8 +107,9 @@ class FileRereadDetector implements Detector {
   private forgetWrittenBy(command: string): void {
     const named = pathsMaybeWritten(command);
     if (named.length === 0) return;
+    const baseNames = new Set(named.map(baseName));
     const changed: string[] = [];
-    for (const [path] of this.seen.entries()) if (named.some((n) => samePathNamed(n, path))) changed.push(path);
+    for (const [path] of this.seen.entries()) if (baseNames.has(baseName(path)) && named.some((n) => samePathNamed(n, path))) changed.push(path);
     for (const path of changed) this.seen.delete(path);
   }
 
@@ -211,6 +212,10 @@ export function sectionHashes(text: string, paths: readonly string[]): (string |
     const end = sorted.find((x) => x > start) ?? text.length;
     return hashText(stableOutput(text.slice(start, end)));
   });
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
 }
 
 export const fileReread: DetectorDefinition = {
