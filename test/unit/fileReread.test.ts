@@ -56,6 +56,11 @@ describe("file-reread", () => {
     evs.push(...read("o", "b.py"));
     spans.forEach(([a, b], i) => evs.push(...read(`g${i}`, "a.py", i % 2 === 0 ? { start_line: a, end_line: b } : { start_line: a - 10, end_line: b + 10 })));
     assert.equal(feed(evs)[0]?.evidence.count, 4);
+    // Whole-file reads of files already read (in part) count too.
+    const whole: TraceEvent[] = [{ t: "user", text: "x" }];
+    ["a", "b", "c", "d"].forEach((f, i) => whole.push(...read(`p${i}`, `${f}.py`, { start_line: 10, end_line: 30 })));
+    ["a", "b", "c", "d"].forEach((f, i) => whole.push(...read(`w${i}`, `${f}.py`)));
+    assert.equal(feed(whole)[0]?.evidence.count, 4);
   });
 
   it("does not count reads of sub-ranges while tracing a call path across new files (bash-only agent)", () => {

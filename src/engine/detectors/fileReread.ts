@@ -85,8 +85,8 @@ class FileRereadDetector implements Detector {
   }
 
   /**
-   * Whether this part of the file was already read this epoch: the same range again, or a wider
-   * range that is mostly one read before. A narrower range inside an earlier read is a zoom-in on
+   * Whether this part of the file was already read this epoch: the same range again, or a whole-file
+   * or wider read that covers an earlier one. A narrower range inside an earlier read is a zoom-in on
    * the code being traced, not a re-read. Records the read either way.
    */
   private reread(r: FileRead): { again: boolean; fresh: boolean } {
@@ -94,7 +94,7 @@ class FileRereadDetector implements Detector {
     const fresh = !s;
     if (!s) { s = { ranges: new Map(), spans: [] }; this.seen.set(r.path, s); }
     const span = lineSpan(r.range);
-    const again = s.ranges.has(r.range) || (span !== undefined && s.spans.some(([a, b]) => span[0] <= a && b <= span[1] && (b - a + 1) * 2 >= span[1] - span[0] + 1));
+    const again = s.ranges.has(r.range) || (r.range === "" ? !fresh : span !== undefined && s.spans.some(([a, b]) => span[0] <= a && b <= span[1]));
     if (!s.ranges.has(r.range)) {
       s.ranges.set(r.range, undefined);
       if (s.ranges.size > MAX_RANGES_PER_FILE) s.ranges.delete(s.ranges.keys().next().value as string);
