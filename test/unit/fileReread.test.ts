@@ -49,7 +49,7 @@ describe("file-reread", () => {
     assert.deepEqual(feed(evs), []);
   });
 
-  it("counts the same ranges read again, and wider re-reads that mostly repeat one", () => {
+  it("counts the same ranges read again, and wider or whole-file re-reads covering an earlier read", () => {
     const evs: TraceEvent[] = [{ t: "user", text: "x" }];
     const spans: [number, number][] = [[1, 50], [101, 150], [201, 250], [301, 350]];
     spans.forEach(([a, b], i) => evs.push(...read(`f${i}`, "a.py", { start_line: a, end_line: b })));
