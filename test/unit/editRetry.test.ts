@@ -54,3 +54,14 @@ describe("edit-retry", () => {
     assert.deepEqual(feed(evs).filter((iv) => iv.detector === "edit-retry"), []);
   });
 });
+
+describe("edit-retry over parallel batches", () => {
+  it("counts the same failing edit sent twice in one response as one attempt", async () => {
+    const { feedOnly } = await import("./toolTestKit");
+    const edit = (id: string): TraceEvent => ({ t: "tool_call", id, name: "replace_in_file", input: { path: "src/modal.tsx", diff: "<<<<<<< SEARCH\ntype ModalProps = {\n=======\ntype ModalProps = { open: boolean\n>>>>>>> REPLACE" } });
+    const fail = (id: string): TraceEvent => ({ t: "tool_result", id, ok: false, error: "The SEARCH block does not match anything in the file." });
+    const response = (r: number): TraceEvent[] => [{ t: "request" }, edit(`a${r}`), edit(`b${r}`), { t: "end" }, fail(`a${r}`), fail(`b${r}`)];
+    assert.deepEqual(feedOnly("edit-retry", [{ t: "user", text: "x" }, ...response(0), ...response(1)]).map((i) => i.evidence.count), []);
+    assert.equal(feedOnly("edit-retry", [{ t: "user", text: "x" }, ...response(0), ...response(1), ...response(2)])[0]?.evidence.count, 3);
+  });
+});

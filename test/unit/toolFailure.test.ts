@@ -216,3 +216,24 @@ describe("tool-failure", () => {
     });
   });
 });
+
+describe("tool-failure over parallel batches", () => {
+  /** One request whose several edits of one file all fail the same way (written before any error came back). */
+  const batch = (r: number, n: number): TraceEvent[] => {
+    const evs: TraceEvent[] = [{ t: "request" }];
+    for (let i = 0; i < n; i++) evs.push({ t: "tool_call", id: `b${r}-${i}`, name: "apply_diff", input: { path: "src/parser.ts", diff: `<<<<<<< SEARCH\nold line ${r}-${i}\n=======\nnew line ${i}\n>>>>>>> REPLACE` } });
+    evs.push({ t: "end" });
+    for (let i = 0; i < n; i++) evs.push({ t: "tool_result", id: `b${r}-${i}`, ok: false, error: "No sufficiently similar match found (62% similar, needs 100%)" });
+    return evs;
+  };
+
+  it("counts one failing batch as one attempt: five edits failing in one response are not a loop", () => {
+    assert.deepEqual(feedOnly("tool-failure", [{ t: "user", text: "fix the parser" }, ...batch(0, 5)]), []);
+  });
+
+  it("still counts failing batches, one attempt each, across responses", () => {
+    const ivs = feedOnly("tool-failure", [{ t: "user", text: "fix the parser" }, ...batch(0, 3), ...batch(1, 2), ...batch(2, 2)]);
+    assert.equal(ivs[0]?.action, "warn");
+    assert.equal(ivs[0]?.evidence.count, 3);
+  });
+});

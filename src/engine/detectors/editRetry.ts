@@ -18,6 +18,8 @@ export const EDIT_RETRY_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 3,
 interface Attempts {
   epoch: number;
   failures: number;
+  /** Request of the latest failure counted. */
+  lastRequest: number;
   /** Distinct replacements tried (by whole-input hash), to say so in the summary. */
   variants: Set<string>;
   lastError: string;
@@ -60,10 +62,12 @@ class EditRetryDetector implements Detector {
     if (call.result.ok) { this.edits.delete(call.signature); return; }
     let a = this.edits.get(call.signature);
     if (!a || a.epoch !== ctx.epoch) {
-      a = { epoch: ctx.epoch, failures: 0, variants: new Set(), lastError: "", events: [] };
+      a = { epoch: ctx.epoch, failures: 0, lastRequest: -1, variants: new Set(), lastError: "", events: [] };
       this.edits.set(call.signature, a);
     }
-    a.failures++;
+    // Edits of one batch failing together are one attempt: they were all written before any error came back.
+    if (a.lastRequest !== call.requestIndex) a.failures++;
+    a.lastRequest = call.requestIndex;
     if (a.variants.size < 32) a.variants.add(call.inputHash);
     const line = errorLine(call.result.text);
     a.lastError = line.length > 100 ? line.slice(0, 99) + "…" : line;

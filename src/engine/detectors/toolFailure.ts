@@ -32,6 +32,8 @@ export const TOOL_FAILURE_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 
 
 interface FailureCount {
   count: number;
+  /** Request of the latest failure counted: failures within one request (a parallel batch) are one attempt. */
+  lastRequest: number;
   /** What the latest failing call asked for, to compare the next one with. */
   lastInput: string;
   /** Whether the latest failing call acted on the project as a whole (no file, URL or script named). */
@@ -187,12 +189,15 @@ class ToolFailureDetector implements Detector {
       f = undefined;
     }
     if (!f) {
-      f = { count: 0, lastInput: "", wholeProject: false, subs: new Set(), sample: "", inputs: new Set(), output: outputKey(result.text), sameOutput: true, events: [] };
+      f = { count: 0, lastRequest: -1, lastInput: "", wholeProject: false, subs: new Set(), sample: "", inputs: new Set(), output: outputKey(result.text), sameOutput: true, events: [] };
       s.byFingerprint.set(fingerprint, f);
       if (s.byFingerprint.size > MAX_FINGERPRINTS) s.byFingerprint.delete(s.byFingerprint.keys().next().value as string);
     }
     const novel = !f.inputs.has(call.inputHash);
-    f.count++;
+    // Calls of one batch were all decided before any of their errors came back: one attempt, not several.
+    const sameBatch = f.lastRequest === call.requestIndex;
+    if (!sameBatch) f.count++;
+    f.lastRequest = call.requestIndex;
     if (f.count > 1 && outputKey(result.text) !== f.output) f.sameOutput = false;
     if (f.inputs.size < MAX_INPUTS) f.inputs.add(call.inputHash);
     f.lastInput = input.slice(0, SIMILARITY_CHARS);
@@ -203,7 +208,7 @@ class ToolFailureDetector implements Detector {
     if (f.events.length > MAX_EVIDENCE) f.events.splice(0, f.events.length - MAX_EVIDENCE);
     s.last = fingerprint;
     if (f.count > this.strongest.count) this.strongest = { count: f.count, detail: `${scope} ${f.count}` };
-    if (f.count < 2) return;
+    if (f.count < 2 || sameBatch) return;
     return [this.finding(call, scope, fingerprint, f, false, novel)];
   }
 
