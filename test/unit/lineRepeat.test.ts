@@ -181,3 +181,11 @@ describe("item labels", () => {
     assert.equal(only([user, ...request(streamOf("text", report.replace(/\d+\. lib\/jobs\/\w+\.js\n/g, "Hmm.\n")))]).length, 1);
   });
 });
+
+describe("labels heading edit blocks", () => {
+  it("does not count a file path written above each of several edit blocks", () => {
+    const path = "sympy/printing/pretty/tests/test_pretty_printing_module.py";
+    const text = [1, 2, 3, 4].map((i) => `${path}\n\`\`\`python\n<<<<<<< SEARCH\nold_${i}()\n=======\nnew_${i}()\n>>>>>>> REPLACE\n\`\`\`\n`).join("\n");
+    assert.deepEqual(only([user, ...request(streamOf("text", text))]), []);
+  });
+});

@@ -13,7 +13,7 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, D
 import type { StreamEvent } from "../events";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
-import { CatchCounter, StreamLines, normalizeLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { CatchCounter, StreamLines, isItemLabel, normalizeLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const LINE_REPEAT_DEFAULTS: DetectorSettings = {
@@ -90,6 +90,9 @@ class LineRepeatDetector implements Detector {
 
   private onLine(line: StreamLine, out: Finding[]): void {
     if (line.kind !== "prose" && line.kind !== "list") return;
+    // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
+    // again before each item is structure, like a repeated heading.
+    if (isItemLabel(line.text)) return;
     const norm = stripOpeners(normalizeLine(line.text));
     if (norm.length < this.minLineChars) return;
     // list items count within their own list: steps re-traced in a new list are work, not a loop
