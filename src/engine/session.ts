@@ -9,7 +9,8 @@ import { defaultConfig } from "./config";
 import { DETECTOR_DEFINITIONS } from "./detectors";
 import type { TraceEvent, Usage } from "./events";
 import { guidanceFor } from "./guidance";
-import { ToolLedger } from "./ledger";
+import { BoundedMap } from "./boundedMap";
+import { ToolLedger, type CallRecord } from "./ledger";
 import { createToolKnowledge, type ToolKnowledge } from "./toolKnowledge";
 
 export interface Intervention {
@@ -42,6 +43,9 @@ export interface SessionStats {
 }
 
 const RUNG_ORDER: Record<Action, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
+const CHANNEL_OF = new Map(DETECTOR_DEFINITIONS.map((d) => [d.id, d.channel]));
+/** Patterns whose rung is remembered at once; a long unattended run must not grow it without end. */
+const MAX_TRACKED_KEYS = 4096;
 
 export class LoopSession {
   private config: EngineConfig;
@@ -52,7 +56,7 @@ export class LoopSession {
   private requestCount = 0;
   private lastTs: number | undefined;
   /** Highest rung already acted on, per finding key. */
-  private rungByKey = new Map<string, number>();
+  private rungByKey = new BoundedMap<string, number>(MAX_TRACKED_KEYS);
   private ignored = new Set<string>();
   private abortsThisTurn = 0;
   /** After an abort the rest of that response is the same loop draining out: no new stream verdicts until the next request. */
@@ -113,15 +117,13 @@ export class LoopSession {
       if (this.lastTs !== undefined && this.config.idleResetMs > 0 && ev.ts - this.lastTs > this.config.idleResetMs) this.reset();
       this.lastTs = ev.ts;
     }
-    const findings: Finding[] = [];
-    const collect = (f: Finding[] | void) => { if (f) for (const x of f) findings.push(x); };
-    const ctx = this.context(ev.ts);
+    // State first (the request count, the ledger and its epoch), then one context that reflects it.
+    let call: CallRecord | undefined;
     switch (ev.t) {
       case "user":
         if (this.config.resetOnUserMessage) this.reset();
-        // (tool engineer) The ledger remembers what the user asked for: runs they requested are not repeats.
+        // The ledger remembers what the user asked for: runs they requested are not repeats.
         this.ledger.noteUserMessage(ev.text);
-        for (const d of this.detectors) collect(d.onUser?.(ev.text, ctx));
         break;
       case "request":
         this.streamMuted = false;
@@ -129,32 +131,40 @@ export class LoopSession {
         this.requestCount++;
         this.counters.requests++;
         this.addUsage(ev.usage);
-        for (const d of this.detectors) collect(d.onRequestStart?.(this.context(ev.ts)));
         break;
       case "reasoning":
-      case "text":
-        if (ev.t === "reasoning") this.counters.reasoningChars += ev.delta.length; else this.counters.textChars += ev.delta.length;
-        for (const d of this.detectors) collect(d.onStream?.(ev, ctx));
+        this.counters.reasoningChars += ev.delta.length;
         break;
-      case "tool_call": {
+      case "text":
+        this.counters.textChars += ev.delta.length;
+        break;
+      case "tool_call":
         this.counters.toolCalls++;
         if (this.requestCount === 0) { this.requestCount = 1; this.counters.requests++; }
-        const call = this.ledger.recordCall(ev, this.index, this.requestCount - 1);
-        const callCtx = this.context(ev.ts);
-        for (const d of this.detectors) collect(d.onToolCall?.(call, callCtx));
+        call = this.ledger.recordCall(ev, this.index, this.requestCount - 1);
         break;
-      }
-      case "tool_result": {
-        const call = this.ledger.recordResult(ev, this.index);
-        if (!call) break; // a result for a call we never saw (trace cut, or a host's own bookkeeping)
-        const resultCtx = this.context(ev.ts);
-        for (const d of this.detectors) collect(d.onToolResult?.(call, resultCtx));
+      case "tool_result":
+        call = this.ledger.recordResult(ev, this.index);
+        // A result for a call we never saw (trace cut, or a host's own bookkeeping) tells nothing.
+        if (!call) return [];
         break;
-      }
       case "end":
         this.addUsage(ev.usage);
-        for (const d of this.detectors) collect(d.onRequestEnd?.(ctx));
         break;
+    }
+    const ctx = this.context(ev.ts);
+    const findings: Finding[] = [];
+    for (const d of this.detectors) {
+      let found: Finding[] | void;
+      switch (ev.t) {
+        case "user": found = d.onUser?.(ev.text, ctx); break;
+        case "request": found = d.onRequestStart?.(ctx); break;
+        case "reasoning": case "text": found = d.onStream?.(ev, ctx); break;
+        case "tool_call": found = d.onToolCall?.(call!, ctx); break;
+        case "tool_result": found = d.onToolResult?.(call!, ctx); break;
+        case "end": found = d.onRequestEnd?.(ctx); break;
+      }
+      if (found) for (const f of found) findings.push(f);
     }
     if (!this.config.enabled || findings.length === 0) return [];
     // One loop is often seen by several detectors at once: act once per event, on the highest rung,
@@ -194,7 +204,7 @@ export class LoopSession {
     if (!settings || perTool?.exempt) return undefined;
     const rungAt = (r: "warnAt" | "blockAt" | "stopAt") => perTool?.[r] ?? settings[r];
     const reached = (at: number) => at > 0 && f.count >= at;
-    const channel = DETECTOR_DEFINITIONS.find((d) => d.id === f.detector)?.channel ?? "tool";
+    const channel = CHANNEL_OF.get(f.detector) ?? "tool";
     if (channel === "stream" && this.streamMuted) return undefined;
     let action: Action | undefined;
     if (reached(rungAt("stopAt"))) action = "stop";
