@@ -5,6 +5,7 @@
 import type { DetectorId, DetectorSettings } from "./detector";
 import { DETECTOR_DEFINITIONS } from "./detectors";
 import type { ToolNameLists } from "./toolKnowledge";
+import { isRecord } from "./json";
 
 export type Mode = "intervene" | "warnOnly";
 
@@ -59,10 +60,6 @@ export interface ResolvedConfig {
   config: EngineConfig;
   /** One line per rejected value: "detectors.tool-repeat.warnAt: expected a whole number ≥ 0, got -1". */
   warnings: string[];
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 const RUNGS = ["warnAt", "blockAt", "stopAt"] as const;

@@ -3,6 +3,8 @@
  * Every host adapter and every file reader produces these; the detectors see nothing else.
  */
 
+import { isRecord } from "./json";
+
 export interface Usage {
   /** Prompt tokens of the request, as the host reported them. */
   tokensIn?: number;
@@ -52,10 +54,6 @@ export const EVENT_KINDS: readonly EventKind[] = ["user", "request", "reasoning"
 export type StreamEvent = ReasoningEvent | TextEvent;
 
 export class TraceEventError extends Error {}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function optionalNumber(o: Record<string, unknown>, key: string): void {
   if (o[key] !== undefined && (typeof o[key] !== "number" || !Number.isFinite(o[key]))) {

@@ -4,6 +4,7 @@
  * throws: it is reported in `warnings` and its default is used.
  */
 import { resolveConfig, type EngineConfig } from "../engine/config";
+import { isRecord } from "../engine/json";
 
 export type ActionPolicy = "automatic" | "ask";
 
@@ -21,10 +22,6 @@ export interface ShellSettings {
 export type SettingsReader = (key: string) => unknown;
 
 const MINUTE_MS = 60_000;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** Empty guidance texts mean "use the built-in text", not an invalid value. */
 function withoutEmptyTexts(v: unknown): unknown {

@@ -6,10 +6,8 @@
 import * as fs from "node:fs";
 import type { RequestEvent, ToolCallEvent, ToolResultEvent, TraceEvent, Usage } from "../engine/events";
 import { SessionFormatError } from "./reader";
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+export { isRecord } from "../engine/json";
+import { isRecord } from "../engine/json";
 
 export function readTextFile(file: string, format: string): string {
   try {

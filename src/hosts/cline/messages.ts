@@ -4,6 +4,8 @@
  * Everything is optional: files from other Cline versions must degrade, not crash.
  */
 
+export { isRecord } from "../../engine/json";
+
 /** One entry of classic `ui_messages.json` (Cline's `ClineMessage`). */
 export interface ClineMessage {
   ts?: number;
@@ -83,10 +85,6 @@ export const REPLY_ASKS: ReadonlySet<string> = new Set([
 export const APPROVAL_ASKS: ReadonlySet<string> = new Set([
   "tool", "command", "browser_action_launch", "use_mcp_server",
 ]);
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** Parses JSON text that may be absent or broken; undefined instead of an exception. */
 export function parseJsonText(text: string | undefined): unknown {

@@ -4,6 +4,8 @@
  * test-only dependency.
  */
 
+import { isRecord } from "../../engine/json";
+
 export interface RooMessage {
   /** Creation time; also the message's identity: every update of one message keeps it. */
   ts: number;
@@ -40,10 +42,6 @@ export interface RooApiRequestInfo {
 export const APPROVAL_ASKS: ReadonlySet<string> = new Set(["tool", "command", "use_mcp_server"]);
 /** Asks after a cancel (the task can be resumed with a message). */
 export const RESUME_ASKS: ReadonlySet<string> = new Set(["resume_task", "resume_completed_task"]);
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /**
  * A copy of the fields we read. Roo emits the live object it keeps mutating; strings are immutable,
