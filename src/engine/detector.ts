@@ -4,6 +4,7 @@
  */
 import type { StreamEvent } from "./events";
 import type { CallRecord, ToolLedger } from "./ledger";
+import type { StreamLine, StreamParagraph, StreamSentence } from "./streamText";
 import type { ToolKnowledge } from "./toolKnowledge";
 
 export type DetectorId =
@@ -96,6 +97,13 @@ export interface Detector {
   onRequestStart?(ctx: DetectorContext): Finding[] | void;
   /** A streamed chunk of reasoning or visible text. */
   onStream?(ev: StreamEvent, ctx: DetectorContext): Finding[] | void;
+  /**
+   * Complete lines, paragraphs and (of long prose lines) sentences of the stream, split once by the
+   * session for every detector that reads text by line (the unfinished last line comes at `end`).
+   */
+  onLine?(line: StreamLine, ctx: DetectorContext): Finding[] | void;
+  onParagraph?(paragraph: StreamParagraph, ctx: DetectorContext): Finding[] | void;
+  onSentence?(sentence: StreamSentence, ctx: DetectorContext): Finding[] | void;
   /** The current request's stream finished. */
   onRequestEnd?(ctx: DetectorContext): Finding[] | void;
   /** A tool call, before it runs: a finding here can still block it. */

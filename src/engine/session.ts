@@ -10,6 +10,7 @@ import { DETECTOR_DEFINITIONS } from "./detectors";
 import type { TraceEvent, Usage } from "./events";
 import { guidanceFor } from "./guidance";
 import { BoundedMap } from "./boundedMap";
+import { StreamLines, type StreamLine, type StreamParagraph, type StreamSentence } from "./streamText";
 import { ToolLedger, type CallRecord } from "./ledger";
 import { createToolKnowledge, type ToolKnowledge } from "./toolKnowledge";
 
@@ -57,6 +58,10 @@ export class LoopSession {
   private lastTs: number | undefined;
   /** Highest rung already acted on, per finding key. */
   private rungByKey = new BoundedMap<string, number>(MAX_TRACKED_KEYS);
+  /** The stream split into lines once per event for all line-reading detectors (none: not split). */
+  private lines = new StreamLines();
+  private lineReaders: Detector[] = [];
+  private sentenceReaders = false;
   private ignored = new Set<string>();
   private abortsThisTurn = 0;
   /** After an abort the rest of that response is the same loop draining out: no new stream verdicts until the next request. */
@@ -86,6 +91,9 @@ export class LoopSession {
     this.detectors = DETECTOR_DEFINITIONS
       .filter((d) => this.config.detectors[d.id]?.enabled !== false)
       .map((d) => d.create({ ...d.defaults, ...this.config.detectors[d.id] }));
+    this.lineReaders = this.detectors.filter((d) => d.onLine || d.onParagraph || d.onSentence);
+    this.sentenceReaders = this.lineReaders.some((d) => d.onSentence);
+    this.lines.reset();
   }
 
   /** Never again intervene on this key (the user said the pattern is fine). */
@@ -95,6 +103,7 @@ export class LoopSession {
   /** Forget all counts: manual reset, new user message, long silence. */
   reset(): void {
     for (const d of this.detectors) d.reset();
+    this.lines.reset();
     this.ledger.reset();
     this.rungByKey.clear();
     this.abortsThisTurn = 0;
@@ -126,6 +135,7 @@ export class LoopSession {
         this.ledger.noteUserMessage(ev.text);
         break;
       case "request":
+        this.lines.reset();
         this.streamMuted = false;
         this.ledger.settleUnanswered();
         this.requestCount++;
@@ -166,6 +176,7 @@ export class LoopSession {
       }
       if (found) for (const f of found) findings.push(f);
     }
+    if (this.lineReaders.length > 0) this.splitLines(ev, ctx, findings);
     if (!this.config.enabled || findings.length === 0) return [];
     // One loop is often seen by several detectors at once: act once per event, on the highest rung,
     // and mark the others' rungs as reached so they do not fire the same news on the next event.
@@ -183,6 +194,20 @@ export class LoopSession {
     if (chosen.intervention.action === "stop") this.stopped = true;
     this.counters.interventions++;
     return [chosen.intervention];
+  }
+
+  /** Feeds the stream's lines (and, at a request's end, its unfinished last line) to the line readers. */
+  private splitLines(ev: TraceEvent, ctx: DetectorContext, findings: Finding[]): void {
+    const readers = this.lineReaders;
+    const take = (found: Finding[] | void) => { if (found) for (const f of found) findings.push(f); };
+    const onLine = (l: StreamLine) => { for (const d of readers) take(d.onLine?.(l, ctx)); };
+    const onParagraph = (p: StreamParagraph) => { for (const d of readers) take(d.onParagraph?.(p, ctx)); };
+    if (ev.t === "reasoning" || ev.t === "text") {
+      const onSentence = this.sentenceReaders ? (x: StreamSentence) => { for (const d of readers) take(d.onSentence?.(x, ctx)); } : undefined;
+      this.lines.push(ev.t, ev.delta, this.index, onLine, onParagraph, onSentence);
+    } else if (ev.t === "end") {
+      this.lines.flush(this.index, onLine, onParagraph);
+    }
   }
 
   private context(ts: number | undefined): DetectorContext {

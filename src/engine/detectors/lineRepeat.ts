@@ -9,11 +9,10 @@
  * count = catches of this line since the user last spoke (one per request): the first aborts the
  * stream, a second catch of the same line stops the task.
  */
-import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
-import type { StreamEvent } from "../events";
+import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
-import { CatchCounter, StreamLines, isItemLabel, normalizeLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { CatchCounter, isItemLabel, normalizeLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const LINE_REPEAT_DEFAULTS: DetectorSettings = {
@@ -51,7 +50,6 @@ interface Tally { units: number; repeats: number }
 
 class LineRepeatDetector implements Detector {
   readonly id = "line-repeat" as const;
-  private lines = new StreamLines();
   private seen = new Map<StreamChannel, BoundedMap<string, Seen>>();
   private counter = new CatchCounter();
   private readonly minCopies: number;
@@ -69,26 +67,25 @@ class LineRepeatDetector implements Detector {
   }
 
   onRequestStart(): void {
-    this.lines.reset();
     this.seen.clear();
     this.tallies.clear();
     this.counter.newRequest();
     this.strongest = { count: 0, detail: "" };
   }
 
-  onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
+  onLine(line: StreamLine): Finding[] | void {
     const out: Finding[] = [];
-    this.lines.push(ev.t, ev.delta, ctx.index, (l) => this.onLine(l, out), (p) => this.onParagraph(p, out));
+    this.readLine(line, out);
     return out.length ? out : undefined;
   }
 
-  onRequestEnd(ctx: DetectorContext): Finding[] | void {
+  onParagraph(p: StreamParagraph): Finding[] | void {
     const out: Finding[] = [];
-    this.lines.flush(ctx.index, (l) => this.onLine(l, out), (p) => this.onParagraph(p, out));
+    this.readParagraph(p, out);
     return out.length ? out : undefined;
   }
 
-  private onLine(line: StreamLine, out: Finding[]): void {
+  private readLine(line: StreamLine, out: Finding[]): void {
     if (line.kind !== "prose" && line.kind !== "list") return;
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
@@ -100,7 +97,7 @@ class LineRepeatDetector implements Detector {
     this.count(line.channel, "line", scope, norm, line.text, line.endEvent, out);
   }
 
-  private onParagraph(p: StreamParagraph, out: Finding[]): void {
+  private readParagraph(p: StreamParagraph, out: Finding[]): void {
     if (p.lines.length < 2) return; // a one-line paragraph is its line
     const norm = stripOpeners(p.lines.map((l) => normalizeLine(l.text)).join(" "));
     if (norm.length < this.minParagraphChars) return;
@@ -151,7 +148,6 @@ class LineRepeatDetector implements Detector {
 
   reset(): void {
     this.tallies.clear();
-    this.lines.reset();
     this.seen.clear();
     this.counter.reset();
     this.strongest = { count: 0, detail: "" };

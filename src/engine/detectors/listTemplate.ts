@@ -11,12 +11,11 @@
  * count = catches since the user last spoke (one per request): the first aborts the stream,
  * a second catch of the same template stops the task.
  */
-import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
-import type { StreamEvent } from "../events";
+import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { CallRecord } from "../ledger";
 import { excerpt } from "../guidance";
 import { listMarker } from "../structure";
-import { CatchCounter, StreamLines, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
+import { CatchCounter, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const LIST_TEMPLATE_DEFAULTS: DetectorSettings = {
@@ -71,7 +70,6 @@ function commonSuffix(a: readonly string[], b: readonly string[], limit: number)
 
 class ListTemplateDetector implements Detector {
   readonly id = "list-template" as const;
-  private lines = new StreamLines();
   private runs = new Map<StreamChannel, Run | undefined>();
   private counter = new CatchCounter();
   private readonly minItems: number;
@@ -94,7 +92,6 @@ class ListTemplateDetector implements Detector {
   }
 
   onRequestStart(): void {
-    this.lines.reset();
     this.runs.clear();
     this.counter.newRequest();
     this.strongest = { items: 0, detail: "" };
@@ -139,15 +136,9 @@ class ListTemplateDetector implements Detector {
     return wordsOf(raw.slice(prefix, raw.length - suffix).join(" "), 16).filter((w) => !/^\d[\d.]*$/.test(w));
   }
 
-  onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
+  onLine(line: StreamLine): Finding[] | void {
     const out: Finding[] = [];
-    this.lines.push(ev.t, ev.delta, ctx.index, (l) => this.onLine(l, out));
-    return out.length ? out : undefined;
-  }
-
-  onRequestEnd(ctx: DetectorContext): Finding[] | void {
-    const out: Finding[] = [];
-    this.lines.flush(ctx.index, (l) => this.onLine(l, out));
+    this.readLine(line, out);
     return out.length ? out : undefined;
   }
 
@@ -161,7 +152,7 @@ class ListTemplateDetector implements Detector {
     return { prefix: prefix.slice(0, p), suffix: suffix.slice(suffix.length - s) };
   }
 
-  private onLine(line: StreamLine, out: Finding[]): void {
+  private readLine(line: StreamLine, out: Finding[]): void {
     if (line.kind === "blank") return; // items may be spaced out
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
@@ -208,7 +199,6 @@ class ListTemplateDetector implements Detector {
   }
 
   reset(): void {
-    this.lines.reset();
     this.runs.clear();
     this.sources = [];
     this.sourceChars = 0;

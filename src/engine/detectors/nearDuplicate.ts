@@ -12,10 +12,9 @@
  * Cost per unit: O(window × unit words), units being ≥ minWords words; memory: window units.
  * count = catches since the user last spoke (one per request): the first aborts, a second stops.
  */
-import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
-import type { StreamEvent } from "../events";
+import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, StreamLines, jaccard, numberSetting, shingles, stripOpeners, textKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { CatchCounter, jaccard, numberSetting, shingles, stripOpeners, textKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -78,7 +77,6 @@ interface Unit {
 
 class NearDuplicateDetector implements Detector {
   readonly id = "near-duplicate" as const;
-  private lines = new StreamLines();
   private recent = new Map<string, Unit[]>();
   private counter = new CatchCounter();
   private readonly minCopies: number;
@@ -97,30 +95,36 @@ class NearDuplicateDetector implements Detector {
   }
 
   onRequestStart(): void {
-    this.lines.reset();
     this.recent.clear();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
   }
 
-  onStream(ev: StreamEvent, ctx: DetectorContext): Finding[] | void {
+  onLine(line: StreamLine): Finding[] | void {
     const out: Finding[] = [];
-    this.lines.push(ev.t, ev.delta, ctx.index, (l) => this.onLine(l, out), (p) => this.onParagraph(p, out), this.sentenceUnits ? (x) => this.compare(x.channel, "sentence", x.text, x.section, x.event, out) : undefined);
+    this.readLine(line, out);
     return out.length ? out : undefined;
   }
 
-  onRequestEnd(ctx: DetectorContext): Finding[] | void {
+  onParagraph(p: StreamParagraph): Finding[] | void {
     const out: Finding[] = [];
-    this.lines.flush(ctx.index, (l) => this.onLine(l, out), (p) => this.onParagraph(p, out));
+    this.readParagraph(p, out);
     return out.length ? out : undefined;
   }
 
-  private onLine(line: StreamLine, out: Finding[]): void {
+  onSentence(x: StreamSentence): Finding[] | void {
+    if (!this.sentenceUnits) return;
+    const out: Finding[] = [];
+    this.compare(x.channel, "sentence", x.text, x.section, x.event, out);
+    return out.length ? out : undefined;
+  }
+
+  private readLine(line: StreamLine, out: Finding[]): void {
     if (line.kind !== "prose") return;
     this.compare(line.channel, "line", line.text, line.section, line.endEvent, out);
   }
 
-  private onParagraph(p: StreamParagraph, out: Finding[]): void {
+  private readParagraph(p: StreamParagraph, out: Finding[]): void {
     if (p.lines.length < 2 || p.lines.some((l) => l.kind === "list")) return;
     // a paragraph of long lines is judged line by line already; of short lines, as a whole
     if (p.lines.some((l) => wordsOf(l.text, this.minWords).length >= this.minWords)) return;
@@ -164,7 +168,6 @@ class NearDuplicateDetector implements Detector {
   }
 
   reset(): void {
-    this.lines.reset();
     this.recent.clear();
     this.counter.reset();
     this.strongest = { alike: 0, detail: "" };
