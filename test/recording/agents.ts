@@ -1,0 +1,85 @@
+/**
+ * The real agents recorded for the reader fixtures: where each comes from on npm, how it is pointed
+ * at the fake model, how it is run non-interactively, and where it leaves its session files.
+ * Every run gets its own HOME and XDG folders under .tmp, so nothing touches the machine's own.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { ToolNaming } from "./fakeModel";
+
+export interface RunPlan {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Agent {
+  /** Folder name under test/fixtures/recorded and .tmp/agents. */
+  name: string;
+  pkg: string;
+  version: string;
+  naming: (work: string) => ToolNaming;
+  /** Writes the agent's settings into `home` and says how to run one prompt in `work`. */
+  prepare(o: { home: string; work: string; port: number; prompt: string; bin: (name: string) => string }): RunPlan;
+  /** The session files the run left, to keep as fixtures (after `finish`, if any). */
+  sessionFiles(o: { home: string; work: string }): string[];
+  /** Extra steps after the run (e.g. an export command), returning files it wrote. */
+  finish?(o: { home: string; work: string; env: NodeJS.ProcessEnv; bin: (name: string) => string; out: string }): string[];
+}
+
+/** Every file under `dir` whose path matches. */
+export function findFiles(dir: string, match: RegExp): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p); else if (match.test(p)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+function isolatedEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  // Only what a shell needs: none of the machine's keys or settings leak into a recording.
+  for (const k of ["PATH", "LANG", "TERM", "TMPDIR", "SHELL"]) if (process.env[k] !== undefined) env[k] = process.env[k];
+  return {
+    ...env, HOME: home, USERPROFILE: home, NO_COLOR: "1", CI: "1",
+    XDG_CONFIG_HOME: path.join(home, ".config"), XDG_DATA_HOME: path.join(home, ".local", "share"),
+    XDG_CACHE_HOME: path.join(home, ".cache"), XDG_STATE_HOME: path.join(home, ".local", "state"),
+  };
+}
+
+export const GEMINI: Agent = {
+  name: "gemini-cli",
+  pkg: "@google/gemini-cli",
+  version: "0.61.0",
+  naming: (work) => (a) => {
+    if (a.kind === "shell") return { name: "run_shell_command", args: { command: a.command, description: `Run ${a.command}` } };
+    if (a.kind === "read") return { name: "read_file", args: { file_path: path.join(work, a.path) } };
+    return { name: "write_file", args: { file_path: path.join(work, a.path), content: a.content } };
+  },
+  prepare({ home, port, prompt, bin }) {
+    const dir = path.join(home, ".gemini");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify({
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      security: { folderTrust: { enabled: false }, auth: { selectedType: "gemini-api-key" } },
+      // Gemini CLI's own guard ends the turn at the 5th identical call; off, the session shows what
+      // the reader alone must catch (the issue's seven builds).
+      model: { disableLoopDetection: true },
+    }, null, 2));
+    return {
+      command: bin("gemini"),
+      args: ["--yolo", "-m", "gemini-2.5-pro", "-p", prompt],
+      env: { ...isolatedEnv(home), GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}`, GEMINI_API_KEY: "fake-key", GEMINI_CLI_NO_RELAUNCH: "true" },
+    };
+  },
+  sessionFiles: ({ home }) => findFiles(path.join(home, ".gemini", "tmp"), /[\\/]chats[\\/].*\.jsonl?$/),
+};
+
+export const AGENTS: Agent[] = [GEMINI];

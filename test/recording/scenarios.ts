@@ -1,0 +1,101 @@
+/**
+ * What the scripted model does in each recorded session, independent of any agent's tool names or
+ * wire protocol. The fake model picks the step from how many tool results the conversation it is
+ * sent already holds, so an agent's side requests (titles, routing, checks) never shift the script.
+ *
+ * The work folder is a tiny project whose `npm run build` fails with a type error until
+ * `src/total.js` is fixed: the loop keeps rebuilding without changing anything, the productive
+ * session reads, fixes and rebuilds (the same command twice, with a fix in between: a look-alike
+ * that must stay silent).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export type Action =
+  | { kind: "shell"; command: string }
+  | { kind: "read"; path: string }
+  | { kind: "write"; path: string; content: string };
+
+export interface Step {
+  thought?: string;
+  text: string;
+  /** Undefined for the final answer. */
+  action?: Action;
+}
+
+export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest";
+
+/** Scenarios recorded for every agent; the last two are the held-out pair (written after the readers were fixed). */
+export const SCENARIOS: ScenarioName[] = ["build-loop", "productive", "reread-loop", "productive-retest"];
+
+export const PROMPTS: Record<ScenarioName, string> = {
+  "build-loop": "The build is broken. Run npm run build and make it pass.",
+  productive: "The build is broken. Run npm run build and make it pass.",
+  "reread-loop": "What does src/total.js export?",
+  "productive-retest": "Make npm test pass, then add a test for an empty list and make sure it passes too.",
+};
+
+const FIXED_TOTAL = "exports.total = (items) => items.reduce((sum, x) => sum + x.price, 0);\n";
+const WITH_EMPTY_TEST = "const assert = require('assert');\nconst { total } = require('./src/total');\nassert.strictEqual(total([{ price: 2 }, { price: 3 }]), 5);\nassert.strictEqual(total([]), 0);\nconsole.log('tests passed: 2');\n";
+
+const BUILD_THOUGHTS = [
+  "The build failed with a type error. Let me run it again to see whether it is stable.",
+  "Running the build once more to check the error before I change anything.",
+  "The error might have been transient; I will rebuild.",
+  "Let me try the build again and look closely at the output.",
+  "I should confirm the failure by running the build again.",
+  "Once more: the build output should tell me what is wrong.",
+  "Let me run the build again.",
+];
+
+export function stepOf(scenario: ScenarioName, n: number): Step {
+  switch (scenario) {
+    case "build-loop":
+      if (n < 7) return { thought: BUILD_THOUGHTS[n], text: n === 0 ? "I'll start by running the build." : "Running the build again.", action: { kind: "shell", command: "npm run build" } };
+      return { text: "The build still fails with the same error; I could not fix it." };
+    case "reread-loop":
+      if (n < 6) return { thought: n === 0 ? "I need to read the file to see what it exports." : "Let me look at the file once more to be sure.", text: "Reading src/total.js.", action: { kind: "read", path: "src/total.js" } };
+      return { text: "src/total.js exports a function `total`." };
+    case "productive": {
+      const plan: Step[] = [
+        { thought: "First, see how the build fails.", text: "Running the build.", action: { kind: "shell", command: "npm run build" } },
+        { thought: "The checker complains about src/total.js; read it.", text: "Reading src/total.js.", action: { kind: "read", path: "src/total.js" } },
+        { thought: "total sums the items themselves instead of their prices. Fix it.", text: "Fixing total.", action: { kind: "write", path: "src/total.js", content: FIXED_TOTAL } },
+        { thought: "Rebuild to confirm the fix.", text: "Rebuilding.", action: { kind: "shell", command: "npm run build" } },
+        { thought: "The build passes; run the tests as a last check.", text: "Running the tests.", action: { kind: "shell", command: "npm test" } },
+      ];
+      return plan[n] ?? { text: "Fixed: total now sums item prices; the build and the tests pass." };
+    }
+    case "productive-retest": {
+      const plan: Step[] = [
+        { thought: "Start by running the tests.", text: "Running the tests.", action: { kind: "shell", command: "npm test" } },
+        { thought: "The test fails on the sum; the function adds items, not prices.", text: "Reading src/total.js.", action: { kind: "read", path: "src/total.js" } },
+        { thought: "Fix the sum.", text: "Fixing total.", action: { kind: "write", path: "src/total.js", content: FIXED_TOTAL } },
+        { thought: "Run the tests again after the fix.", text: "Re-running the tests.", action: { kind: "shell", command: "npm test" } },
+        { thought: "Now add the empty-list test; read the test file first.", text: "Reading test.js.", action: { kind: "read", path: "test.js" } },
+        { thought: "Add the empty-list case.", text: "Adding a test.", action: { kind: "write", path: "test.js", content: WITH_EMPTY_TEST } },
+        { thought: "Run the tests again to check the new one.", text: "Re-running the tests.", action: { kind: "shell", command: "npm test" } },
+      ];
+      return plan[n] ?? { text: "Done: total sums prices, and the empty-list test passes." };
+    }
+  }
+}
+
+/** Lays out the project the scenarios work on. */
+export function makeWorkFolder(dir: string): void {
+  fs.mkdirSync(path.join(dir, "src"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "shop", version: "1.0.0", private: true, scripts: { build: "node check.js", test: "node test.js" } }, null, 2) + "\n");
+  fs.writeFileSync(path.join(dir, "src", "total.js"), "exports.total = (items) => items.reduce((sum, x) => sum + x, 0);\n");
+  // A stand-in type checker: deterministic output, exit code 2 while the bug is there.
+  fs.writeFileSync(path.join(dir, "check.js"), [
+    "const src = require('fs').readFileSync(__dirname + '/src/total.js', 'utf8');",
+    "if (!src.includes('x.price')) {",
+    "  console.error(\"src/total.js(1,55): error TS2365: Operator '+' cannot be applied to types 'number' and 'Item'.\");",
+    "  console.error('Found 1 error in src/total.js:1');",
+    "  process.exit(2);",
+    "}",
+    "console.log('Build complete: 0 errors.');",
+    "",
+  ].join("\n"));
+  fs.writeFileSync(path.join(dir, "test.js"), "const assert = require('assert');\nconst { total } = require('./src/total');\nassert.strictEqual(total([{ price: 2 }, { price: 3 }]), 5);\nconsole.log('tests passed: 1');\n");
+}
