@@ -134,6 +134,8 @@ export class TraceBuilder {
   readonly events: TraceEvent[] = [];
   private open = false;
   private heldResults: ToolResultEvent[] = [];
+  /** Ids whose result is out: formats that record a result twice (Gemini CLI) count it once. */
+  private readonly resulted = new Set<string>();
 
   get inRequest(): boolean { return this.open; }
 
@@ -173,11 +175,19 @@ export class TraceBuilder {
     this.events.push(withTs(e, ts));
   }
 
-  /** A result known while the request is still open is held until its end. */
-  toolResult(id: string, ok: boolean, text: string, ts?: number): void {
+  hasResult(id: string): boolean { return this.resulted.has(id); }
+
+  /**
+   * A result known while the request is still open is held until its end. A second result for
+   * the same call id is dropped (returns false): one call, one outcome.
+   */
+  toolResult(id: string, ok: boolean, text: string, ts?: number): boolean {
+    if (this.resulted.has(id)) return false;
+    this.resulted.add(id);
     const e: ToolResultEvent = ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text };
     const timed = withTs(e, ts);
     if (this.open) this.heldResults.push(timed); else this.events.push(timed);
+    return true;
   }
 
   endRequest(ts?: number, usage?: Usage): void {
@@ -215,4 +225,18 @@ export function sumNumbers(...values: unknown[]): number | undefined {
   let total: number | undefined;
   for (const v of values) if (typeof v === "number" && Number.isFinite(v)) total = (total ?? 0) + v;
   return total;
+}
+
+/** Counts records set aside by reason, for `RecordedSession.ignored`. */
+export class IgnoredTally {
+  private readonly counts = new Map<string, number>();
+
+  add(reason: string, n = 1): void {
+    this.counts.set(reason, (this.counts.get(reason) ?? 0) + n);
+  }
+
+  /** Undefined when nothing was set aside, so sessions without any stay as they were. */
+  result(): Record<string, number> | undefined {
+    return this.counts.size === 0 ? undefined : Object.fromEntries(this.counts);
+  }
 }

@@ -12,6 +12,11 @@ export interface RecordedSession {
   events: TraceEvent[];
   /** Lines or messages skipped in lenient mode. */
   skipped: number;
+  /**
+   * Records read but deliberately not turned into events, counted by reason ("unknown record type
+   * \"x\"", "injected context, not a user message", ...): what `replay --explain` shows.
+   */
+  ignored?: Record<string, number>;
 }
 
 export interface ReadOptions {
