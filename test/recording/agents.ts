@@ -82,4 +82,28 @@ export const GEMINI: Agent = {
   sessionFiles: ({ home }) => findFiles(path.join(home, ".gemini", "tmp"), /[\\/]chats[\\/].*\.jsonl?$/),
 };
 
-export const AGENTS: Agent[] = [GEMINI];
+export const CLAUDE_CODE: Agent = {
+  name: "claude-code",
+  pkg: "@anthropic-ai/claude-code",
+  version: "2.1.331",
+  naming: (work) => (a) => {
+    if (a.kind === "shell") return { name: "Bash", args: { command: a.command, description: `Run ${a.command}` } };
+    if (a.kind === "read") return { name: "Read", args: { file_path: path.join(work, a.path) } };
+    return { name: "Write", args: { file_path: path.join(work, a.path), content: a.content } };
+  },
+  prepare({ home, port, prompt, bin }) {
+    fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
+    return {
+      command: bin("claude"),
+      // Tools allowed by name: --dangerously-skip-permissions refuses to run as root.
+      args: ["-p", prompt, "--model", "claude-sonnet-4-5", "--allowedTools", "Bash,Read,Write,Edit", "--output-format", "json"],
+      env: {
+        ...isolatedEnv(home), ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, ANTHROPIC_API_KEY: "sk-ant-fake",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1", DISABLE_ERROR_REPORTING: "1",
+      },
+    };
+  },
+  sessionFiles: ({ home }) => findFiles(path.join(home, ".claude", "projects"), /\.jsonl$/),
+};
+
+export const AGENTS: Agent[] = [GEMINI, CLAUDE_CODE];

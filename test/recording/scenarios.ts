@@ -8,6 +8,7 @@
  * session reads, fixes and rebuilds (the same command twice, with a fix in between: a look-alike
  * that must stay silent).
  */
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -97,5 +98,7 @@ export function makeWorkFolder(dir: string): void {
     "console.log('Build complete: 0 errors.');",
     "",
   ].join("\n"));
+  // Its own repository, so that agents looking for git see this project, not the one recording it.
+  execFileSync("git", ["init", "-q", "-b", "main", dir]);
   fs.writeFileSync(path.join(dir, "test.js"), "const assert = require('assert');\nconst { total } = require('./src/total');\nassert.strictEqual(total([{ price: 2 }, { price: 3 }]), 5);\nconsole.log('tests passed: 1');\n");
 }
