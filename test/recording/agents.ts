@@ -23,6 +23,8 @@ export interface Agent {
   prepare(o: { home: string; work: string; port: number; prompt: string; bin: (name: string) => string }): RunPlan;
   /** The session files the run left, to keep as fixtures (after `finish`, if any). */
   sessionFiles(o: { home: string; work: string }): string[];
+  /** Keep what the run printed on stdout as a fixture too, under this name (a JSON event stream). */
+  keepStdoutAs?: string;
   /** Extra steps after the run (e.g. an export command), returning files it wrote. */
   finish?(o: { home: string; work: string; env: NodeJS.ProcessEnv; bin: (name: string) => string; out: string }): string[];
 }
@@ -106,4 +108,31 @@ export const CLAUDE_CODE: Agent = {
   sessionFiles: ({ home }) => findFiles(path.join(home, ".claude", "projects"), /\.jsonl$/),
 };
 
-export const AGENTS: Agent[] = [GEMINI, CLAUDE_CODE];
+export const PI: Agent = {
+  name: "pi",
+  pkg: "@mariozechner/pi-coding-agent",
+  version: "0.73.1",
+  naming: () => (a) => {
+    if (a.kind === "shell") return { name: "bash", args: { command: a.command } };
+    if (a.kind === "read") return { name: "read", args: { path: a.path } };
+    return { name: "write", args: { path: a.path, content: a.content } };
+  },
+  prepare({ home, port, prompt, bin }) {
+    const dir = path.join(home, ".pi", "agent");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "models.json"), JSON.stringify({
+      providers: {
+        fake: {
+          baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: "fake-key",
+          compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+          models: [{ id: "fake-model", reasoning: true }],
+        },
+      },
+    }, null, 2));
+    return { command: bin("pi"), args: ["--mode", "json", "--model", "fake/fake-model", prompt], env: { ...isolatedEnv(home), PI_SKIP_VERSION_CHECK: "1" } };
+  },
+  sessionFiles: ({ home }) => findFiles(path.join(home, ".pi", "agent", "sessions"), /\.jsonl$/),
+  keepStdoutAs: "pi-mode-json.jsonl",
+};
+
+export const AGENTS: Agent[] = [GEMINI, CLAUDE_CODE, PI];

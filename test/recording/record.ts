@@ -58,6 +58,10 @@ async function recordAgent(agent: Agent, model: FakeModel, port: number, only: S
     fs.rmSync(outDir, { recursive: true, force: true });
     fs.mkdirSync(outDir, { recursive: true });
     const extra = agent.finish?.({ home, work, env: plan.env, bin, out: outDir }) ?? [];
+    if (agent.keepStdoutAs && result.out.trim() !== "") {
+      fs.writeFileSync(path.join(outDir, agent.keepStdoutAs), result.out);
+      extra.push(agent.keepStdoutAs);
+    }
     const files = agent.sessionFiles({ home, work });
     for (const f of files) fs.copyFileSync(f, path.join(outDir, path.basename(f)));
     const steps = model.log.filter((r) => !r.side).length;
