@@ -3,6 +3,7 @@
  * at the fake model, how it is run non-interactively, and where it leaves its session files.
  * Every run gets its own HOME and XDG folders under .tmp, so nothing touches the machine's own.
  */
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ToolNaming } from "./fakeModel";
@@ -135,4 +136,51 @@ export const PI: Agent = {
   keepStdoutAs: "pi-mode-json.jsonl",
 };
 
-export const AGENTS: Agent[] = [GEMINI, CLAUDE_CODE, PI];
+export const OPENCODE: Agent = {
+  name: "opencode",
+  pkg: "opencode-ai",
+  version: "1.18.33",
+  naming: (work) => (a) => {
+    if (a.kind === "shell") return { name: "bash", args: { command: a.command, description: `Run ${a.command}` } };
+    if (a.kind === "read") return { name: "read", args: { filePath: path.join(work, a.path) } };
+    return { name: "write", args: { filePath: path.join(work, a.path), content: a.content } };
+  },
+  prepare({ home, port, prompt, bin }) {
+    const env = isolatedEnv(home);
+    const dir = path.join(env.XDG_CONFIG_HOME as string, "opencode");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "opencode.json"), JSON.stringify({
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      model: "fake/fake-model",
+      permission: { edit: "allow", bash: "allow", webfetch: "deny" },
+      provider: {
+        fake: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Fake",
+          options: { baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "fake-key" },
+          models: { "fake-model": { name: "Fake model", reasoning: true, tool_call: true } },
+        },
+      },
+    }, null, 2));
+    return {
+      command: bin("opencode"),
+      args: ["run", "--model", "fake/fake-model", prompt],
+      env: { ...env, OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "true" },
+    };
+  },
+  sessionFiles: () => [],
+  // opencode keeps sessions in its SQLite database; `opencode export` is the file a user gets.
+  finish({ work, env, bin, out }) {
+    const run = (args: string[]) => execFileSync(bin("opencode"), args, { cwd: work, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+    const sessions = JSON.parse(run(["session", "list", "--format", "json"])) as { id: string }[];
+    return sessions.map(({ id }) => {
+      const name = `${id}.json`;
+      fs.writeFileSync(path.join(out, name), run(["export", id]));
+      return name;
+    });
+  },
+};
+
+export const AGENTS: Agent[] = [GEMINI, CLAUDE_CODE, PI, OPENCODE];
