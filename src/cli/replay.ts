@@ -1,13 +1,14 @@
-/** `loop-sentinel replay FILE|DIR... [--json] [--config FILE] [--set k=v] [--lenient]` */
+/** `loop-sentinel replay FILE|DIR... [--json] [--explain] [--config FILE] [--set k=v] [--lenient]` */
 import type { Intervention } from "../engine/session";
 import { replayEvents } from "../engine/replay";
-import { readSessions } from "../formats";
+import { ignoredCount, readSessions, SESSION_READERS } from "../formats";
+import { EVENT_KINDS } from "../engine/events";
 import type { RecordedSession } from "../formats/reader";
 import { flag, parseArgs, UsageError } from "./args";
 import { loadCliConfig } from "./loadConfig";
 import type { CliIO } from "./io";
 
-export const REPLAY_USAGE = "replay FILE|DIR... [--json] [--config FILE] [--set key=value] [--lenient]";
+export const REPLAY_USAGE = "replay FILE|DIR... [--json] [--explain] [--config FILE] [--set key=value] [--lenient]";
 
 function describeEvent(s: RecordedSession, i: number): string {
   const e = s.events[i];
@@ -26,8 +27,33 @@ function elapsed(s: RecordedSession, i: number): string {
   return t0 === undefined || t === undefined ? "" : `+${((t - t0) / 1000).toFixed(1)}s`;
 }
 
-function formatTimeline(s: RecordedSession, interventions: Intervention[]): string[] {
-  const lines = [`${s.file}  (${s.format}, ${s.events.length} events${s.skipped ? `, ${s.skipped} skipped` : ""})`];
+/** Events of a session counted by kind, in the trace's kind order. */
+export function eventsByKind(s: RecordedSession): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const k of EVENT_KINDS) counts[k] = 0;
+  for (const e of s.events) counts[e.t] = (counts[e.t] ?? 0) + 1;
+  return counts;
+}
+
+/** What the reader made of a file: its format, the events by kind, what it skipped or set aside and why. */
+function formatExplanation(s: RecordedSession): string[] {
+  const reader = SESSION_READERS.find((r) => r.format === s.format);
+  const lines = [`  read as: ${s.format}${reader ? ` (${reader.description})` : ""}`];
+  lines.push(`  events: ${Object.entries(eventsByKind(s)).map(([k, n]) => `${k} ${n}`).join(", ")}`);
+  if (s.skipped) lines.push(`  skipped: ${s.skipped} bad line(s) or record(s) (--lenient)`);
+  const ignored = Object.entries(s.ignored ?? {}).sort((a, b) => b[1] - a[1]);
+  if (ignored.length === 0) lines.push("  set aside: nothing");
+  else {
+    lines.push(`  set aside: ${ignoredCount(s)} record(s), not events:`);
+    for (const [reason, n] of ignored) lines.push(`    ${String(n).padStart(5)} × ${reason}`);
+  }
+  return lines;
+}
+
+function formatTimeline(s: RecordedSession, interventions: Intervention[], explain: boolean): string[] {
+  const aside = ignoredCount(s);
+  const lines = [`${s.file}  (${s.format}, ${s.events.length} events${s.skipped ? `, ${s.skipped} skipped` : ""}${aside ? `, ${aside} records set aside` : ""})`];
+  if (explain) lines.push(...formatExplanation(s));
   if (interventions.length === 0) { lines.push("  nothing fired"); return lines; }
   const guided = new Set<string>();
   for (const iv of interventions) {
@@ -42,7 +68,8 @@ function formatTimeline(s: RecordedSession, interventions: Intervention[]): stri
 }
 
 export function runReplay(argv: string[], io: CliIO): number {
-  const args = parseArgs(argv, ["config", "set"], ["json", "lenient"]);
+  const args = parseArgs(argv, ["config", "set"], ["json", "lenient", "explain"]);
+  const explain = args.flags.has("explain");
   if (args.positionals.length === 0) throw new UsageError(`replay needs at least one file or folder\nusage: loop-sentinel ${REPLAY_USAGE}`);
   const config = loadCliConfig(flag(args, "config"), args.flags.get("set") ?? [], io.err);
   const lenient = args.flags.has("lenient");
@@ -60,12 +87,18 @@ export function runReplay(argv: string[], io: CliIO): number {
         format: s.format,
         events: s.events.length,
         ...(s.skipped ? { skipped: s.skipped } : {}),
+        ...(explain ? { eventsByKind: eventsByKind(s), ignored: s.ignored ?? {} } : {}),
         interventions: interventions.map((iv) => ({ event: iv.event, detector: iv.detector, action: iv.action, message: iv.message, key: iv.key, evidence: iv.evidence })),
       }));
-    } else out.push(...formatTimeline(s, interventions), "");
+    } else out.push(...formatTimeline(s, interventions, explain), "");
     if (lenient && s.skipped) io.err(`${s.file}: skipped ${s.skipped} bad line(s)`);
   }
-  if (!json) out.push(`${sessions.length} session(s), ${fired} with interventions`);
+  if (!json) {
+    const aside = sessions.reduce((n, s) => n + ignoredCount(s), 0);
+    const unknown = sessions.reduce((n, s) => n + Object.entries(s.ignored ?? {}).filter(([reason]) => reason.startsWith("unknown")).reduce((a, [, c]) => a + c, 0), 0);
+    out.push(`${sessions.length} session(s), ${fired} with interventions` +
+      (aside ? `; ${aside} records set aside${unknown ? `, ${unknown} of them of unknown types` : ""}${explain ? "" : " (--explain says which and why)"}` : ""));
+  }
   io.out(out.join("\n"));
   return 0;
 }

@@ -11,7 +11,7 @@
  * Files with no conversation at all (only summaries or snapshots) hold no session.
  */
 import type { RequestEvent, Usage } from "../engine/events";
-import { contentText, firstLine, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder } from "./exportHelpers";
+import { contentText, firstLine, IgnoredTally, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder } from "./exportHelpers";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
 
 const FORMAT = "claude-code";
@@ -32,6 +32,24 @@ function resultContentText(content: unknown): string {
   return content === undefined || content === null ? "" : JSON.stringify(content);
 }
 
+/**
+ * User lines that are not the person writing to the model: the CLI's record of an interruption
+ * (the turn ends there), a slash command and its local output, the user's own `!` shell command.
+ */
+function notAMessage(text: string): string | undefined {
+  const t = text.trim();
+  if (/^\[Request interrupted by user\b/.test(t)) return "interruption marker (ends the request)";
+  if (/^<(?:command-name|command-message|local-command-stdout|local-command-stderr|local-command-caveat)>/.test(t)) return "slash command or its local output, not a message to the model";
+  if (/^<(?:bash-input|bash-stdout|bash-stderr)>/.test(t)) return "the user's own shell command, not the agent's";
+  return undefined;
+}
+
+/** Line types Claude Code writes besides the conversation (bookkeeping, snapshots, request logs). */
+const KNOWN_LINE_TYPES = new Set([
+  "system", "summary", "file-history-snapshot", "queue-operation", "progress", "attachment", "last-prompt",
+  "api-request", "api-request-blob", "api-request-shape", "tools-used", "cost-state", "atis-latch", "custom-title", "tag",
+]);
+
 const isConversation = (v: unknown): v is Record<string, unknown> => isRecord(v) && (v.type === "user" || v.type === "assistant");
 
 /** The session in a transcript, or undefined when the file holds no conversation. */
@@ -40,6 +58,7 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
   if (!lines.some((l) => isConversation(l.value))) return undefined;
   const subAgentFile = !lines.some((l) => isConversation(l.value) && l.value.isSidechain !== true);
   let skipped = badJson;
+  const ignored = new IgnoredTally();
   const b = new TraceBuilder();
   /** The assistant message being assembled: its id, and whether its request event is out. */
   let currentMessageId: string | undefined;
@@ -51,14 +70,17 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
 
   for (const { value, line } of lines) {
     if (!isRecord(value) || typeof value.type !== "string") { fail(line, `expected a transcript entry with a string "type"`); continue; }
-    if (value.type !== "user" && value.type !== "assistant") continue; // summaries, snapshots, system notes
-    if (value.isSidechain === true && !subAgentFile) continue;
+    if (value.type !== "user" && value.type !== "assistant") {
+      ignored.add(KNOWN_LINE_TYPES.has(value.type) ? `"${value.type}" line (nothing to replay)` : `unknown line type "${value.type}"`);
+      continue;
+    }
+    if (value.isSidechain === true && !subAgentFile) { ignored.add("sub-agent (sidechain) line"); continue; }
     const message = value.message;
     if (!isRecord(message)) { fail(line, `"${value.type}" entry needs a "message" object`); continue; }
     const ts = toMillis(value.timestamp);
 
     // Claude Code's own "API Error: ..." stand-ins (model "<synthetic>") are not the model's output.
-    if (value.type === "assistant" && (value.isApiErrorMessage === true || message.model === "<synthetic>")) continue;
+    if (value.type === "assistant" && (value.isApiErrorMessage === true || message.model === "<synthetic>")) { ignored.add("the CLI's own stand-in for a failed API call"); b.endRequest(ts); continue; }
     if (value.type === "assistant") {
       const id = typeof message.id === "string" ? message.id : typeof value.requestId === "string" ? value.requestId : `line${line}`;
       const usage = usageOf(message.usage);
@@ -84,9 +106,13 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
     // A user line: tool results, the user's own words, or injected context.
     b.endRequest();
     currentMessageId = undefined;
-    if (value.isMeta === true || value.isCompactSummary === true) continue;
+    if (value.isMeta === true || value.isCompactSummary === true) { ignored.add("injected context (isMeta / compact summary), not a user message"); continue; }
     const content = message.content;
-    if (typeof content === "string") { b.user(content, ts); continue; }
+    const userText = (text: string) => {
+      const why = notAMessage(text);
+      if (why) ignored.add(why); else b.user(text, ts);
+    };
+    if (typeof content === "string") { userText(content); continue; }
     if (!Array.isArray(content)) { fail(line, `user "message.content" must be a text or a list of blocks`); continue; }
     const words: string[] = [];
     for (const block of content) {
@@ -96,9 +122,9 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
         b.toolResult(block.tool_use_id, block.is_error !== true, resultContentText(block.content), ts);
       } else if (block.type === "text" && typeof block.text === "string") words.push(block.text);
     }
-    if (words.length > 0) b.user(words.join("\n"), ts);
+    if (words.length > 0) userText(words.join("\n"));
   }
-  return { file, format: FORMAT, events: b.finish(), skipped };
+  return { file, format: FORMAT, events: b.finish(), skipped, ignored: ignored.result() };
 }
 
 export const claudeCodeReader: SessionReader = {

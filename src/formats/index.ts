@@ -45,6 +45,33 @@ export function readerFor(p: string, isDirectory: boolean): SessionReader | unde
   return SESSION_READERS.find((r) => r.detect(p, isDirectory, head));
 }
 
+/** Total of a session's records set aside. */
+export function ignoredCount(s: RecordedSession): number {
+  return Object.values(s.ignored ?? {}).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Reads a path with the reader that claimed it. A claim is a guess from a name and a file head: a
+ * reader that then fails in an unexpected way, or finds nothing it understands in a file that has
+ * records, says so as an error naming the format it guessed, instead of a crash or an empty replay.
+ */
+function readDetected(reader: SessionReader, p: string, named: boolean, options: ReadOptions): RecordedSession[] {
+  let sessions: RecordedSession[];
+  try {
+    sessions = reader.read(p, options);
+  } catch (err) {
+    if (err instanceof SessionFormatError) throw err;
+    throw new SessionFormatError(p, `detected as ${reader.description}, but reading it failed (${(err as Error).message}); is it another format?`, undefined, reader.format);
+  }
+  for (const s of sessions) {
+    if (named && s.events.length === 0 && ignoredCount(s) > 0) {
+      const why = Object.entries(s.ignored ?? {}).map(([reason, n]) => `${n} × ${reason}`).join("; ");
+      throw new SessionFormatError(p, `detected as ${reader.description}, but none of its records is one this reader replays (${why}); is it another format?`, undefined, reader.format);
+    }
+  }
+  return sessions;
+}
+
 /**
  * Every session under the given paths, in a stable (sorted) order. A file no reader claims is an
  * error when named directly and skipped when met during a folder walk.
@@ -55,7 +82,7 @@ export function readSessions(paths: string[], options: ReadOptions): RecordedSes
     let stat: fs.Stats;
     try { stat = fs.statSync(p); } catch (err) { throw new SessionFormatError(p, (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or folder" : (err as Error).message); }
     const reader = readerFor(p, stat.isDirectory());
-    if (reader) { out.push(...reader.read(p, options)); return; }
+    if (reader) { out.push(...readDetected(reader, p, named, options)); return; }
     if (stat.isDirectory()) {
       if (depth > 6) return;
       for (const name of fs.readdirSync(p).sort()) {

@@ -6,13 +6,29 @@
  * assistant message holds one or more model steps, each bracketed by "step-start" and
  * "step-finish" (which carries tokens and cost); between them "reasoning", "text" and "tool"
  * parts. A tool part has `callID`, `tool` and `state` {status: pending|running|completed|error,
- * input, output | error, time {start, end}}.
+ * input, output | error, metadata, time {start, end}}. "completed" means the tool ran: the bash
+ * tool's exit code is in `metadata.exit`, and a non-zero one is a failed command. A message the
+ * user interrupted carries `info.error` (MessageAbortedError) and ends there.
  */
 import type { Usage } from "../engine/events";
-import { isRecord, lineOfId, parseJsonDocument, readTextFile, sumNumbers, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
+import { IgnoredTally, isRecord, lineOfId, parseJsonDocument, readTextFile, sumNumbers, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
 
 const FORMAT = "opencode";
+
+/** Part types that carry nothing the engine reads (files attached, patches, snapshots, ...). */
+const NON_EVENT_PARTS = new Set(["file", "patch", "snapshot", "agent", "retry", "compaction", "subtask"]);
+
+/**
+ * Whether a tool part whose state is "completed" still failed: a command that exited non-zero
+ * (`metadata.exit`), or a tool that reports an error in its metadata.
+ */
+function completedButFailed(state: Record<string, unknown>): boolean {
+  const meta = state.metadata;
+  if (!isRecord(meta)) return false;
+  if (typeof meta.exit === "number" && meta.exit !== 0) return true;
+  return meta.error !== undefined && meta.error !== null && meta.error !== false && meta.error !== "";
+}
 
 function usageOf(tokens: unknown, cost: unknown): Usage | undefined {
   let tokensIn: number | undefined;
@@ -33,6 +49,7 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
     throw new SessionFormatError(file, `expected an opencode export {"info": {...}, "messages": [...]}`, undefined, FORMAT);
   }
   let skipped = 0;
+  const ignored = new IgnoredTally();
   /** `near` is the message or part at fault: its id locates the line. */
   const fail = (where: string, detail: string, near?: unknown): void => {
     if (lenient) { skipped++; return; }
@@ -47,10 +64,11 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
     if (info.role === "user") {
       const texts = m.parts.filter((p): p is Record<string, unknown> => isRecord(p) && p.type === "text" && typeof p.text === "string");
       const typed = texts.filter((p) => p.synthetic !== true);
+      if (texts.length === 0) { ignored.add("user message without text (attachments only)"); return; }
       b.user((typed.length > 0 ? typed : texts).map((p) => p.text as string).join("\n"), created);
       return;
     }
-    if (info.role !== "assistant") { fail(`${where}.info.role`, `expected "user" or "assistant", got ${JSON.stringify(info.role)}`, info); return; }
+    if (info.role !== "assistant") { ignored.add(`unknown message role ${JSON.stringify(info.role)}`); return; }
     const model = typeof info.modelID === "string" ? info.modelID : undefined;
     // Steps carry their own usage; a message without step parts is one step with the message's usage.
     const hasSteps = m.parts.some((p) => isRecord(p) && p.type === "step-finish");
@@ -83,17 +101,20 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
           if (!b.inRequest) b.request(toMillis(stateTime?.start), model);
           b.toolCall(id, p.tool, toInput(state.input), toMillis(stateTime?.start));
           // Pending or running at export time: the call never returned.
-          if (state.status === "completed") b.toolResult(id, true, toText(state.output), toMillis(stateTime?.end));
+          if (state.status === "completed") b.toolResult(id, !completedButFailed(state), toText(state.output), toMillis(stateTime?.end));
           else if (state.status === "error") b.toolResult(id, false, toText(state.error), toMillis(stateTime?.end));
+          else ignored.add(`tool call still ${typeof state.status === "string" ? state.status : "unfinished"} at export (no result)`);
           break;
         }
         default:
-          break; // file, patch, snapshot, agent, retry, compaction parts
+          ignored.add(NON_EVENT_PARTS.has(p.type) ? `"${p.type}" part (nothing to replay)` : `unknown part type "${p.type}"`);
       }
     });
+    // An interrupted or failed response (MessageAbortedError, an API error) ends where it stopped.
+    if (isRecord(info.error)) ignored.add(`response ended by ${typeof info.error.name === "string" ? info.error.name : "an error"}`);
     b.endRequest(isRecord(info.time) ? toMillis(info.time.completed) : undefined);
   });
-  return { file, format: FORMAT, events: b.finish(), skipped };
+  return { file, format: FORMAT, events: b.finish(), skipped, ignored: ignored.result() };
 }
 
 export const opencodeReader: SessionReader = {

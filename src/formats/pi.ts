@@ -15,10 +15,20 @@
  * once as `message_end`, which is read like a "message" entry.
  */
 import type { Usage } from "../engine/events";
-import { contentText, firstLine, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder, type JsonLine } from "./exportHelpers";
+import { contentText, firstLine, IgnoredTally, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder, type JsonLine } from "./exportHelpers";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
 
 const FORMAT = "pi";
+
+/**
+ * Entry and event types pi writes that hold no message: session bookkeeping, and in a `--mode json`
+ * stream the per-token updates and tool progress that `message_end` repeats whole.
+ */
+const KNOWN_ENTRIES = new Set([
+  "model_change", "thinking_level_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info",
+  "agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update",
+  "tool_execution_start", "tool_execution_update", "tool_execution_end", "auto_compaction_start", "auto_compaction_end", "auto_retry_start", "auto_retry_end",
+]);
 
 function usageOf(u: unknown): Usage | undefined {
   if (!isRecord(u)) return undefined;
@@ -55,6 +65,7 @@ function activeBranch(entries: JsonLine[]): JsonLine[] {
 export function parsePi(text: string, file: string, lenient: boolean): RecordedSession {
   const { lines, skipped: badJson } = parseJsonLines(text, file, FORMAT, lenient);
   let skipped = badJson;
+  const ignored = new IgnoredTally();
   const fail = (line: number, detail: string): void => {
     if (lenient) { skipped++; return; }
     throw new SessionFormatError(file, detail, line, FORMAT);
@@ -70,9 +81,14 @@ export function parsePi(text: string, file: string, lenient: boolean): RecordedS
   }
 
   const b = new TraceBuilder();
-  for (const { value, line } of activeBranch(entries)) {
+  const branch = activeBranch(entries);
+  if (branch.length < entries.length) ignored.add("entry on an abandoned branch", entries.length - branch.length);
+  for (const { value, line } of branch) {
     const entry = value as Record<string, unknown>;
-    if (entry.type !== "message" && entry.type !== "message_end") continue;
+    if (entry.type !== "message" && entry.type !== "message_end") {
+      ignored.add(KNOWN_ENTRIES.has(entry.type as string) ? `"${entry.type}" entry (nothing to replay)` : `unknown entry type "${entry.type}"`);
+      continue;
+    }
     const message = entry.message;
     if (!isRecord(message) || typeof message.role !== "string") { fail(line, `"${entry.type}" entry needs a "message" with a string "role"`); continue; }
     const ts = toMillis(message.timestamp) ?? toMillis(entry.timestamp);
@@ -92,6 +108,8 @@ export function parsePi(text: string, file: string, lenient: boolean): RecordedS
             b.toolCall(block.id, block.name, toInput(block.arguments), ts);
           }
         }
+        // An aborted or failed response ("aborted", "error") ends here, whatever it had begun.
+        if (message.stopReason === "aborted" || message.stopReason === "error") ignored.add(`response ended by stopReason "${message.stopReason}"`);
         b.endRequest(ts);
         break;
       }
@@ -99,11 +117,14 @@ export function parsePi(text: string, file: string, lenient: boolean): RecordedS
         if (typeof message.toolCallId !== "string") { fail(line, `toolResult message needs a string "toolCallId"`); break; }
         b.toolResult(message.toolCallId, message.isError !== true, contentText(message.content), ts);
         break;
+      case "bashExecution":
+        ignored.add("the user's own shell command (bashExecution), not the agent's");
+        break;
       default:
-        break; // bashExecution (the user's own command), custom and extension messages
+        ignored.add(`message role "${message.role}" (custom or extension message)`);
     }
   }
-  return { file, format: FORMAT, events: b.finish(), skipped };
+  return { file, format: FORMAT, events: b.finish(), skipped, ignored: ignored.result() };
 }
 
 export const piReader: SessionReader = {
