@@ -62,6 +62,7 @@ export const GEMINI: Agent = {
   naming: (work) => (a) => {
     if (a.kind === "shell") return { name: "run_shell_command", args: { command: a.command, description: `Run ${a.command}` } };
     if (a.kind === "read") return { name: "read_file", args: { file_path: path.join(work, a.path) } };
+    if (a.kind === "edit") return { name: "replace", args: { file_path: path.join(work, a.path), old_string: a.old, new_string: a.new, instruction: "Skip items without a price." } };
     return { name: "write_file", args: { file_path: path.join(work, a.path), content: a.content } };
   },
   prepare({ home, port, prompt, bin }) {
@@ -92,6 +93,7 @@ export const CLAUDE_CODE: Agent = {
   naming: (work) => (a) => {
     if (a.kind === "shell") return { name: "Bash", args: { command: a.command, description: `Run ${a.command}` } };
     if (a.kind === "read") return { name: "Read", args: { file_path: path.join(work, a.path) } };
+    if (a.kind === "edit") return { name: "Edit", args: { file_path: path.join(work, a.path), old_string: a.old, new_string: a.new } };
     return { name: "Write", args: { file_path: path.join(work, a.path), content: a.content } };
   },
   prepare({ home, port, prompt, bin }) {
@@ -116,6 +118,7 @@ export const PI: Agent = {
   naming: () => (a) => {
     if (a.kind === "shell") return { name: "bash", args: { command: a.command } };
     if (a.kind === "read") return { name: "read", args: { path: a.path } };
+    if (a.kind === "edit") return { name: "edit", args: { path: a.path, edits: [{ oldText: a.old, newText: a.new }] } };
     return { name: "write", args: { path: a.path, content: a.content } };
   },
   prepare({ home, port, prompt, bin }) {
@@ -143,6 +146,7 @@ export const OPENCODE: Agent = {
   naming: (work) => (a) => {
     if (a.kind === "shell") return { name: "bash", args: { command: a.command, description: `Run ${a.command}` } };
     if (a.kind === "read") return { name: "read", args: { filePath: path.join(work, a.path) } };
+    if (a.kind === "edit") return { name: "edit", args: { filePath: path.join(work, a.path), oldString: a.old, newString: a.new } };
     return { name: "write", args: { filePath: path.join(work, a.path), content: a.content } };
   },
   prepare({ home, port, prompt, bin }) {

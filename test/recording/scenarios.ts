@@ -15,7 +15,8 @@ import * as path from "node:path";
 export type Action =
   | { kind: "shell"; command: string }
   | { kind: "read"; path: string }
-  | { kind: "write"; path: string; content: string };
+  | { kind: "write"; path: string; content: string }
+  | { kind: "edit"; path: string; old: string; new: string };
 
 export interface Step {
   thought?: string;
@@ -24,15 +25,19 @@ export interface Step {
   action?: Action;
 }
 
-export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest";
+export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest" | "edit-loop";
 
-/** Scenarios recorded for every agent; the last two are the held-out pair (written after the readers were fixed). */
-export const SCENARIOS: ScenarioName[] = ["build-loop", "productive", "reread-loop", "productive-retest"];
+/**
+ * Scenarios recorded for every agent. The first two are the issue's; the others are held out: the
+ * readers were not changed for them (edit-loop was recorded after the readers and tests were done).
+ */
+export const SCENARIOS: ScenarioName[] = ["build-loop", "productive", "reread-loop", "productive-retest", "edit-loop"];
 
 export const PROMPTS: Record<ScenarioName, string> = {
   "build-loop": "The build is broken. Run npm run build and make it pass.",
   productive: "The build is broken. Run npm run build and make it pass.",
   "reread-loop": "What does src/total.js export?",
+  "edit-loop": "Make total() skip items without a price.",
   "productive-retest": "Make npm test pass, then add a test for an empty list and make sure it passes too.",
 };
 
@@ -57,6 +62,11 @@ export function stepOf(scenario: ScenarioName, n: number): Step {
     case "reread-loop":
       if (n < 6) return { thought: n === 0 ? "I need to read the file to see what it exports." : "Let me look at the file once more to be sure.", text: "Reading src/total.js.", action: { kind: "read", path: "src/total.js" } };
       return { text: "src/total.js exports a function `total`." };
+    case "edit-loop":
+      // Reads once (some agents refuse edits of unread files), then retries an edit whose search text is not in the file.
+      if (n === 0) return { thought: "Read the function first.", text: "Reading src/total.js.", action: { kind: "read", path: "src/total.js" } };
+      if (n < 7) return { thought: n === 1 ? "Replace the reducer body." : "The edit did not apply; try it again.", text: "Editing total.", action: { kind: "edit", path: "src/total.js", old: "sum + item.price", new: "sum + (item.price ?? 0)" } };
+      return { text: "I could not apply the edit." };
     case "productive": {
       const plan: Step[] = [
         { thought: "First, see how the build fails.", text: "Running the build.", action: { kind: "shell", command: "npm run build" } },

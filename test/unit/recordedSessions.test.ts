@@ -28,6 +28,7 @@ const results = (events: TraceEvent[]) => events.filter((e): e is ToolResultEven
 const users = (events: TraceEvent[]) => events.filter((e): e is Extract<TraceEvent, { t: "user" }> => e.t === "user");
 const commandOf = (c: ToolCallEvent) => String(c.input.command ?? "");
 const isRead = (c: ToolCallEvent) => /^(read_file|Read|read)$/.test(c.name);
+const isEdit = (c: ToolCallEvent) => /^(replace|Edit|edit)$/.test(c.name);
 
 function sessionFiles(agent: string, scenario: ScenarioName): string[] {
   const dir = path.join(RECORDED, agent, scenario);
@@ -82,7 +83,7 @@ describe("sessions recorded from the real agents", () => {
             if (!loop) { assert.deepEqual(interventions.map((iv) => `${iv.detector}/${iv.action}@${iv.event}`), []); return; }
             assert.ok(interventions.length > 0, "loop missed");
             const first = interventions[0].event;
-            const repeated = scenario === "build-loop" ? (c: ToolCallEvent) => commandOf(c) === "npm run build" : isRead;
+            const repeated = scenario === "build-loop" ? (c: ToolCallEvent) => commandOf(c) === "npm run build" : scenario === "edit-loop" ? isEdit : isRead;
             const before = calls(s.events.slice(0, first + 1)).filter(repeated).length;
             assert.ok(before >= 3 && before <= 4, `first intervention (${interventions[0].detector}) after ${before} repeats`);
           });
@@ -99,6 +100,15 @@ describe("sessions recorded from the real agents", () => {
               const { interventions } = replayEvents(s.events);
               assert.equal(interventions[0].detector, "tool-failure");
               assert.equal(interventions[0].action, "warn");
+            });
+          }
+
+          if (scenario === "edit-loop") {
+            it(`${label}: six edits whose search text is not in the file, each a failure`, () => {
+              const s = readOne(file);
+              const edits = calls(s.events).filter(isEdit);
+              assert.equal(edits.length, 6);
+              for (const e of edits) assert.equal(results(s.events).find((r) => r.id === e.id)?.ok, false, `edit ${e.id} not read as a failure`);
             });
           }
 
