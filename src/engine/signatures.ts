@@ -313,5 +313,7 @@ export function stableOutput(text: string): string {
     .replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|mins?|minutes?)\b(?![\w/])/g, "<dur>")
     // Per-run noise: object addresses ("at 0x7f3a…") and random temporary names.
     .replace(/\b0x[0-9a-f]{6,}\b/gi, "<addr>")
+    // Process ids a shell tool reports on a line of their own (Gemini CLI's "Process Group PGID: 5714").
+    .replace(/^((?:process group )?(?:pgid|pids?)|background pids):[ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*$/gim, "$1: <pid>")
     .replace(/\/tmp\/(?:tmp|pytest-\d+\/)[\w.-]*/g, "/tmp/<tmp>");
 }

@@ -25,19 +25,20 @@ export interface Step {
   action?: Action;
 }
 
-export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest" | "edit-loop";
+export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest" | "edit-loop" | "listing-loop";
 
 /**
  * Scenarios recorded for every agent. The first two are the issue's; the others are held out: the
  * readers were not changed for them (edit-loop was recorded after the readers and tests were done).
  */
-export const SCENARIOS: ScenarioName[] = ["build-loop", "productive", "reread-loop", "productive-retest", "edit-loop"];
+export const SCENARIOS: ScenarioName[] = ["build-loop", "productive", "reread-loop", "productive-retest", "edit-loop", "listing-loop"];
 
 export const PROMPTS: Record<ScenarioName, string> = {
   "build-loop": "The build is broken. Run npm run build and make it pass.",
   productive: "The build is broken. Run npm run build and make it pass.",
   "reread-loop": "What does src/total.js export?",
   "edit-loop": "Make total() skip items without a price.",
+  "listing-loop": "Which files are in src?",
   "productive-retest": "Make npm test pass, then add a test for an empty list and make sure it passes too.",
 };
 
@@ -67,6 +68,10 @@ export function stepOf(scenario: ScenarioName, n: number): Step {
       if (n === 0) return { thought: "Read the function first.", text: "Reading src/total.js.", action: { kind: "read", path: "src/total.js" } };
       if (n < 7) return { thought: n === 1 ? "Replace the reducer body." : "The edit did not apply; try it again.", text: "Editing total.", action: { kind: "edit", path: "src/total.js", old: "sum + item.price", new: "sum + (item.price ?? 0)" } };
       return { text: "I could not apply the edit." };
+    case "listing-loop":
+      // A command that succeeds with the same output every time, run again and again.
+      if (n < 7) return { thought: n === 0 ? "List the folder." : "Let me list the folder again to be sure.", text: "Listing src.", action: { kind: "shell", command: "ls src" } };
+      return { text: "src holds total.js." };
     case "productive": {
       const plan: Step[] = [
         { thought: "First, see how the build fails.", text: "Running the build.", action: { kind: "shell", command: "npm run build" } },

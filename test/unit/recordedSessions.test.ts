@@ -83,7 +83,9 @@ describe("sessions recorded from the real agents", () => {
             if (!loop) { assert.deepEqual(interventions.map((iv) => `${iv.detector}/${iv.action}@${iv.event}`), []); return; }
             assert.ok(interventions.length > 0, "loop missed");
             const first = interventions[0].event;
-            const repeated = scenario === "build-loop" ? (c: ToolCallEvent) => commandOf(c) === "npm run build" : scenario === "edit-loop" ? isEdit : isRead;
+            const repeated = scenario === "build-loop" ? (c: ToolCallEvent) => commandOf(c) === "npm run build"
+              : scenario === "listing-loop" ? (c: ToolCallEvent) => commandOf(c) === "ls src"
+              : scenario === "edit-loop" ? isEdit : isRead;
             const before = calls(s.events.slice(0, first + 1)).filter(repeated).length;
             assert.ok(before >= 3 && before <= 4, `first intervention (${interventions[0].detector}) after ${before} repeats`);
           });

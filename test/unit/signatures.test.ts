@@ -118,6 +118,11 @@ describe("stable output", () => {
     assert.equal(stableOutput("[2026-01-02T10:11:12Z] ok"), stableOutput("[2026-01-02T10:15:00Z] ok"));
     assert.equal(stableOutput("<Model object at 0x7f3a2b1c9d80>"), stableOutput("<Model object at 0x7f11aa0b3e10>"));
     assert.notEqual(stableOutput("2 failing"), stableOutput("1 failing"));
+    // Gemini CLI's shell tool ends every result with the process group it ran in.
+    assert.equal(stableOutput("Output: total.js\nProcess Group PGID: 5714"), stableOutput("Output: total.js\nProcess Group PGID: 6080"));
+    assert.equal(stableOutput("Output: ok\nBackground PIDs: 12, 13"), stableOutput("Output: ok\nBackground PIDs: 99, 100"));
+    assert.notEqual(stableOutput("Output: a.js\nProcess Group PGID: 5714"), stableOutput("Output: b.js\nProcess Group PGID: 5714"));
+    assert.notEqual(stableOutput("workers: 3"), stableOutput("workers: 4"));
     assert.notEqual(stableOutput("in_progress (test 2/4)"), stableOutput("in_progress (test 3/4)"));
   });
 });
