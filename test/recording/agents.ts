@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ToolNaming } from "./fakeModel";
+import type { ScenarioName } from "./scenarios";
 
 export interface RunPlan {
   command: string;
@@ -24,6 +25,8 @@ export interface Agent {
   prepare(o: { home: string; work: string; port: number; prompt: string; bin: (name: string) => string }): RunPlan;
   /** The session files the run left, to keep as fixtures (after `finish`, if any). */
   sessionFiles(o: { home: string; work: string }): string[];
+  /** Extra runs of a scenario with the agent's settings changed (written into `home` after `prepare`). */
+  variants?: { name: string; scenario: ScenarioName; tweak: (home: string) => void }[];
   /** Keep what the run printed on stdout as a fixture too, under this name (a JSON event stream). */
   keepStdoutAs?: string;
   /** Extra steps after the run (e.g. an export command), returning files it wrote. */
@@ -84,6 +87,18 @@ export const GEMINI: Agent = {
     };
   },
   sessionFiles: ({ home }) => findFiles(path.join(home, ".gemini", "tmp"), /[\\/]chats[\\/].*\.jsonl?$/),
+  variants: [{
+    // The CLI's own guard on, as shipped: it stops the turn at the 5th identical call, records its
+    // "Potential loop detected" note as a user record, then rewrites the history with `$set`.
+    name: "build-loop-guarded",
+    scenario: "build-loop",
+    tweak: (home) => {
+      const file = path.join(home, ".gemini", "settings.json");
+      const settings = JSON.parse(fs.readFileSync(file, "utf8"));
+      settings.model.disableLoopDetection = false;
+      fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+    },
+  }],
 };
 
 export const CLAUDE_CODE: Agent = {

@@ -43,8 +43,12 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 async function recordAgent(agent: Agent, model: FakeModel, port: number, only: ScenarioName[]): Promise<void> {
   const installDir = ensureInstalled(agent);
   const bin = (name: string) => path.join(installDir, "node_modules", ".bin", name);
-  for (const scenario of only) {
-    const runDir = path.join(RUNS, agent.name, scenario);
+  const runs = [
+    ...only.map((scenario) => ({ name: scenario as string, scenario, tweak: undefined as ((home: string) => void) | undefined })),
+    ...(agent.variants ?? []).filter((v) => only.includes(v.scenario)),
+  ];
+  for (const { name, scenario, tweak } of runs) {
+    const runDir = path.join(RUNS, agent.name, name);
     fs.rmSync(runDir, { recursive: true, force: true });
     const home = path.join(runDir, "home");
     const work = path.join(runDir, "work");
@@ -52,9 +56,10 @@ async function recordAgent(agent: Agent, model: FakeModel, port: number, only: S
     makeWorkFolder(work);
     model.play(scenario, agent.naming(work));
     const plan = agent.prepare({ home, work, port, prompt: PROMPTS[scenario], bin });
+    tweak?.(home);
     const started = Date.now();
     const result = await run(plan.command, plan.args, work, plan.env);
-    const outDir = path.join(FIXTURES, agent.name, scenario);
+    const outDir = path.join(FIXTURES, agent.name, name);
     fs.rmSync(outDir, { recursive: true, force: true });
     fs.mkdirSync(outDir, { recursive: true });
     const extra = agent.finish?.({ home, work, env: plan.env, bin, out: outDir }) ?? [];
@@ -65,7 +70,7 @@ async function recordAgent(agent: Agent, model: FakeModel, port: number, only: S
     const files = agent.sessionFiles({ home, work });
     for (const f of files) fs.copyFileSync(f, path.join(outDir, path.basename(f)));
     const steps = model.log.filter((r) => !r.side).length;
-    const note = `${agent.name} ${scenario}: exit ${result.code}${result.timedOut ? " (timed out)" : ""} in ${Date.now() - started} ms, ${model.log.length} model requests (${steps} scripted), ${files.length + extra.length} file(s) kept`;
+    const note = `${agent.name} ${name}: exit ${result.code}${result.timedOut ? " (timed out)" : ""} in ${Date.now() - started} ms, ${model.log.length} model requests (${steps} scripted), ${files.length + extra.length} file(s) kept`;
     console.log(note);
     if (files.length + extra.length === 0 || result.code !== 0) {
       fs.writeFileSync(path.join(runDir, "stdout.txt"), result.out);
@@ -74,7 +79,7 @@ async function recordAgent(agent: Agent, model: FakeModel, port: number, only: S
     }
   }
   const meta = path.join(FIXTURES, agent.name, "RECORDED.json");
-  fs.writeFileSync(meta, JSON.stringify({ package: agent.pkg, version: agent.version, recordedWith: "npm run fixtures:record", scenarios: SCENARIOS }, null, 2) + "\n");
+  fs.writeFileSync(meta, JSON.stringify({ package: agent.pkg, version: agent.version, recordedWith: "npm run fixtures:record", scenarios: SCENARIOS, variants: (agent.variants ?? []).map((v) => v.name) }, null, 2) + "\n");
 }
 
 async function main(): Promise<void> {

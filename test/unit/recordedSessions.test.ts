@@ -30,7 +30,7 @@ const commandOf = (c: ToolCallEvent) => String(c.input.command ?? "");
 const isRead = (c: ToolCallEvent) => /^(read_file|Read|read)$/.test(c.name);
 const isEdit = (c: ToolCallEvent) => /^(replace|Edit|edit)$/.test(c.name);
 
-function sessionFiles(agent: string, scenario: ScenarioName): string[] {
+function sessionFiles(agent: string, scenario: string): string[] {
   const dir = path.join(RECORDED, agent, scenario);
   return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /\.jsonl?$/.test(f)).map((f) => path.join(dir, f)) : [];
 }
@@ -56,9 +56,15 @@ describe("sessions recorded from the real agents", () => {
         for (const scenario of SCENARIOS) assert.ok(sessionFiles(agent, scenario).length > 0, `${agent}/${scenario}: no session file`);
       });
 
-      for (const scenario of SCENARIOS) {
-        for (const file of sessionFiles(agent, scenario)) {
-          const label = `${scenario}/${path.basename(file)}`;
+      // Variants are a scenario run with the agent's settings changed (e.g. its own loop guard on).
+      const meta = JSON.parse(fs.readFileSync(path.join(RECORDED, agent, "RECORDED.json"), "utf8")) as { variants?: string[] };
+      const runs: [string, ScenarioName][] = [
+        ...SCENARIOS.map((s): [string, ScenarioName] => [s, s]),
+        ...(meta.variants ?? []).map((v): [string, ScenarioName] => [v, SCENARIOS.find((s) => v.startsWith(s)) as ScenarioName]),
+      ];
+      for (const [run, scenario] of runs) {
+        for (const file of sessionFiles(agent, run)) {
+          const label = `${run}/${path.basename(file)}`;
           const loop = scenario.endsWith("-loop");
 
           it(`${label}: one user event (the prompt), every call answered once, results after their calls`, () => {
@@ -91,10 +97,11 @@ describe("sessions recorded from the real agents", () => {
           });
 
           if (scenario === "build-loop") {
-            it(`${label}: seven builds, each a failure whatever the tool's status said, caught by tool-failure`, () => {
+            it(`${label}: ${run === scenario ? "seven builds" : "the builds the agent let through"}, each a failure whatever the tool's status said, caught by tool-failure`, () => {
               const s = readOne(file);
               const builds = calls(s.events).filter((c) => commandOf(c) === "npm run build");
-              assert.equal(builds.length, 7);
+              // With its own guard on, Gemini CLI stops the turn before the 5th identical call runs.
+              if (run === scenario) assert.equal(builds.length, 7); else assert.ok(builds.length >= 3 && builds.length < 7, `${builds.length} builds`);
               for (const b of builds) {
                 const r = results(s.events).find((x) => x.id === b.id);
                 assert.equal(r?.ok, false, `build ${b.id} not read as a failure`);
