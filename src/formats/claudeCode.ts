@@ -70,6 +70,12 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
 
   for (const { value, line } of lines) {
     if (!isRecord(value) || typeof value.type !== "string") { fail(line, `expected a transcript entry with a string "type"`); continue; }
+    // A prompt the person typed while the agent was busy is delivered as a "queued_command" attachment.
+    const queued = value.type === "attachment" && isRecord(value.attachment) && value.attachment.type === "queued_command" ? value.attachment : undefined;
+    if (queued && value.isSidechain !== true && queued.isMeta !== true) {
+      const text = typeof queued.prompt === "string" ? queued.prompt : contentText(queued.prompt);
+      if (text.trim() !== "") { b.endRequest(); currentMessageId = undefined; b.user(text, toMillis(value.timestamp)); continue; }
+    }
     if (value.type !== "user" && value.type !== "assistant") {
       ignored.add(KNOWN_LINE_TYPES.has(value.type) ? `"${value.type}" line (nothing to replay)` : `unknown line type "${value.type}"`);
       continue;

@@ -167,8 +167,10 @@ describe("one rule for every reader", () => {
       const cs = parseClaudeCode(withLine(c, { type: "hologram", sessionId: "s" }), c, false);
       assert.equal(cs?.ignored?.['unknown line type "hologram"'], 1);
       const p = first("pi", "productive");
-      const ps = parsePi(withLine(p, { type: "hologram", id: "zz", parentId: null }), p, false);
-      assert.ok(ps.events.length === 0 || ps.ignored?.['unknown entry type "hologram"'] === 1);
+      const leaf = fs.readFileSync(p, "utf8").trim().split("\n").map((l) => JSON.parse(l)).pop();
+      const ps = parsePi(withLine(p, { type: "hologram", id: "zz", parentId: leaf.id }), p, false);
+      assert.equal(ps.ignored?.['unknown entry type "hologram"'], 1);
+      assert.equal(ps.events.length, parsePi(fs.readFileSync(p, "utf8"), p, false).events.length);
     });
 
     it("opencode: an unknown part type and an unknown role are set aside and named", () => {
@@ -239,6 +241,24 @@ describe("one rule for every reader", () => {
       const s = parseClaudeCode(withLine(f, { type: "user", sessionId: "s", isSidechain: false, message: { role: "user", content: [{ type: "text", text: "[Request interrupted by user]" }] } }), f, false);
       assert.equal(users(s!.events).length, 1);
       assert.equal(s!.ignored?.["interruption marker (ends the request)"], 1);
+    });
+
+    it("Claude Code: a prompt typed while the agent works (queued_command attachment) is a user event; a meta one is not", () => {
+      const f = first("claude-code", "productive");
+      const queued = (prompt: string, isMeta?: boolean) => ({ type: "attachment", sessionId: "s", isSidechain: false, timestamp: "2026-11-24T16:00:00.000Z", attachment: { type: "queued_command", prompt, origin: { kind: "unclassified" }, ...(isMeta ? { isMeta } : {}) } });
+      const s = parseClaudeCode(withLine(f, queued("Also update the README.")) + JSON.stringify(queued("forwarded note", true)) + "\n", f, false);
+      assert.deepEqual(users(s!.events).map((u) => u.text).slice(1), ["Also update the README."]);
+    });
+
+    it("Gemini CLI: a cancelled call is a failure, and the CLI's note ends the request", () => {
+      const f = first("gemini-cli", "productive");
+      const call = { id: "g-x", type: "gemini", timestamp: "2026-11-24T16:00:00.000Z", content: "Building.", model: "gemini-2.5-pro", toolCalls: [{ id: "c-x", name: "run_shell_command", args: { command: "npm run build" }, status: "cancelled" }] };
+      const note = { id: "i-x", type: "info", timestamp: "2026-11-24T16:00:01.000Z", content: "Request cancelled." };
+      const s = parseGeminiCli(withLine(f, call) + JSON.stringify(note) + "\n", f, false);
+      assert.equal(results(s.events).find((r) => r.id === "c-x")?.ok, false);
+      assert.equal(s.ignored?.['CLI note ("info" record)'], 1);
+      assert.equal(s.events[s.events.length - 1].t, "tool_result");
+      assert.equal(users(s.events).length, 1);
     });
 
     it("pi: an aborted response ends its request; the user's own shell command is not the agent's", () => {
