@@ -25,13 +25,13 @@ export interface Step {
   action?: Action;
 }
 
-export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest" | "edit-loop" | "listing-loop";
+export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest" | "edit-loop" | "listing-loop" | "productive-listing";
 
 /**
  * Scenarios recorded for every agent. The first two are the issue's; the others are held out: the
  * readers were not changed for them (edit-loop was recorded after the readers and tests were done).
  */
-export const SCENARIOS: ScenarioName[] = ["build-loop", "productive", "reread-loop", "productive-retest", "edit-loop", "listing-loop"];
+export const SCENARIOS: ScenarioName[] = ["build-loop", "productive", "reread-loop", "productive-retest", "edit-loop", "listing-loop", "productive-listing"];
 
 export const PROMPTS: Record<ScenarioName, string> = {
   "build-loop": "The build is broken. Run npm run build and make it pass.",
@@ -39,6 +39,7 @@ export const PROMPTS: Record<ScenarioName, string> = {
   "reread-loop": "What does src/total.js export?",
   "edit-loop": "Make total() skip items without a price.",
   "listing-loop": "Which files are in src?",
+  "productive-listing": "Add src/tax.js, src/discount.js and src/shipping.js, each exporting a placeholder function, and check each lands in src.",
   "productive-retest": "Make npm test pass, then add a test for an empty list and make sure it passes too.",
 };
 
@@ -72,6 +73,16 @@ export function stepOf(scenario: ScenarioName, n: number): Step {
       // A command that succeeds with the same output every time, run again and again.
       if (n < 7) return { thought: n === 0 ? "List the folder." : "Let me list the folder again to be sure.", text: "Listing src.", action: { kind: "shell", command: "ls src" } };
       return { text: "src holds total.js." };
+    case "productive-listing": {
+      // The same listing after each new file: the output changes every time (the look-alike of listing-loop).
+      const names = ["tax", "discount", "shipping"];
+      if (n < 6) {
+        const name = names[Math.floor(n / 2)];
+        if (n % 2 === 0) return { thought: `Create src/${name}.js.`, text: `Writing src/${name}.js.`, action: { kind: "write", path: `src/${name}.js`, content: `exports.${name} = () => 0;\n` } };
+        return { thought: "Check the folder.", text: "Listing src.", action: { kind: "shell", command: "ls src" } };
+      }
+      return { text: "Added tax.js, discount.js and shipping.js to src." };
+    }
     case "productive": {
       const plan: Step[] = [
         { thought: "First, see how the build fails.", text: "Running the build.", action: { kind: "shell", command: "npm run build" } },
