@@ -73,6 +73,7 @@ async function recordAgent(agent: Agent, model: FakeModel, port: number, only: S
     const note = `${agent.name} ${name}: exit ${result.code}${result.timedOut ? " (timed out)" : ""} in ${Date.now() - started} ms, ${model.log.length} model requests (${steps} scripted), ${files.length + extra.length} file(s) kept`;
     console.log(note);
     if (files.length + extra.length === 0 || result.code !== 0) {
+      process.exitCode = 1; // a broken recording must not pass for a new one
       fs.writeFileSync(path.join(runDir, "stdout.txt"), result.out);
       fs.writeFileSync(path.join(runDir, "stderr.txt"), result.err);
       console.log(`  see ${path.relative(REPO, runDir)}/std{out,err}.txt; last stderr: ${result.err.trim().split("\n").slice(-3).join(" | ")}`);
