@@ -120,7 +120,7 @@ describe("Roo actions against Roo's semantics", () => {
     await waitUntil(() => api.__test.state().waiting === "approval");
     const outcome = await conn.act(f.taskId, intervention("warn", "Loop Sentinel: same command again."));
     assert.ok(outcome.ok);
-    assert.match(outcome.done, /held until you answer/);
+    assert.match(outcome.done, /held until Roo Code.s pending approval is answered/);
     assert.deepEqual(actionCalls(api), [], "nothing sent while the user decides");
     await api.pressPrimaryButton(); // the user approves
     await waitUntil(() => actionCalls(api).some((c) => c.method === "sendMessage"));

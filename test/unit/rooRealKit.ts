@@ -85,3 +85,62 @@ export function replayThroughEngine(name: string): EngineReplay {
   }
   return { events, interventions, calls, requests: events.filter((e) => e.t === "request").length };
 }
+
+/**
+ * Roo's API replaying one recorded scenario, one event per macrotask so actions interleave as they
+ * would live. What it does on its own after an action is only what the same recordings show the real
+ * Roo doing: a cancel ends the recorded stream and Roo asks `resume_task`; a message sent while that
+ * question waits comes back as `user_feedback`. A message sent at any other moment is not answered
+ * here: whether the real Roo passed it on is in the recording itself.
+ */
+export class RecordedRoo {
+  readonly calls: Array<{ method: string; args: unknown[] }> = [];
+  private listeners = new Map<string, Set<(...args: unknown[]) => void>>();
+  private stopped = false;
+  private resumeAskTs: number | undefined;
+  private clock = 0;
+  readonly taskId: string;
+
+  constructor(private readonly lines: RecordedLine[]) {
+    this.taskId = lines.find((l) => l.kind === "scenario-start")?.taskId ?? "task";
+  }
+
+  on(event: string, l: (...args: unknown[]) => void): void {
+    if (!this.listeners.has(event)) this.listeners.set(event, new Set());
+    this.listeners.get(event)!.add(l);
+  }
+  off(event: string, l: (...args: unknown[]) => void): void { this.listeners.get(event)?.delete(l); }
+  private emit(event: string, ...args: unknown[]): void { for (const l of this.listeners.get(event) ?? []) l(...args); }
+  private message(m: RooMessage, action: "created" | "updated" = "created"): void { this.emit("message", { taskId: this.taskId, action, message: m }); }
+
+  getCurrentTaskStack(): string[] { return [this.taskId]; }
+  async startNewTask(): Promise<string> { return this.taskId; }
+  async cancelCurrentTask(): Promise<void> {
+    this.calls.push({ method: "cancelCurrentTask", args: [] });
+    this.stopped = true;
+    this.emit("taskAborted", this.taskId);
+    setTimeout(() => { this.resumeAskTs = ++this.clock + 1e15; this.message({ ts: this.resumeAskTs, type: "ask", ask: "resume_task", text: "" }); }, 5);
+  }
+  async sendMessage(text?: string): Promise<void> {
+    this.calls.push({ method: "sendMessage", args: [text] });
+    if (this.resumeAskTs !== undefined) {
+      this.resumeAskTs = undefined;
+      this.message({ ts: ++this.clock + 1e15, type: "say", say: "user_feedback", text: text ?? "" });
+      this.emit("taskAskResponded", this.taskId);
+    }
+  }
+  async deleteQueuedMessage(id: string): Promise<void> { this.calls.push({ method: "deleteQueuedMessage", args: [id] }); }
+  isReady(): boolean { return true; }
+
+  /** Plays the recording until its end or a cancel. */
+  async play(): Promise<void> {
+    for (const line of this.lines) {
+      if (this.stopped) return;
+      const ev = apiEventOf(line);
+      if (!ev) continue;
+      if (ev.name === "message") this.clock = Math.max(this.clock, line.ts ?? 0);
+      this.emit(ev.name, ...ev.args);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+}
