@@ -10,6 +10,7 @@
   const closed = new Set(saved.closed || []);
   function remember() { vscode.setState({ selected, opened: [...opened], closed: [...closed] }); }
 
+  const DELIVERY_LABEL = { pending: "delivery not yet confirmed", delivered: "the model has it", undelivered: "not delivered" };
   const ACTION_LABEL = { warn: "Warned", block: "Refused call", abort: "Aborted response", stop: "Stopped task" };
   const ALERT_LABEL = { none: "", warning: "loop suspected", intervened: "intervened" };
 
@@ -109,7 +110,8 @@
             el("span", { class: "iv-line" }, iv.summary)),
           evidence(iv),
           el("div", { class: "ev" }, el("span", { class: "ev-label" }, "Guidance: "), el("blockquote", {}, iv.message)),
-          el("div", { class: "outcome" + (iv.ok === false ? " failed" : "") }, "Outcome: " + (iv.outcome || "—")),
+          el("div", { class: "outcome" + (iv.ok === false ? " failed" : "") }, "Outcome: " + (iv.outcome || "—"),
+            iv.delivery ? el("span", { class: "badge delivery " + iv.delivery }, DELIVERY_LABEL[iv.delivery] || iv.delivery) : null),
           iv.ignored ? el("p", { class: "muted" }, "This pattern is ignored from now on.") :
             el("button", { class: "secondary", onclick: () => vscode.postMessage({ type: "ignore", key: s.key, pattern: iv.key }) }, "Ignore this pattern"));
         details.addEventListener("toggle", () => {

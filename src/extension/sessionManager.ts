@@ -4,6 +4,7 @@
  * It also keeps what the UI shows: a bounded timeline, the interventions with their outcome and
  * the tokens spent inside loops. No vscode import: unit-tested with a fake adapter in plain Node.
  */
+import type { ActionOutcome } from "../hosts/hostAdapter";
 import type { DetectorStatus, Evidence } from "../engine/detector";
 import type { EngineConfig } from "../engine/config";
 import { defaultConfig } from "../engine/config";
@@ -77,6 +78,8 @@ export interface InterventionRecord {
   /** What was done about it, in a sentence ("cancelled the request, sent guidance", "waiting for your answer"). */
   outcome: string;
   ok?: boolean;
+  /** Whether the model got the guidance, as far as the host shows it ("pending" until it does). */
+  delivery?: "pending" | "delivered" | "undelivered";
   ts?: number;
   ignored: boolean;
 }
@@ -381,8 +384,30 @@ export class SessionManager implements Disposable {
       record.ok = outcome.ok;
       (outcome.ok ? this.deps.log.info : this.deps.log.warn).call(this.deps.log, `${s.summary.hostLabel} task ${s.summary.taskId}: ${iv.action} → ${outcome.done}`);
       this.deps.notify?.(s.summary, iv, outcome.done);
+      if (outcome.delivery) this.followDelivery(s, record, iv, outcome.delivery);
       this.changed.fire();
     });
+  }
+
+  /** Outside the action chain: a later action must not wait for the host to show this one arrived. */
+  private followDelivery(s: SessionState, record: InterventionRecord, iv: Intervention, delivery: Promise<ActionOutcome>): void {
+    record.delivery = "pending";
+    delivery.then(
+      (final) => {
+        record.outcome = final.done;
+        record.ok = final.ok;
+        record.delivery = final.ok ? "delivered" : "undelivered";
+        (final.ok ? this.deps.log.info : this.deps.log.warn).call(this.deps.log, `${s.summary.hostLabel} task ${s.summary.taskId}: ${iv.action} → ${final.done}`);
+        if (!final.ok) this.deps.notify?.(s.summary, iv, final.done);
+        this.changed.fire();
+      },
+      (err: unknown) => {
+        record.outcome = `delivery unknown: ${String(err)}`;
+        record.ok = false;
+        record.delivery = "undelivered";
+        this.changed.fire();
+      },
+    );
   }
 
   private rememberGuidance(s: SessionState, text: string): void {

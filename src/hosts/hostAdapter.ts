@@ -44,6 +44,12 @@ export interface ActionOutcome {
   /** What was done, in a sentence, for the log and the panel ("cancelled task, sent guidance"). */
   done: string;
   ok: boolean;
+  /**
+   * Guidance was sent and the host will show whether the model got it: settles with the final
+   * outcome (delivered, re-sent another way, or not delivered). Absent when nothing was sent or the
+   * host cannot tell.
+   */
+  delivery?: Promise<ActionOutcome>;
 }
 
 export interface HostAdapter extends Disposable {

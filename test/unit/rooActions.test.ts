@@ -89,12 +89,13 @@ describe("Roo actions against Roo's semantics", () => {
     conn.dispose();
   });
 
-  it("block under auto-approval: cancelled on the partial ask, before Roo approves and runs it, then guided", async () => {
+  it("block under auto-approval: Roo completes the ask only once it approved it, so the running request is cancelled, then guided", async () => {
+    // Real Roo 3.52 (shared/hosts/roo-real) shows a partial ask with placeholder arguments and
+    // completes it after auto-approving it: the call is known only once it runs.
     const { conn, events } = connect(api);
     const f = loadStream("tool-loop-auto");
     let acted: Promise<{ ok: boolean; done: string }> | undefined;
     let callsSeen = 0;
-    // Act the moment the second call is passed on, the way the extension does.
     conn.dispose();
     const live = new RooConnection({
       hostId: "roo-code", label: "Roo Code", api: api as unknown as RooApiLike, log: () => undefined, timing: TIMING,
@@ -107,14 +108,8 @@ describe("Roo actions against Roo's semantics", () => {
     await waitUntil(() => acted !== undefined);
     const outcome = await acted!;
     assert.ok(outcome.ok, outcome.done);
-    assert.match(outcome.done, /cancelled before Roo auto-approved read_file/);
+    assert.match(outcome.done, /auto-approved and ran; cancelled the running request/);
     assert.deepEqual(actionCalls(api).map((c) => c.method), ["cancelCurrentTask", "sendMessage"]);
-    // Roo never completed (approved) the second read_file ask.
-    const cancelAt = actionCalls(api)[0].at;
-    const completedAsks = api.__test.emitted.filter((e) => e.name === "message" && (e.summary as { type?: string; partial?: boolean }).type === "ask" && (e.summary as { partial?: boolean }).partial === false);
-    const askTs = new Set(completedAsks.map((e) => (e.summary as { ts: number }).ts));
-    assert.equal(askTs.size, 1, "only the first call was approved");
-    assert.ok(completedAsks.every((e) => e.at <= cancelAt));
     live.dispose();
   });
 
@@ -125,7 +120,7 @@ describe("Roo actions against Roo's semantics", () => {
     await waitUntil(() => api.__test.state().waiting === "approval");
     const outcome = await conn.act(f.taskId, intervention("warn", "Loop Sentinel: same command again."));
     assert.ok(outcome.ok);
-    assert.match(outcome.done, /held until you answer/);
+    assert.match(outcome.done, /held until Roo Code.s pending approval is answered/);
     assert.deepEqual(actionCalls(api), [], "nothing sent while the user decides");
     await api.pressPrimaryButton(); // the user approves
     await waitUntil(() => actionCalls(api).some((c) => c.method === "sendMessage"));

@@ -204,18 +204,17 @@ describe("Roo translator: recorded streams", () => {
     assert.equal(got, lastText);
   });
 
-  it("auto-approved tool loop: each read_file passed on once, before Roo approves it", () => {
+  it("auto-approved tool loop: each read_file passed on once, at its complete ask", () => {
     const f = loadStream("tool-loop-auto");
     const out = translateFixture(f);
     const calls = out.filter((x) => x.event.t === "tool_call");
     assert.equal(calls.length, 10);
     for (const c of calls) {
       assert.equal((c.event as { name: string }).name, "read_file");
-      assert.deepEqual((c.event as { input: unknown }).input, { path: "src/routes/health.ts" });
-      // The call is passed on at the stream's end (reasoning completed), before taskAskResponded.
-      const responded = f.events.findIndex((e, i) => i > c.index && e.name === "taskAskResponded");
-      const complete = f.events.findIndex((e, i) => i > c.index && e.name === "message" && (e.args[0] as { message: RooMessage }).message.partial === false && (e.args[0] as { message: RooMessage }).message.type === "ask");
-      assert.ok(responded > c.index && complete > c.index, `call at ${c.index}, approval at ${responded}`);
+      assert.equal((c.event as { input: { path?: unknown } }).input.path, "src/routes/health.ts");
+      const m = (f.events[c.index].args[0] as { message: RooMessage }).message;
+      assert.equal(m.type, "ask");
+      assert.equal(m.partial, false, "never from a partial ask: its arguments may be placeholders");
     }
     assert.equal(out.filter((x) => x.event.t === "end").length, 10, "usage of every request");
   });
@@ -270,5 +269,50 @@ describe("Roo translator + engine: chunk-size invariance", () => {
       assert.equal(got.detector, exact.detector);
       assert.ok(got.chars >= exact.chars && got.chars < exact.chars + size + 200, `${size}: fired after ${got.chars} chars, exact ${exact.chars}`);
     }
+  });
+});
+
+describe("Roo translator: calls Roo refuses before asking", () => {
+  const req = (ts: number, usage = false, cancel = false) => ({ ts, type: "say" as const, say: "api_req_started", text: JSON.stringify(usage ? { tokensIn: 10, tokensOut: 2, ...(cancel ? { cancelReason: "user_cancelled" } : {}) } : {}) });
+  const partialCommand = (ts: number) => ({ ts, type: "ask" as const, ask: "command", text: "", partial: true });
+
+  it("a tool ask left partial when the next request starts is a failed call without arguments", () => {
+    const t = new RooTaskTranslator();
+    const out = [
+      ...t.message("created", { ts: 1, type: "say", say: "text", text: "List the files." }),
+      ...t.message("created", req(2)), ...t.message("created", partialCommand(3)), ...t.message("updated", req(2, true)),
+      ...t.message("created", req(4)),
+    ];
+    const call = out.find((e) => e.t === "tool_call");
+    const result = out.find((e) => e.t === "tool_result");
+    assert.deepEqual(call && { name: (call as { name: string }).name, input: (call as { input: unknown }).input }, { name: "execute_command", input: {} });
+    assert.ok(result && result.t === "tool_result" && !result.ok && /refused by the host/.test(result.error ?? ""));
+  });
+
+  it("not when the request was cancelled, or the task was resumed before the next request", () => {
+    for (const interruption of ["cancel", "resume"] as const) {
+      const t = new RooTaskTranslator();
+      const out = [
+        ...t.message("created", { ts: 1, type: "say", say: "text", text: "List the files." }),
+        ...t.message("created", req(2)), ...t.message("created", partialCommand(3)),
+        ...t.message("updated", req(2, true, interruption === "cancel")),
+        ...(interruption === "resume" ? t.message("created", { ts: 5, type: "ask", ask: "resume_task", text: "" }) : []),
+        ...t.message("created", req(6)),
+      ];
+      assert.equal(out.filter((e) => e.t === "tool_call").length, 0, interruption);
+    }
+  });
+
+  it("not when the ask completed (approved and run): that call is passed on once, with its arguments", () => {
+    const t = new RooTaskTranslator();
+    const out = [
+      ...t.message("created", { ts: 1, type: "say", say: "text", text: "List the files." }),
+      ...t.message("created", req(2)), ...t.message("created", partialCommand(3)), ...t.message("updated", req(2, true)),
+      ...t.message("updated", { ts: 3, type: "ask", ask: "command", text: "ls", partial: false, isAnswered: true }),
+      ...t.message("created", req(4)),
+    ];
+    const calls = out.filter((e) => e.t === "tool_call");
+    assert.equal(calls.length, 1);
+    assert.deepEqual((calls[0] as { input: unknown }).input, { command: "ls" });
   });
 });

@@ -13,6 +13,8 @@ class FakeAdapter implements HostAdapter {
   readonly acts: Array<{ taskId: string; action: string; message: string }> = [];
   state: HostStatus["state"] = "watching";
   failWith: Error | undefined;
+  /** When set, act() reports guidance sent and settles its delivery with this later. */
+  deliveryOf: ((iv: Intervention) => Promise<ActionOutcome>) | undefined;
   private readonly events = new Emitter<HostSessionEvent>();
   private readonly statuses = new Emitter<HostStatus>();
   readonly onEvent = this.events.subscribe;
@@ -22,6 +24,7 @@ class FakeAdapter implements HostAdapter {
   async act(taskId: string, iv: Intervention): Promise<ActionOutcome> {
     if (this.failWith) throw this.failWith;
     this.acts.push({ taskId, action: iv.action, message: iv.message });
+    if (this.deliveryOf) return { done: `sent ${iv.action}; waiting`, ok: true, delivery: this.deliveryOf(iv) };
     return { done: `did ${iv.action}`, ok: true };
   }
   emit(taskId: string, event: TraceEvent): void { this.events.fire({ hostId: this.hostId, taskId, event }); }
@@ -165,6 +168,26 @@ describe("session manager", () => {
     const iv = manager.snapshot("fake:A")!.interventions[0];
     assert.equal(iv.ok, false);
     assert.match(iv.outcome, /host went away/);
+  });
+
+  it("reports whether the model got the guidance once the host shows it, without holding up the next action", async () => {
+    const { adapter, manager } = setup();
+    const deliveries: Array<(o: ActionOutcome) => void> = [];
+    adapter.deliveryOf = () => new Promise<ActionOutcome>((r) => { deliveries.push(r); });
+    readLoop(adapter, "A", 3);
+    await settle(); await settle();
+    let iv = manager.snapshot("fake:A")!.interventions[0];
+    assert.equal(iv.delivery, "pending");
+    assert.match(iv.outcome, /waiting/);
+    readLoop(adapter, "A", 2, 3); // the block rung acts while the warning's delivery is still open
+    await settle(); await settle();
+    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn", "block"]);
+    deliveries[0]({ ok: false, done: "not delivered: the next request started without it" });
+    await settle();
+    iv = manager.snapshot("fake:A")!.interventions[0];
+    assert.equal(iv.delivery, "undelivered");
+    assert.equal(iv.ok, false);
+    assert.match(iv.outcome, /not delivered/);
   });
 
   it("a malformed event is logged and skipped", () => {

@@ -2,9 +2,11 @@
  * f. Identical successful calls that bring nothing new: same signature, same output, no write,
  * edit or mutating command in between. Polling whose output changes is progress; so is a
  * re-run after an edit (the epoch changes). Failures are counted apart by tool-failure.
- * A repeat after a wait (`sleep 60`, or a command that sleeps itself) is a poll: unchanged output
- * then means "not yet", so polls count one repeat per `pollsPerRepeat` of them. So is a repeat of
- * a call whose output already changed on its own this epoch (a growing log tailed again).
+ * A repeat after a wait (`sleep 60`, or a command that sleeps itself) that gave the world time to
+ * change (at least `pollMinIntervalSeconds` since the previous identical call) is a poll: unchanged
+ * output then means "not yet", so polls count one repeat per `pollsPerRepeat` of them. So is a
+ * repeat of a call whose output already changed on its own this epoch (a growing log tailed again).
+ * A short wait (`sleep 2; ls` every turn) buys nothing: its unchanged output counts in full.
  * Runs of a call that the user asked for ("run it three times") are not counted.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, Finding } from "../detector";
@@ -18,6 +20,8 @@ interface Streak {
   epoch: number;
   /** The session's wait count at the latest call: a higher one on the next call makes it a poll. */
   waitCount: number;
+  /** Time of the latest call, to tell a poll that waited long enough from a short wait. */
+  lastTs?: number;
   /** Output of the latest answered call in the streak. */
   lastHash?: string;
   /** Answered calls in a row with identical output (polls excepted). */
@@ -40,7 +44,7 @@ const MAX_SPELLINGS = 8;
 /** Unanswered calls tracked per streak (a host that never reports results must not grow it). */
 const MAX_PENDING = 64;
 
-export const TOOL_REPEAT_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 3, blockAt: 5, stopAt: 7, pollsPerRepeat: 4 };
+export const TOOL_REPEAT_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 3, blockAt: 5, stopAt: 7, pollsPerRepeat: 4, pollMinIntervalSeconds: 30 };
 
 export function suggestionForKind(kind: CallRecord["kind"]): string {
   switch (kind) {
@@ -84,10 +88,15 @@ class ToolRepeatDetector implements Detector {
       this.streaks.set(call.repeatKey, s);
     }
     if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature);
-    // A poll: a wait since the previous identical call, a command that waits itself, or a target
-    // whose output already changed on its own (a growing log, a job status): same output = not yet.
-    const isPoll = s.events.length > 0 && (call.waitCount !== s.waitCount || call.waits || s.live);
+    // A poll: a wait since the previous identical call long enough for something outside to move, or
+    // a target whose output already changed on its own (a growing log, a job status): same output =
+    // not yet. Without timestamps a wait is taken at its word.
+    const waited = call.waitCount !== s.waitCount || call.waits;
+    const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : undefined;
+    const longEnough = interval === undefined || interval >= Number(this.settings.pollMinIntervalSeconds ?? 0);
+    const isPoll = s.events.length > 0 && ((waited && longEnough) || s.live);
     s.waitCount = call.waitCount;
+    s.lastTs = call.ts;
     s.pending.set(call.id, isPoll);
     if (s.pending.size > MAX_PENDING) s.pending.delete(s.pending.keys().next().value as string);
     s.events.push(call.eventIndex);

@@ -18,6 +18,7 @@ export interface RooApiLike {
   resumeTask?(taskId: string): Promise<void>;
   isReady?(): boolean;
   getConfiguration?(): Record<string, unknown>;
+  deleteQueuedMessage?(messageId: string): unknown;
 }
 
 /** Methods an export must have to be driven as a Roo host (events in, cancel/guide out). */

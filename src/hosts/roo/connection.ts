@@ -8,6 +8,11 @@
  * - stop: cancel and leave the task at Roo's resume prompt for the user;
  * - warn: sendMessage(guidance), which Roo queues while busy and hands to the model with the next
  *   tool result; never used to answer an approval or a question meant for the user.
+ * Guidance counts as delivered only when Roo echoes it back as the user's message (`user_feedback`),
+ * which it does when it hands it to the model. The real Roo 3.52 sometimes takes a warning sent just
+ * as an auto-approved command starts as that command's input, and never drains a queued one in a
+ * mode that refuses every call: a new request that starts without the echo means it was not
+ * delivered, and a warning is then re-sent the way that always arrives (cancel, resume with it).
  * No vscode import: driven in unit tests by an object with Roo's semantics.
  */
 import type { Intervention } from "../../engine/session";
@@ -27,9 +32,12 @@ export interface ActionTiming {
   askCompleteTimeoutMs: number;
   /** How long to wait for Roo to confirm that a refusal was taken. */
   confirmMs: number;
+
+  /** How long sent guidance may wait for Roo's echo when no new request starts either (the task went idle). */
+  deliveryTimeoutMs: number;
 }
 
-export const ROO_ACTION_TIMING: ActionTiming = { resumeAskTimeoutMs: 5000, settleMs: 300, askCompleteTimeoutMs: 5000, confirmMs: 3000 };
+export const ROO_ACTION_TIMING: ActionTiming = { resumeAskTimeoutMs: 5000, settleMs: 300, askCompleteTimeoutMs: 5000, confirmMs: 3000, deliveryTimeoutMs: 60_000 };
 
 /** Tasks whose action state is kept (older ones are long finished). */
 const MAX_TASKS = 64;
@@ -43,6 +51,18 @@ interface AskState {
   answered: boolean;
 }
 
+type DeliveryResult = "delivered" | "missed" | "superseded" | "timeout";
+
+/** Guidance sent and not yet seen coming back from Roo as the user's message. */
+interface PendingDelivery {
+  text: string;
+  /** Requests that started since it was sent: one starting without the echo means it missed. */
+  requestsSince: number;
+  /** Roo's id for it while it sits in Roo's message queue. */
+  queuedId?: string;
+  settle(result: DeliveryResult): void;
+}
+
 interface MessageWaiter {
   match(m: RooMessage): boolean;
   resolve(m: RooMessage | undefined): void;
@@ -54,8 +74,13 @@ class TaskActivity {
   messageWaiters: MessageWaiter[] = [];
   answerWaiters: Array<() => void> = [];
   /** Guidance held back while an approval or question waits for the user. */
-  deferredGuidance: string | undefined;
+  deferredGuidance: { text: string; sent(delivery: Promise<DeliveryResult> | undefined): void } | undefined;
   answeredAsks = new BoundedMap<number, true>(64);
+  deliveries: PendingDelivery[] = [];
+  /** Roo's ids of our guidance waiting in its message queue. */
+  queuedIds: string[] = [];
+  /** Actions in progress on this task (a missed warning is re-sent only when none is). */
+  acting = 0;
 }
 
 export interface RooConnectionOptions {
@@ -96,6 +121,7 @@ export class RooConnection {
     this.listen("taskAskResponded", (taskId) => this.onAskResponded(taskId));
     this.listen("taskToolFailed", (taskId, tool, error) => this.onToolFailed(taskId, tool, error));
     this.listen("taskCreated", (taskId) => { if (typeof taskId === "string") this.seenTasks.set(taskId, true); });
+    this.listen("queuedMessagesUpdated", (taskId, queue) => this.onQueueUpdated(taskId, queue));
   }
 
   /** Tasks seen since connecting. */
@@ -116,6 +142,9 @@ export class RooConnection {
     for (const a of this.activity.values()) {
       for (const w of a.messageWaiters) w.resolve(undefined);
       a.messageWaiters = [];
+      for (const d of [...a.deliveries]) d.settle("superseded");
+      a.deferredGuidance?.sent(undefined);
+      a.deferredGuidance = undefined;
     }
   }
 
@@ -148,6 +177,7 @@ export class RooConnection {
     this.seenTasks.set(taskId, true);
     const a = this.task(taskId);
     this.trackAsk(a, m);
+    if (action === "created" && m.type === "say" && m.say === "api_req_started" && a.deliveries.length) this.requestStarted(a);
     const t = this.translator.task(taskId);
     const events = t.message(action, m, this.now());
     for (const event of events) this.options.emit({ hostId: this.options.hostId, taskId, title: t.title, event });
@@ -186,9 +216,12 @@ export class RooConnection {
     a.answerWaiters = [];
     for (const w of waiters) w();
     if (a.deferredGuidance !== undefined) {
-      const text = a.deferredGuidance;
+      const held = a.deferredGuidance;
       a.deferredGuidance = undefined;
-      void this.send(taskId, text).catch((err) => this.options.log(`${this.options.label}: deferred guidance not sent: ${String(err)}`));
+      void this.send(taskId, held.text).then(
+        ({ delivery }) => held.sent(delivery),
+        (err) => { this.options.log(`${this.options.label}: held guidance not sent: ${String(err)}`); held.sent(undefined); },
+      );
     }
   }
 
@@ -204,10 +237,32 @@ export class RooConnection {
   private consumeEcho(taskId: string, text: string): boolean {
     const a = this.activity.peek(taskId);
     if (!a || a.echoes.length === 0) return false;
-    const i = a.echoes.indexOf(normalise(text));
+    const normalised = normalise(text);
+    const i = a.echoes.indexOf(normalised);
     if (i === -1) return false;
     a.echoes.splice(i, 1);
+    a.deliveries.find((d) => d.text === normalised)?.settle("delivered");
     return true;
+  }
+
+  /** A new request began: guidance sent before the previous one started and still not echoed missed it. */
+  private requestStarted(a: TaskActivity): void {
+    for (const d of [...a.deliveries]) {
+      if (++d.requestsSince >= 2 || (d.requestsSince >= 1 && d.queuedId === undefined)) d.settle("missed");
+    }
+  }
+
+  private onQueueUpdated(taskId: unknown, queue: unknown): void {
+    if (typeof taskId !== "string") return;
+    const a = this.activity.peek(taskId);
+    if (!a || !Array.isArray(queue)) return;
+    for (const d of a.deliveries) {
+      const q = queue.find((m): m is { id: string; text: string } => typeof m === "object" && m !== null && typeof (m as { id?: unknown }).id === "string" && normalise(String((m as { text?: unknown }).text ?? "")) === d.text);
+      // Roo drains its queue at the next ask of the running request: a queued message waits one request longer.
+      d.queuedId = q?.id;
+    }
+    a.queuedIds = queue.filter((m) => typeof m === "object" && m !== null && a.echoes.includes(normalise(String((m as { text?: unknown }).text ?? ""))))
+      .map((m) => String((m as { id?: unknown }).id));
   }
 
   // ---- actions out -----------------------------------------------------------------------------
@@ -221,11 +276,25 @@ export class RooConnection {
         return { ok: false, done: `not sent: ${this.options.label}'s API reaches only its current task${current ? "" : " (none is running)"}, and this task is not it` };
       }
       const a = this.task(taskId);
+      if (iv.action !== "warn") for (const d of [...a.deliveries]) d.settle("superseded");
+      a.acting++;
+      try {
+        return await this.actOn(taskId, a, iv);
+      } finally {
+        a.acting--;
+      }
+    } catch (err) {
+      return { ok: false, done: `failed: ${(err as Error).message ?? String(err)}` };
+    }
+  }
+
+  private async actOn(taskId: string, a: TaskActivity, iv: Intervention): Promise<ActionOutcome> {
+    {
       const waiting = a.lastAsk && a.lastAsk.complete && !a.lastAsk.answered ? a.lastAsk : undefined;
       if (waiting?.ask === "mistake_limit_reached") {
         // Roo's own loop guard is asking the user: guidance is the answer it wants.
-        await this.send(taskId, iv.message);
-        return { ok: true, done: `answered ${this.options.label}'s "stuck in a loop" question with guidance` };
+        const { delivery } = await this.send(taskId, iv.message);
+        return this.pending(`answered ${this.options.label}'s "stuck in a loop" question with guidance`, delivery);
       }
       switch (iv.action) {
         case "warn": return await this.warn(taskId, a, waiting, iv.message);
@@ -239,8 +308,6 @@ export class RooConnection {
         case "block": return await this.block(taskId, a, iv);
         default: return { ok: false, done: `unknown action "${String((iv as { action: unknown }).action)}"` };
       }
-    } catch (err) {
-      return { ok: false, done: `failed: ${(err as Error).message ?? String(err)}` };
     }
   }
 
@@ -249,30 +316,84 @@ export class RooConnection {
     return Array.isArray(stack) && stack.length ? stack[stack.length - 1] : undefined;
   }
 
-  private async send(taskId: string, text: string): Promise<void> {
+  /** Sends guidance; the promise settles when Roo echoes it (delivered) or a request starts without it. */
+  private async send(taskId: string, text: string): Promise<{ delivery: Promise<DeliveryResult> }> {
     const a = this.task(taskId);
-    a.echoes.push(normalise(text));
+    const normalised = normalise(text);
+    a.echoes.push(normalised);
     if (a.echoes.length > MAX_PENDING_ECHOES) a.echoes.shift();
+    const delivered = new Promise<DeliveryResult>((resolve) => {
+      const timer = setTimeout(() => d.settle("timeout"), this.timing.deliveryTimeoutMs);
+      const d: PendingDelivery = {
+        text: normalised,
+        requestsSince: 0,
+        settle: (result) => {
+          clearTimeout(timer);
+          a.deliveries = a.deliveries.filter((x) => x !== d);
+          resolve(result);
+        },
+      };
+      a.deliveries.push(d);
+    });
     await this.api.sendMessage(text);
+    // Wrapped: an async function would flatten a returned promise into its own.
+    return { delivery: delivered };
   }
 
   private async warn(taskId: string, a: TaskActivity, waiting: AskState | undefined, message: string): Promise<ActionOutcome> {
     if (waiting && RESUME_ASKS.has(waiting.ask)) {
-      await this.send(taskId, message);
-      return { ok: true, done: "resumed the task with the guidance" };
+      const { delivery } = await this.send(taskId, message);
+      return this.pending("resumed the task with the guidance", delivery);
     }
     if (waiting && (APPROVAL_ASKS.has(waiting.ask) || waiting.ask === "followup")) {
-      // Sending now would answer the user's approval or question: hold it until they have.
-      a.deferredGuidance = message;
-      return { ok: true, done: `guidance held until you answer ${this.options.label}'s pending ${waiting.ask === "followup" ? "question" : "approval"}; then it goes with the next step` };
+      // Sending now would answer the approval or question (denying the call): hold it until it is answered.
+      a.deferredGuidance?.sent(undefined);
+      const what = `guidance held until ${this.options.label}'s pending ${waiting.ask === "followup" ? "question" : "approval"} is answered, then sent`;
+      const sent = new Promise<Promise<DeliveryResult> | undefined>((resolve) => { a.deferredGuidance = { text: message, sent: resolve }; });
+      const outcome = this.pending(what, sent.then((d) => d ?? "superseded"), () => this.resendMissedWarning(taskId, a, message));
+      return { ...outcome, done: `guidance held until ${this.options.label}'s pending ${waiting.ask === "followup" ? "question" : "approval"} is answered; then it goes with the next step` };
     }
     if (waiting) return { ok: false, done: `not sent: the task is waiting for you (${waiting.ask}); guidance now would restart it` };
     if (this.safeIsReady() === false) {
       // Without its chat view Roo hands a message only to a waiting ask; while busy it would be lost.
       return { ok: false, done: `not sent: ${this.options.label}'s chat view is not open, so a message now would be lost (only an abort can deliver guidance)` };
     }
-    await this.send(taskId, message);
-    return { ok: true, done: "sent guidance; Roo passes it to the model with the next tool result" };
+    const { delivery } = await this.send(taskId, message);
+    return this.pending("sent guidance", delivery, () => this.resendMissedWarning(taskId, a, message));
+  }
+
+  /**
+   * A warning the model did not get with the next request: re-sent the way that always arrives, as
+   * the answer to Roo's resume question after a cancel (its queued copy removed first).
+   */
+  private async resendMissedWarning(taskId: string, a: TaskActivity, message: string): Promise<ActionOutcome> {
+    const missed = `the guidance did not reach the model: ${this.options.label} started the next request without it`;
+    if (this.disposed || a.acting > 0) return { ok: false, done: `${missed}; a stronger action followed` };
+    if (this.currentTask() !== taskId) return { ok: false, done: `${missed}, and the task is no longer current` };
+    a.acting++;
+    try {
+      for (const id of a.queuedIds.splice(0)) {
+        try { await this.api.deleteQueuedMessage?.(id); } catch { /* gone already */ }
+      }
+      const resent = await this.cancelThenGuide(taskId, message, `${missed}; cancelled the running request`);
+      return resent.delivery ? await resent.delivery : resent;
+    } finally {
+      a.acting--;
+    }
+  }
+
+  /** The outcome now ("sent…") and, once Roo shows it, whether the model got it. */
+  private pending(what: string, delivery: Promise<DeliveryResult>, onMissed?: () => Promise<ActionOutcome>): ActionOutcome {
+    const label = this.options.label;
+    const settled = delivery.then(async (r): Promise<ActionOutcome> => {
+      switch (r) {
+        case "delivered": return { ok: true, done: `${what}; delivered (${label} passed it to the model)` };
+        case "missed": return onMissed ? onMissed() : { ok: false, done: `${what}, but it was not delivered: ${label} started the next request without it` };
+        case "superseded": return { ok: false, done: `${what}; not confirmed delivered before a stronger action followed` };
+        default: return { ok: false, done: `${what}; not confirmed delivered: ${label} has not passed it on within ${Math.round(this.timing.deliveryTimeoutMs / 1000)} s` };
+      }
+    });
+    return { ok: true, done: `${what}; waiting for ${label} to pass it to the model`, delivery: settled };
   }
 
   private async block(taskId: string, a: TaskActivity, iv: Intervention): Promise<ActionOutcome> {
@@ -301,10 +422,10 @@ export class RooConnection {
       const timer = setTimeout(() => resolve(false), this.timing.confirmMs);
       a.answerWaiters.push(() => { clearTimeout(timer); resolve(true); });
     });
-    await this.send(taskId, message);
+    const { delivery } = await this.send(taskId, message);
     const confirmed = await answered;
     return confirmed
-      ? { ok: true, done: `refused the pending ${tool} call with guidance` }
+      ? this.pending(`refused the pending ${tool} call with guidance`, delivery)
       : { ok: false, done: `sent guidance to refuse ${tool}, but ${this.options.label} did not confirm the answer` };
   }
 
@@ -335,8 +456,8 @@ export class RooConnection {
     if (guidance === undefined) return { ok: true, done: `${what}; the task waits at ${this.options.label}'s resume prompt for your guidance` };
     await sleep(this.timing.settleMs);
     if (this.currentTask() !== taskId) return { ok: false, done: `${what}, but another task became current; guidance not sent` };
-    await this.send(taskId, guidance);
-    return { ok: true, done: `${what} and resumed the task with guidance (${Math.round(this.now() - started)} ms)` };
+    const { delivery } = await this.send(taskId, guidance);
+    return this.pending(`${what} and resumed the task with guidance (${Math.round(this.now() - started)} ms)`, delivery);
   }
 
   private waitForMessage(taskId: string, match: (m: RooMessage) => boolean, timeoutMs: number): Promise<RooMessage | undefined> {

@@ -8,9 +8,13 @@
  * - `say:api_req_started` created → `request`; its update with tokens/cost (or a cancel) → `end` with usage.
  * - `say:reasoning` / `say:text` / `say:completion_result` (cumulative snapshots) → `reasoning` / `text` deltas.
  * - the task's first `say:text` (the prompt), `say:user_feedback[_diff]` → `user` (unless it is our own guidance).
- * - approval asks (`tool`, `command`, `use_mcp_server`, `followup`) → `tool_call`, once, when the call is final:
- *   at the complete ask, or earlier when the request's stream ended while the ask was still partial
- *   (so that a call Roo would auto-approve can still be refused before it runs).
+ * - approval asks (`tool`, `command`, `use_mcp_server`, `followup`) → `tool_call`, once, at the complete ask.
+ *   A partial ask's arguments are not the call's: Roo 3.52 shows a `readFile` ask with the workspace
+ *   folder as `path` before the arguments stream in, and completes the ask only when it approves it
+ *   (auto-approval included), often after the request's usage arrived.
+ * - a tool ask left partial when the next request starts (no cancel, no resume in between) is a call
+ *   Roo refused before asking (a mode's tool restriction): a `tool_call` with no arguments and a failed
+ *   `tool_result`. Live, Roo shows nothing else of it.
  * - `say:command_output`, `say:mcp_server_response`, `say:codebase_search_result` → `tool_result` ok;
  *   `say:error|diff_error|rooignore_error` after a call, and `taskToolFailed` → `tool_result` failed;
  *   a missing-parameter error → a failed call of its own (Roo never asks for it).
@@ -18,7 +22,7 @@
 import type { TraceEvent, Usage } from "../../engine/events";
 import { BoundedMap } from "../../engine/boundedMap";
 import { advance, continueCursor, newCursor, type CumulativeCursor } from "./cumulativeText";
-import { parseApiRequestInfo, type RooMessage } from "./messages";
+import { parseApiRequestInfo, RESUME_ASKS, type RooMessage } from "./messages";
 import { missingParameterCall, TOOL_ASKS, toolCallOfAsk, type RooToolCall } from "./toolCalls";
 
 /** Tool asks remembered per task (a task's calls; older ones are settled long before). */
@@ -56,6 +60,15 @@ interface RequestState {
   ts: number;
   index: number;
   ended: boolean;
+  /** Cancelled, or the task was resumed or the user spoke since it began: its open asks were not refused. */
+  interrupted: boolean;
+}
+
+/** The outcome of a call Roo dropped without an approval ask or a result (see refuseAbandonedAsks). */
+export const REFUSED_BEFORE_APPROVAL = "refused by the host before it ran: no approval was asked and no result came back (the current mode may not allow this tool)";
+
+function refusedCallName(a: AskInfo): string {
+  return a.call?.name ?? (a.ask === "command" ? "execute_command" : a.ask === "followup" ? "ask_followup_question" : a.ask);
 }
 
 export function toolCallId(ts: number): string {
@@ -157,6 +170,7 @@ export class RooTaskTranslator {
   }
 
   private ask(m: RooMessage, complete: boolean, ts: number, out: TraceEvent[]): void {
+    if (m.ask && RESUME_ASKS.has(m.ask) && this.request) this.request.interrupted = true;
     if (!m.ask || !TOOL_ASKS.has(m.ask)) return;
     let info = this.asks.peek(m.ts);
     if (!info) {
@@ -181,12 +195,18 @@ export class RooTaskTranslator {
   }
 
   /**
-   * The request's stream has ended, so a still-partial tool ask now holds its final arguments:
-   * pass the call on before Roo approves (or auto-approves) and runs it.
+   * A new request began while tool asks of the previous one were still partial: Roo never asked for
+   * approval and ran nothing, so it refused them (Architect mode refuses `execute_command` this way).
+   * Each is a failed call, without arguments (a partial ask's are placeholders).
    */
-  private streamEnded(ts: number, out: TraceEvent[]): void {
+  private refuseAbandonedAsks(previous: RequestState, ts: number, out: TraceEvent[]): void {
+    if (previous.interrupted) return;
     for (const a of this.asks.values()) {
-      if (!a.emitted && !a.complete && a.request === this.requests && a.call) this.emitCall(a, ts, out);
+      if (a.request !== previous.index || a.complete || a.emitted) continue;
+      a.emitted = true;
+      a.settled = true;
+      out.push({ t: "tool_call", id: a.id, name: refusedCallName(a), input: {}, ts });
+      out.push({ t: "tool_result", id: a.id, ok: false, error: REFUSED_BEFORE_APPROVAL, ts });
     }
   }
 
@@ -194,8 +214,9 @@ export class RooTaskTranslator {
     const info = parseApiRequestInfo(m.text);
     const usage = usageOf(info);
     if (firstTimeSeen) {
+      if (this.request) this.refuseAbandonedAsks(this.request, ts, out);
       this.requests++;
-      this.request = { ts: m.ts, index: this.requests, ended: false };
+      this.request = { ts: m.ts, index: this.requests, ended: false, interrupted: !!info.cancelReason };
       this.reasoning = undefined;
       this.finishedReasoning.clear();
       const ev: TraceEvent = { t: "request", ts };
@@ -210,7 +231,7 @@ export class RooTaskTranslator {
     if (this.request && this.request.ts === m.ts) {
       if (this.request.ended) return;
       this.request.ended = true;
-      this.streamEnded(ts, out);
+      if (info.cancelReason) this.request.interrupted = true;
       const ev: TraceEvent = { t: "end", ts };
       if (usage) ev.usage = usage;
       out.push(ev);
@@ -225,11 +246,6 @@ export class RooTaskTranslator {
     const r = this.reasoning;
     if (r && m.ts < r.ts) return; // an older reasoning message of this request: its text is in the newer one
     if (this.finishedReasoning.has(m.ts)) return;
-    if (complete && this.asks.size > 0) {
-      // Roo completes the reasoning message when the request's stream ends, even after later messages.
-      const laterAsk = [...this.asks.values()].some((a) => a.ts > m.ts && !a.emitted);
-      if (laterAsk) this.streamEnded(ts, out);
-    }
     let cursor: CumulativeCursor;
     if (r && r.ts === m.ts) cursor = r.cursor;
     else if (r && r.request === this.requests) cursor = continueCursor(r.cursor); // Roo repeats the request's reasoning so far
