@@ -41,7 +41,7 @@ describe("Roo host discovery", () => {
   it("nothing installed: every host says why it is not watched", async () => {
     const { adapters, byId } = setup(["kilocode.kilo-code"]);
     await Promise.all(adapters.map((a) => a.start()));
-    assert.deepEqual(adapters.map((a) => a.hostId), ["roo-code", "roo-code-nightly", "kilo-code", "roo-compatible"]);
+    assert.deepEqual(adapters.map((a) => a.hostId), ["roo-code", "roo-code-nightly", "kilo-code", "zoo-code", "costrict", "roo-compatible"]);
     assert.equal(byId("roo-code").status().state, "not-found");
     assert.match(byId("roo-code").status().detail, /Roo Code is not installed/);
     assert.match(byId("kilo-code").status().detail, /not enabled/, "storage left behind: installed once, now disabled");
@@ -69,6 +69,27 @@ describe("Roo host discovery", () => {
     roo.dispose();
     assert.equal(api.listenerCount("message"), 0);
   });
+
+  for (const [hostId, id, label, folder] of [["zoo-code", "ZooCodeOrganization.zoo-code", "Zoo Code", "zoocodeorganization.zoo-code"], ["costrict", "zgsm-ai.zgsm", "CoStrict", "zgsm-ai.zgsm"]] as const) {
+    it(`${label} (${id}) is known by name: its own host, label and storage folder`, async () => {
+      const { registry, byId } = setup([folder]);
+      const host = byId(hostId);
+      const anyRoo = byId("roo-compatible");
+      assert.equal(host.label, label);
+      await host.start();
+      await anyRoo.start();
+      assert.match(host.status().detail, new RegExp(`${label} is not enabled`), "its storage folder is known");
+      const api = fakeRoo();
+      registry.all.push(new FakeExtension(id, { name: id.split(".")[1], displayName: label, version: "3.82.0", publisher: id.split(".")[0] }, () => api));
+      await host.refresh();
+      await anyRoo.refresh();
+      await waitUntil(() => host.status().state === "watching");
+      assert.match(host.status().detail, new RegExp(`watching ${label} 3\\.82\\.0`));
+      assert.equal(anyRoo.status().state, "not-found", "not also taken as an unknown Roo-shaped extension");
+      host.dispose();
+      anyRoo.dispose();
+    });
+  }
 
   it("installed later: picked up on extensions.onDidChange; uninstalled: listeners removed", async () => {
     const { registry, byId } = setup();

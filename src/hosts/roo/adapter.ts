@@ -44,6 +44,10 @@ export const ROO_HOSTS: HostSpec[] = [
     hostId: "kilo-code", label: "Kilo Code", ids: ["kilocode.kilo-code"], storageFolder: "kilocode.kilo-code", settingsPrefix: "kilo-code",
     incompatibleHint: "Kilo Code 7 and later run their agent in a separate server and export no extension API; only Kilo Code 4–5 can be watched",
   },
+  // Roo's successors keep its API under their own ids, storage folders and command prefixes
+  // (shared/hosts/landscape.md): Zoo Code (community fork, weekly releases) and CoStrict.
+  { hostId: "zoo-code", label: "Zoo Code", ids: ["ZooCodeOrganization.zoo-code"], storageFolder: "zoocodeorganization.zoo-code", settingsPrefix: "zoo-code" },
+  { hostId: "costrict", label: "CoStrict", ids: ["zgsm-ai.zgsm"], storageFolder: "zgsm-ai.zgsm", settingsPrefix: "zgsm" },
   { hostId: "roo-compatible", label: "Roo-compatible extensions", ids: [] },
 ];
 
