@@ -39,3 +39,18 @@ describe("real Roo 3.52.1 recordings: loops", () => {
     assert.ok(at("stop") > 0 && at("stop") <= 7, `stop at call ${at("stop")}`);
   });
 });
+
+describe("real Roo 3.52.1 recordings: event order", () => {
+  for (const name of ["run1-architect.productive", "run2-code.productive", "run3-code.productive6", "run2-code.tool", "run1-architect.tool"]) {
+    it(`${name}: each request's call comes before its end, though Roo reports usage before it completes the ask`, () => {
+      const { events } = replayThroughEngine(name);
+      let open = false, calls = 0;
+      for (const e of events) {
+        if (e.t === "request") { assert.equal(open, false, "a request began before the previous one ended"); open = true; calls = 0; }
+        if (e.t === "tool_call") { assert.ok(open, "a call after its request's end"); calls++; }
+        if (e.t === "end") { assert.ok(open); open = false; }
+      }
+      assert.ok(events.some((e) => e.t === "tool_call"));
+    });
+  }
+});

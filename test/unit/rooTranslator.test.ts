@@ -156,8 +156,9 @@ describe("Roo translator: messages to events", () => {
     t.message("created", { ts: 2, type: "say", say: "api_req_started", text: "{}" });
     t.message("created", { ts: 3, type: "say", say: "api_req_started", text: "{}" });
     assert.deepEqual(t.message("updated", { ts: 2, type: "say", say: "api_req_started", text: "{\"tokensIn\":10,\"tokensOut\":5,\"cost\":0.5}" }), []);
-    const [req] = t.message("created", { ts: 4, type: "say", say: "api_req_started", text: "{}" });
-    assert.deepEqual(req, { t: "request", ts: 4, usage: { tokensIn: 10, tokensOut: 5, cost: 0.5 } });
+    const out = t.message("created", { ts: 4, type: "say", say: "api_req_started", text: "{}" });
+    // Request 3 had no usage yet: it ends as request 4 begins, which carries the late usage.
+    assert.deepEqual(out, [{ t: "end", ts: 4 }, { t: "request", ts: 4, usage: { tokensIn: 10, tokensOut: 5, cost: 0.5 } }]);
   });
 
   it("ask kinds map to Roo's tool names and inputs, without result content", () => {

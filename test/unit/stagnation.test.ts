@@ -124,4 +124,31 @@ describe("stagnation", () => {
     assert.equal(only(events, { monologueCopies: 3 }).length, 1);
     assert.deepEqual(only(events, { minWords: 20 }), []);
   });
+
+  describe("calls whose results the host never reports (Roo shows no read result)", () => {
+    const read = (path: string): { call: TraceEvent } => ({ call: { t: "tool_call", id: `r${++callId}`, name: "read_file", input: { path } } });
+    const stepNoResult = (thinking: string, tool: { call: TraceEvent }): TraceEvent[] => [{ t: "request" }, ...streamOf("reasoning", thinking), tool.call, { t: "end" }];
+
+    it("templated steps reading a new file each time are progress, not stagnation", () => {
+      const events: TraceEvent[] = [{ t: "user", text: "Read the eight parts and summarise them." }];
+      for (let i = 1; i <= 8; i++) events.push(...stepNoResult(`Step ${i}: I need to read src/part${i}.js to understand that part of the project before I summarise it.`, read(`src/part${i}.js`)));
+      assert.deepEqual(only(events), []);
+    });
+
+    it("the same step reading the same file again and again still stagnates", () => {
+      const events: TraceEvent[] = [{ t: "user", text: "Summarise the project." }];
+      for (let i = 1; i <= 4; i++) events.push(...stepNoResult("I need to read src/part1.js to understand that part of the project before I summarise it for the user.", read("src/part1.js")));
+      assert.equal(only(events)[0]?.action, "abort");
+    });
+
+    it("a new call that fails is not news", () => {
+      const events: TraceEvent[] = [{ t: "user", text: "Summarise the project." }];
+      for (let i = 1; i <= 4; i++) {
+        const id = `f${i}`;
+        events.push({ t: "request" }, ...streamOf("reasoning", "I need to read the configuration file to understand how the project is set up before I summarise it."),
+          { t: "tool_call", id, name: "read_file", input: { path: `config${i}.json` } }, { t: "end" }, { t: "tool_result", id, ok: false, error: "File not found" });
+      }
+      assert.equal(only(events)[0]?.action, "abort");
+    });
+  });
 });

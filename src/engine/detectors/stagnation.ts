@@ -45,6 +45,9 @@ export const STAGNATION_DEFAULTS: DetectorSettings = {
   noProgressWordSimilarity: 0.75,
 };
 
+/** Output of a call whose result has not come (or never will). */
+const UNKNOWN_OUTPUT = "";
+
 /** Characters of each request's text kept for comparison. */
 const MAX_REQUEST_CHARS = 6000;
 const MAX_WORDS = 800;
@@ -85,8 +88,10 @@ class StagnationDetector implements Detector {
   private readonly paraphraseMinWords: number;
   private readonly noProgressWordSimilarity: number;
   private lastSimilarity = 0;
-  /** Last output per call signature, to tell news from a repeat. */
+  /** Last output per call signature, to tell news from a repeat ("" until a call's result comes). */
   private outputs = new BoundedMap<string, string>(1024);
+  /** First-time calls counted as news before their result, by call id. */
+  private firstCalls = new BoundedMap<string, RequestText>(256);
 
   constructor(settings: DetectorSettings) {
     this.minSimilarity = numberSetting(settings, "minSimilarity", STAGNATION_DEFAULTS);
@@ -114,19 +119,34 @@ class StagnationDetector implements Detector {
     if (room > 0) this.current.text += ev.delta.slice(0, room);
   }
 
-  onToolCall(): void {
+  onToolCall(call: CallRecord): void {
     // calls belong to the latest request, whether its stream has ended yet or not
     const r = this.current ?? this.previous;
-    if (r) r.toolCalls++;
+    if (!r) return;
+    r.toolCalls++;
+    // A call never made before (a file not read yet) is news already: some hosts never report
+    // its result (Roo shows no read result). A failure reported later takes it back.
+    if (this.outputs.peek(call.signature) === undefined) {
+      this.outputs.set(call.signature, UNKNOWN_OUTPUT);
+      r.news++;
+      this.firstCalls.set(call.id, r);
+    }
   }
 
   onToolResult(call: CallRecord): void {
     if (!call.result) return;
     const before = this.outputs.get(call.signature);
     this.outputs.set(call.signature, call.result.outputHash);
+    const counted = this.firstCalls.get(call.id);
+    this.firstCalls.delete(call.id);
+    if (counted) {
+      if (!call.result.ok) counted.news--;
+      return;
+    }
     const r = this.current ?? this.previous;
-    // a failure teaches nothing to act on; a success with new output does
-    if (r && call.result.ok && before !== call.result.outputHash) r.news++;
+    // a failure teaches nothing to act on; a success with new output does (against an earlier call
+    // whose result never came, nothing tells)
+    if (r && call.result.ok && before !== UNKNOWN_OUTPUT && before !== call.result.outputHash) r.news++;
   }
 
   onRequestEnd(ctx: DetectorContext): Finding[] | void {
@@ -213,6 +233,7 @@ class StagnationDetector implements Detector {
     this.counter.reset();
     this.lastSimilarity = 0;
     this.outputs.clear();
+    this.firstCalls.clear();
   }
 
   status(): DetectorStatus {

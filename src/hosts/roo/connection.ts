@@ -58,6 +58,8 @@ interface PendingDelivery {
   text: string;
   /** Requests that started since it was sent: one starting without the echo means it missed. */
   requestsSince: number;
+  /** Sent as the answer to a question Roo was asking (resume, approval): Roo takes it at once. */
+  answersAsk: boolean;
   /** Roo's id for it while it sits in Roo's message queue. */
   queuedId?: string;
   settle(result: DeliveryResult): void;
@@ -81,6 +83,8 @@ class TaskActivity {
   queuedIds: string[] = [];
   /** Actions in progress on this task (a missed warning is re-sent only when none is). */
   acting = 0;
+  /** The task's actions, one after another. */
+  chain: Promise<unknown> = Promise.resolve();
 }
 
 export interface RooConnectionOptions {
@@ -276,10 +280,12 @@ export class RooConnection {
         return { ok: false, done: `not sent: ${this.options.label}'s API reaches only its current task${current ? "" : " (none is running)"}, and this task is not it` };
       }
       const a = this.task(taskId);
-      if (iv.action !== "warn") for (const d of [...a.deliveries]) d.settle("superseded");
+      // A warning still waiting in Roo's queue is overtaken by a stronger action (which carries its own
+      // guidance); guidance already answering a question Roo asked is on its way and stays followed.
+      if (iv.action !== "warn") for (const d of [...a.deliveries]) if (!d.answersAsk) d.settle("superseded");
       a.acting++;
       try {
-        return await this.actOn(taskId, a, iv);
+        return await this.serially(a, () => this.actOn(taskId, a, iv));
       } finally {
         a.acting--;
       }
@@ -288,9 +294,14 @@ export class RooConnection {
     }
   }
 
+  /** The ask Roo is waiting on an answer to, if any. */
+  private waitingAsk(a: TaskActivity): AskState | undefined {
+    return a.lastAsk && a.lastAsk.complete && !a.lastAsk.answered ? a.lastAsk : undefined;
+  }
+
   private async actOn(taskId: string, a: TaskActivity, iv: Intervention): Promise<ActionOutcome> {
     {
-      const waiting = a.lastAsk && a.lastAsk.complete && !a.lastAsk.answered ? a.lastAsk : undefined;
+      const waiting = this.waitingAsk(a);
       if (waiting?.ask === "mistake_limit_reached") {
         // Roo's own loop guard is asking the user: guidance is the answer it wants.
         const { delivery } = await this.send(taskId, iv.message);
@@ -327,6 +338,7 @@ export class RooConnection {
       const d: PendingDelivery = {
         text: normalised,
         requestsSince: 0,
+        answersAsk: this.waitingAsk(a) !== undefined,
         settle: (result) => {
           clearTimeout(timer);
           a.deliveries = a.deliveries.filter((x) => x !== d);
@@ -372,14 +384,26 @@ export class RooConnection {
     if (this.currentTask() !== taskId) return { ok: false, done: `${missed}, and the task is no longer current` };
     a.acting++;
     try {
-      for (const id of a.queuedIds.splice(0)) {
-        try { await this.api.deleteQueuedMessage?.(id); } catch { /* gone already */ }
-      }
-      const resent = await this.cancelThenGuide(taskId, message, `${missed}; cancelled the running request`);
+      const resent = await this.serially(a, async () => {
+        for (const id of a.queuedIds.splice(0)) {
+          try { await this.api.deleteQueuedMessage?.(id); } catch { /* gone already */ }
+        }
+        return this.cancelThenGuide(taskId, message, `${missed}; cancelled the running request`);
+      });
       return resent.delivery ? await resent.delivery : resent;
     } finally {
       a.acting--;
     }
+  }
+
+  /**
+   * One action at a time per task: two cancel → resume sequences interleaved would answer each
+   * other's resume question. Later ones wait for the earlier (its delivery is followed apart).
+   */
+  private serially(a: TaskActivity, step: () => Promise<ActionOutcome>): Promise<ActionOutcome> {
+    const run = a.chain.then(step, step);
+    a.chain = run.catch(() => undefined);
+    return run;
   }
 
   /** The outcome now ("sent…") and, once Roo shows it, whether the model got it. */

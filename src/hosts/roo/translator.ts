@@ -62,6 +62,8 @@ interface RequestState {
   ended: boolean;
   /** Cancelled, or the task was resumed or the user spoke since it began: its open asks were not refused. */
   interrupted: boolean;
+  /** Its `end`, held until its tool asks complete (or the next request begins). */
+  heldEnd?: TraceEvent;
 }
 
 /** The outcome of a call Roo dropped without an approval ask or a result (see refuseAbandonedAsks). */
@@ -192,6 +194,19 @@ export class RooTaskTranslator {
     if (info.emitted || !info.call) return;
     info.emitted = true;
     out.push({ t: "tool_call", id: info.id, name: info.call.name, input: info.call.input, ts });
+    if (this.request?.index === info.request && !this.openAsks(info.request)) this.flushEnd(this.request, out);
+  }
+
+  /** Tool asks of that request still partial and not passed on. */
+  private openAsks(request: number): boolean {
+    for (const a of this.asks.values()) if (a.request === request && !a.complete && !a.emitted) return true;
+    return false;
+  }
+
+  private flushEnd(request: RequestState, out: TraceEvent[]): void {
+    if (!request.heldEnd) return;
+    out.push(request.heldEnd);
+    request.heldEnd = undefined;
   }
 
   /**
@@ -214,7 +229,13 @@ export class RooTaskTranslator {
     const info = parseApiRequestInfo(m.text);
     const usage = usageOf(info);
     if (firstTimeSeen) {
-      if (this.request) this.refuseAbandonedAsks(this.request, ts, out);
+      if (this.request) {
+        this.refuseAbandonedAsks(this.request, ts, out);
+        this.flushEnd(this.request, out);
+        // Its usage may still come (Roo sometimes reports it after the next request began): it is
+        // carried on a later request, but this one has ended.
+        if (!this.request.ended) { this.request.ended = true; out.push({ t: "end", ts }); }
+      }
       this.requests++;
       this.request = { ts: m.ts, index: this.requests, ended: false, interrupted: !!info.cancelReason };
       this.reasoning = undefined;
@@ -234,7 +255,10 @@ export class RooTaskTranslator {
       if (info.cancelReason) this.request.interrupted = true;
       const ev: TraceEvent = { t: "end", ts };
       if (usage) ev.usage = usage;
-      out.push(ev);
+      // Roo often reports usage before it completes the request's tool ask (it completes it on
+      // approval): the call belongs to this request, so its end waits for it.
+      if (this.openAsks(this.request.index) && !info.cancelReason) this.request.heldEnd = ev;
+      else out.push(ev);
     } else if (usage) {
       // Usage of an earlier request, drained after the next one began.
       this.carriedUsage = mergeUsage(this.carriedUsage, usage);

@@ -8,8 +8,9 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const suiteDir = path.join(root, "test/integration/suite");
-const outdir = path.join(root, "out/integration-suite");
+// Usage: build-suite.mjs [suiteDir outDir] (default: the integration suite)
+const suiteDir = path.resolve(root, process.argv[2] || "test/integration/suite");
+const outdir = path.resolve(root, process.argv[3] || "out/integration-suite");
 const entries = fs.readdirSync(suiteDir).filter((f) => f === "index.ts" || f.endsWith(".test.ts")).map((f) => path.join(suiteDir, f));
 fs.rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({

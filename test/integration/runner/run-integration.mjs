@@ -11,7 +11,9 @@
 // and exits with the suite's result.
 //
 // env: CODE_SERVER (default .vscode-test/host/bin/code-server), CHROMIUM (/usr/bin/chromium),
-//      PORT (default: a free one), TIMEOUT_MS (600000), KEEP_TMP=1, DEBUG_PAGE=1, LS_GREP (mocha grep)
+//      PORT (default: a free one), TIMEOUT_MS (600000), KEEP_TMP=1, DEBUG_PAGE=1, LS_GREP (mocha grep);
+//      for other suites in the same host (test/e2e/roo/run.mjs): LS_SUITE_DIR (the bundled suite),
+//      LS_EXTRA_VSIX (more VSIXs to install, ':'-separated: the real Roo), LS_NO_FAKE_ROO=1, LS_ARTIFACTS.
 import { spawn, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -31,9 +33,9 @@ const PORT = Number(process.env.PORT) || await new Promise((resolve, reject) => 
   const probe = net.createServer().once("error", reject).listen(0, "127.0.0.1", () => { const { port } = probe.address(); probe.close(() => resolve(port)); });
 });
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS || 600_000);
-const artifacts = path.join(root, "test-artifacts");
+const artifacts = process.env.LS_ARTIFACTS || path.join(root, "test-artifacts");
 const vsix = path.join(root, `${pkg.name}-${pkg.version}.vsix`);
-const suiteIndex = path.join(root, "out/integration-suite/index.js");
+const suiteIndex = path.join(process.env.LS_SUITE_DIR || path.join(root, "out/integration-suite"), "index.js");
 const fakeRooDir = path.join(root, "test/integration/fake-roo");
 const vsceBin = path.join(root, "node_modules/.bin/vsce");
 
@@ -70,8 +72,16 @@ const csEnv = {
   LS_TEST_ROOT: root, LS_TEST_ARTIFACTS: artifacts, LS_TEST_WORKSPACE: dirs.workspace, LS_TEST_USER_DATA: path.join(tmp, "user-data"),
 };
 
+for (const extra of (process.env.LS_EXTRA_VSIX || "").split(":").filter(Boolean)) {
+  const t = Date.now();
+  execFileSync(CODE_SERVER, [...csArgs, "--install-extension", extra], { stdio: ["ignore", "ignore", "inherit"], env: csEnv });
+  console.log(`run-integration: installed ${path.basename(extra)} in ${Date.now() - t} ms`);
+}
+
 // The test-only fake Roo extension gets its own VSIX and is installed like any other extension.
-if (fs.existsSync(path.join(fakeRooDir, "package.json"))) {
+if (process.env.LS_NO_FAKE_ROO) {
+  console.log("run-integration: no fake Roo in this run");
+} else if (fs.existsSync(path.join(fakeRooDir, "package.json"))) {
   const fakeVsix = path.join(tmp, "fake-roo.vsix");
   execFileSync(vsceBin, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", fakeVsix], { cwd: fakeRooDir, stdio: ["ignore", "ignore", "inherit"] });
   execFileSync(CODE_SERVER, [...csArgs, "--install-extension", fakeVsix], { stdio: "inherit", env: csEnv });
