@@ -282,7 +282,8 @@ export class RooConnection {
       const a = this.task(taskId);
       // A warning still waiting in Roo's queue is overtaken by a stronger action (which carries its own
       // guidance); guidance already answering a question Roo asked is on its way and stays followed.
-      if (iv.action !== "warn") for (const d of [...a.deliveries]) if (!d.answersAsk) d.settle("superseded");
+      // A stop cancels the task: nothing sent before it will reach the model now.
+      if (iv.action !== "warn") for (const d of [...a.deliveries]) if (!d.answersAsk || iv.action === "stop") d.settle("superseded");
       a.acting++;
       try {
         return await this.serially(a, () => this.actOn(taskId, a, iv));

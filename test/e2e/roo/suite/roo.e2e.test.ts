@@ -139,10 +139,10 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
       if (Number.isFinite(maxCalls)) assert.ok(toolCallsOf(r.taskId) <= maxCalls, `${toolCallsOf(r.taskId)} calls ran`);
       for (const iv of r.interventions.filter((i) => i.action === "warn" || i.action === "block")) {
         const arrived = !!model.received(iv.message.slice(0, 60));
-        assert.ok(arrived ? iv.delivery !== "undelivered" : iv.delivery !== "delivered" && iv.ok !== true,
+        assert.ok(arrived ? iv.delivery !== "undelivered" : iv.delivery === "undelivered" && iv.ok === false,
           `${iv.action}: arrived=${arrived}, reported ${iv.delivery}: ${iv.outcome}`);
       }
-      assert.ok(model.received("Loop Sentinel"), "some guidance reached the model before the stop");
+      if (mode === "code") assert.ok(model.received("Loop Sentinel"), "some guidance reached the model before the stop");
     });
   }
 });
