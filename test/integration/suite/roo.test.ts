@@ -66,6 +66,33 @@ suite("Roo Code host (fake Roo extension)", function () {
     assert.deepStrictEqual(snap.interventions, []);
   });
 
+  for (const name of ["real-run2-code.productive", "real-run3-code.productive6"]) {
+    test(`recorded from the real Roo (${name}): reads whose first partial ask names the workspace get no action`, async () => {
+      const api = await loopSentinel();
+      const taskId = `${name}-${Date.now()}`;
+      // At Roo's own spacing: the usage update and the complete ask race as they did live.
+      await fake.__test.replay(fixture(`roo/${name}.json`), { taskId });
+      await sleep(1000);
+      assert.deepStrictEqual(actions(fake), []);
+      const snap = api.snapshots().find((s) => s.taskId === taskId);
+      assert.ok(snap && snap.stats.toolCalls === 3, `tool calls seen: ${snap?.stats.toolCalls}`);
+      assert.deepStrictEqual(snap.interventions, []);
+    });
+  }
+
+  test("recorded from the real Roo in Architect mode: calls Roo refuses without a word count as failures, and Loop Sentinel acts by the 4th request", async () => {
+    const api = await loopSentinel();
+    const taskId = `real-architect-${Date.now()}`;
+    const replay = fake.__test.replay(fixture("roo/real-run1-architect.tool.json"), { delayMs: 5, taskId });
+    const snap = await waitFor("an intervention", () => api.snapshots().find((s) => s.taskId === taskId && s.interventions.length > 0), 60_000);
+    await replay;
+    const first = snap.interventions[0];
+    assert.strictEqual(first.detector, "tool-failure");
+    const requestsBefore = snap.timeline.filter((t) => t.kind === "request" && t.index <= first.event).length;
+    assert.ok(requestsBefore <= 4, `first intervention after ${requestsBefore} requests`);
+    await waitFor("an action on the task", () => actions(fake).length > 0, 10_000);
+  });
+
   test("a reasoning loop: cancel → resume ask → guidance, the cancel within 200 ms of the looping chunk", async () => {
     const api = await loopSentinel();
     const taskId = `reasoning-loop-${Date.now()}`;
