@@ -195,4 +195,29 @@ describe("Roo actions against Roo's semantics", () => {
     live.images.push("b.png");
     assert.deepEqual(snap.message, { ts: 10, type: "say", say: "reasoning", text: "I will read the file.", partial: true, images: ["a.png"] });
   });
+
+  it("an action queued behind a slow one never cancels the task that became current meanwhile", async () => {
+    const { conn } = connect(api);
+    const f = loadStream("reasoning-loop");
+    void api.__test.replay(f, { delayMs: 1 });
+    await waitUntil(() => api.__test.emitted.length > 30);
+    // The user starts another task just as the first stop cancels: no resume question comes for the
+    // looping task, so the first action waits its full bound while the second one queues behind it.
+    const cancels: string[] = [];
+    const realCancel = api.cancelCurrentTask.bind(api);
+    api.cancelCurrentTask = async () => {
+      cancels.push(api.getCurrentTaskStack().at(-1) ?? "none");
+      if (cancels.length === 1) { await realCancel(); await api.startNewTask({ text: "another task" }); }
+      else await realCancel();
+    };
+    (api as unknown as { isTaskInHistory: () => Promise<boolean> }).isTaskInHistory = async () => false;
+    const first = conn.act(f.taskId, intervention("stop", "Loop Sentinel stopped the task"));
+    const second = conn.act(f.taskId, intervention("stop", "Loop Sentinel stopped the task"));
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(a.ok, false, a.done);
+    assert.equal(b.ok, false, b.done);
+    assert.match(b.done, /current task was another one/);
+    assert.deepEqual(cancels, [f.taskId], "only the looping task was ever cancelled");
+    conn.dispose();
+  });
 });

@@ -286,7 +286,13 @@ export class RooConnection {
       if (iv.action !== "warn") for (const d of [...a.deliveries]) if (!d.answersAsk || iv.action === "stop") d.settle("superseded");
       a.acting++;
       try {
-        return await this.serially(a, () => this.actOn(taskId, a, iv));
+        return await this.serially(a, () => {
+          // An earlier action on this task may have taken seconds (a resume that never came): by now
+          // another task can be current, and Roo's API would act on that one instead.
+          const now = this.currentTask();
+          if (now !== taskId) return Promise.resolve({ ok: false, done: `not sent: by the time it was this action's turn, ${this.options.label}'s current task was ${now ? "another one" : "none"}` });
+          return this.actOn(taskId, a, iv);
+        });
       } finally {
         a.acting--;
       }
@@ -469,6 +475,8 @@ export class RooConnection {
   private async cancelThenGuide(taskId: string, guidance: string | undefined, what: string): Promise<ActionOutcome> {
     const started = this.now();
     const isResumeAsk = (m: RooMessage) => m.type === "ask" && RESUME_ASKS.has(m.ask ?? "") && m.partial !== true;
+    // cancelCurrentTask() takes no id: whatever task is current when it runs is the one cancelled.
+    if (this.currentTask() !== taskId) return { ok: false, done: `nothing cancelled: by then ${this.options.label}'s current task was another one` };
     let resumeAsk = this.waitForMessage(taskId, isResumeAsk, this.timing.resumeAskTimeoutMs);
     await this.api.cancelCurrentTask();
     let ask = await resumeAsk;

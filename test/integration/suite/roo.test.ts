@@ -5,6 +5,7 @@
  * guidance, refuse a repeated command that waits for approval, and leave productive work alone.
  */
 import * as assert from "node:assert";
+import * as fs from "node:fs";
 import * as vscode from "vscode";
 import { fixture, loopSentinel, sleep, waitFor } from "./helpers";
 
@@ -71,11 +72,20 @@ suite("Roo Code host (fake Roo extension)", function () {
       const api = await loopSentinel();
       const taskId = `${name}-${Date.now()}`;
       // At Roo's own spacing: the usage update and the complete ask race as they did live.
+      const recorded = JSON.parse(fs.readFileSync(fixture(`roo/${name}.json`), "utf8")) as { events: Array<{ name: string; args: Array<{ message?: { type?: string; ask?: string; partial?: boolean } }> }> };
+      // The recording is cut where the old version first acted, after the third read's usage update and
+      // before its complete ask: a call is counted from its complete ask, never from the placeholder.
+      const partialAsks = new Set<unknown>(), completeAsks = new Set<unknown>();
+      for (const e of recorded.events) {
+        const m = e.name === "message" ? e.args[0].message as { ts?: number; type?: string; ask?: string; partial?: boolean } : undefined;
+        if (m?.type === "ask" && m.ask === "tool") (m.partial ? partialAsks : completeAsks).add(m.ts);
+      }
+      assert.ok(partialAsks.size > completeAsks.size, "the recording ends inside a read whose path has not streamed in yet");
       await fake.__test.replay(fixture(`roo/${name}.json`), { taskId });
       await sleep(1000);
       assert.deepStrictEqual(actions(fake), []);
       const snap = api.snapshots().find((s) => s.taskId === taskId);
-      assert.ok(snap && snap.stats.toolCalls === 3, `tool calls seen: ${snap?.stats.toolCalls}`);
+      assert.ok(snap && snap.stats.toolCalls === completeAsks.size, `tool calls seen: ${snap?.stats.toolCalls}, complete asks: ${completeAsks.size}`);
       assert.deepStrictEqual(snap.interventions, []);
     });
   }
@@ -99,7 +109,10 @@ suite("Roo Code host (fake Roo extension)", function () {
     // 250 ms between chunks: a cancel that comes less than 200 ms after the last chunk before it was
     // caused by that chunk, so the measured delay is the real reaction time.
     const replay = fake.__test.replay(fixture("roo/reasoning-loop.json"), { delayMs: 250, taskId });
-    await waitFor("guidance sent after the cancel", () => actions(fake).some((c) => c.method === "sendMessage"), 60_000);
+    await waitFor("guidance sent after the cancel", () => actions(fake).some((c) => c.method === "sendMessage"), 60_000).catch((err: Error) => {
+      const snap = api.snapshots().find((s) => s.taskId === taskId);
+      throw new Error(`${err.message}; calls: ${JSON.stringify(actions(fake).map((c) => c.method))}; interventions: ${JSON.stringify(snap?.interventions.map((i) => [i.action, i.outcome]))}`);
+    });
     assert.strictEqual((await replay).aborted, true, "the looping stream was cut");
 
     const calls = actions(fake);
