@@ -4,13 +4,20 @@
  * 1-40 characters, tool calls and results mixed, many requests), then times a parse-only pass and a
  * parse+engine pass over each file, streaming it line by line. Per-MB time must stay flat as the
  * session grows (amortised O(chunk) work, bounded state); peak heap must not grow with size.
- * Usage: node --expose-gc dist/bench.js [sizesMB...]  (default 1 10 50)
+ * Then whole processes (scripts/benchWhole.ts): `loop-sentinel replay` against a read-and-parse-only
+ * process on the same file, wall time and peak RSS; and the extension's live paths
+ * (scripts/benchLive.ts): Roo's cumulative updates and Cline's rewritten task file.
+ * Usage: node --expose-gc dist/bench.js [sizesMB...] [--whole MB,MB,...] [--no-live]
+ *        (defaults: 1 10 50 in process, --whole 5,40; --whole 5,40,400 shows memory staying flat)
+ *        node dist/bench.js --parse-only FILE   (the floor process the whole-process figure divides by)
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { toTraceEvent } from "../src/engine/events";
 import { LoopSession } from "../src/engine/session";
+import { benchClineAppend, benchRooCumulative } from "./benchLive";
+import { bestOf, parseOnly, timeProcess } from "./benchWhole";
 
 /** Deterministic PRNG (mulberry32) so every run benchmarks the same bytes. */
 function rng(seed: number): () => number {
@@ -127,8 +134,46 @@ function pass(file: string, withEngine: boolean): PassResult {
   return { ms, peakHeapMB: (peak - base) / 1048576, retainedMB: retained / 1048576, events, interventions };
 }
 
+function wholeProcess(dir: string, sizes: number[]): void {
+  const cli = path.join(__dirname, "cli.js");
+  const self = path.join(__dirname, "bench.js");
+  process.stdout.write(`\nwhole process: loop-sentinel replay vs a read-and-parse-only process, same file (best of 3 wall time, worst peak RSS)\n`);
+  let perMB5: number | undefined;
+  for (const mb of sizes) {
+    const file = path.join(dir, `whole-${mb}mb.trace.jsonl`);
+    const realMB = writeSession(file, mb) / 1048576;
+    const runs = mb >= 200 ? 1 : 3;
+    const parse = bestOf(runs, () => timeProcess(dir, [self, "--parse-only", file]));
+    const replay = bestOf(runs, () => timeProcess(dir, [cli, "replay", "--json", file]));
+    const perMB = replay.ms / realMB;
+    perMB5 ??= perMB;
+    process.stdout.write([
+      `${mb} MB`.padEnd(7),
+      `replay ${(replay.ms / 1000).toFixed(2)} s`.padEnd(16),
+      `parse-only ${(parse.ms / 1000).toFixed(2)} s`.padEnd(20),
+      `replay/parse ${(replay.ms / parse.ms).toFixed(2)}x`.padEnd(20),
+      `${perMB.toFixed(0)} ms/MB (x${(perMB / perMB5).toFixed(2)} of the first size)`.padEnd(38),
+      `peak RSS replay ${replay.peakRssMB.toFixed(0)} MB, parse-only ${parse.peakRssMB.toFixed(0)} MB`,
+    ].join(" ") + "\n");
+    fs.unlinkSync(file);
+  }
+}
+
+function livePaths(): void {
+  process.stdout.write("\nlive paths (time per update over the first and the last tenth of the updates; heap held by the watched task)\n");
+  const roo = benchRooCumulative();
+  process.stdout.write(`Roo, 200 KB of reasoning in 10,000 cumulative updates: ${roo.firstUs.toFixed(1)} µs/update first, ${roo.lastUs.toFixed(1)} µs/update last, ${roo.totalMs.toFixed(0)} ms in all, heap held ${roo.heldMB.toFixed(2)} MB\n`);
+  const cline = benchClineAppend();
+  process.stdout.write(`Cline classic, a task file growing to 10 MB in 400 rewrites: ${(cline.firstUs / 1000).toFixed(2)} ms/read first, ${(cline.lastUs / 1000).toFixed(2)} ms/read last, ${cline.reads} reads (${cline.deferred} rewrites folded into a later read by the per-file CPU cap), heap held ${cline.heldMB.toFixed(2)} MB\n`);
+}
+
 function main(): void {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const argv = process.argv.slice(2);
+  const parseOnlyAt = argv.indexOf("--parse-only");
+  if (parseOnlyAt >= 0) { parseOnly(argv[parseOnlyAt + 1]); return; }
+  const wholeAt = argv.indexOf("--whole");
+  const wholeSizes = wholeAt >= 0 ? String(argv[wholeAt + 1] ?? "").split(",").map(Number).filter((n) => n > 0) : [5, 40];
+  const sizes = argv.filter((a, i) => !a.startsWith("--") && !(wholeAt >= 0 && i === wholeAt + 1)).map(Number).filter((n) => n > 0);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "loop-sentinel-bench-"));
   const rows: string[] = [];
   if (!gc) process.stdout.write("(run with node --expose-gc for heap figures after collection)\n");
@@ -156,6 +201,8 @@ function main(): void {
       process.stdout.write(rows[rows.length - 1] + "\n");
       fs.unlinkSync(file);
     }
+    wholeProcess(dir, wholeSizes);
+    if (!argv.includes("--no-live")) livePaths();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
