@@ -10,6 +10,7 @@
  * Usage: node --expose-gc dist/bench.js [sizesMB...] [--whole MB,MB,...] [--no-live]
  *        (defaults: 1 10 50 in process, --whole 5,40; --whole 5,40,400 shows memory staying flat)
  *        node dist/bench.js --parse-only FILE   (the floor process the whole-process figure divides by)
+ *        node dist/bench.js --write FILE [MB]   (the generated session as a file, for profiling)
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -171,6 +172,9 @@ function main(): void {
   const argv = process.argv.slice(2);
   const parseOnlyAt = argv.indexOf("--parse-only");
   if (parseOnlyAt >= 0) { parseOnly(argv[parseOnlyAt + 1]); return; }
+  // The generated session as a file, for profiling (node --cpu-prof dist/cli.js replay FILE).
+  const writeAt = argv.indexOf("--write");
+  if (writeAt >= 0) { writeSession(argv[writeAt + 1], Number(argv[writeAt + 2]) || 40); return; }
   const wholeAt = argv.indexOf("--whole");
   const wholeSizes = wholeAt >= 0 ? String(argv[wholeAt + 1] ?? "").split(",").map(Number).filter((n) => n > 0) : [5, 40];
   const sizes = argv.filter((a, i) => !a.startsWith("--") && !(wholeAt >= 0 && i === wholeAt + 1)).map(Number).filter((n) => n > 0);
