@@ -3,7 +3,7 @@
  * Every host adapter and every file reader produces these; the detectors see nothing else.
  */
 
-import { isRecord } from "./json";
+import { isRecord, safeJsonStringify } from "./json";
 
 export interface Usage {
   /** Prompt tokens of the request, as the host reported them. */
@@ -112,8 +112,8 @@ export function toTraceEvent(value: unknown): TraceEvent {
       const id = requireString(value, "id");
       if (typeof value.ok !== "boolean") throw new TraceEventError(`"tool_result" needs a boolean "ok"`);
       const e: ToolResultEvent = { t, id, ok: value.ok };
-      if (value.output !== undefined) e.output = typeof value.output === "string" ? value.output : JSON.stringify(value.output);
-      if (value.error !== undefined) e.error = typeof value.error === "string" ? value.error : JSON.stringify(value.error);
+      if (value.output !== undefined) e.output = typeof value.output === "string" ? value.output : safeJsonStringify(value.output);
+      if (value.error !== undefined) e.error = typeof value.error === "string" ? value.error : safeJsonStringify(value.error);
       return withTs(e);
     }
     case "end": {

@@ -2,7 +2,7 @@
  * Call signatures: what makes two tool calls "the same call". Written once here and used by
  * every tool detector, so that they agree on identity.
  */
-import stableStringify from "fast-json-stable-stringify";
+import { canonicalJson } from "./json";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 /** Input fields that change per call without changing what the call does. */
@@ -26,17 +26,12 @@ export function normaliseWhitespace(s: string): string {
   return s.replace(/\s+/g, " ").trim();
 }
 
-function stripVolatile(value: unknown, drop: ReadonlySet<string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => stripVolatile(v, drop));
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (drop.has(k)) continue;
-      out[k] = typeof v === "string" ? v.trim() : stripVolatile(v, drop);
-    }
-    return out;
-  }
-  return value;
+/**
+ * The input as sorted JSON with volatile fields dropped at every depth and property strings trimmed.
+ * Written without recursion: a tool input is untrusted and may nest thousands of levels.
+ */
+function stableInputText(input: Record<string, unknown>): string {
+  return canonicalJson(input, { drop: VOLATILE_INPUT_KEYS, trimValues: true }) ?? "";
 }
 
 /**
@@ -108,11 +103,11 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
   if (kind === "command") {
     const cmd = tools.commandOf(input);
     if (cmd !== undefined) {
-      const rest = stripVolatile({ ...input, command: undefined, cmd: undefined }, VOLATILE_INPUT_KEYS);
-      return `${name}\u0001cmd\u0001${normaliseWhitespace(cmd)}\u0001${stableStringify(rest)}`;
+      const rest = stableInputText({ ...input, command: undefined, cmd: undefined });
+      return `${name}\u0001cmd\u0001${normaliseWhitespace(cmd)}\u0001${rest}`;
     }
   }
-  return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;
+  return `${name}\u0001${stableInputText(input)}`;
 }
 
 /**
@@ -141,7 +136,7 @@ export function repeatKeyOf(name: string, kind: ToolKind, input: Record<string, 
 
 /** Tool + the whole input (volatile fields dropped, replacement text kept): the very same call. */
 export function exactInputKey(name: string, input: Record<string, unknown>): string {
-  return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;
+  return `${name}\u0001${stableInputText(input)}`;
 }
 
 /** The thing a call acts on (file, URL, search pattern, command), for target-keyed counts. */

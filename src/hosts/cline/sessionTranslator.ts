@@ -10,6 +10,7 @@
 import type { TraceEvent, Usage } from "../../engine/events";
 import { isRecord, type SessionContentBlock, type SessionMessage } from "./messages";
 import type { TranslatorOptions } from "./classicTranslator";
+import { safeJsonStringify } from "../../engine/json";
 
 interface SeenMessage {
   /** Blocks fully emitted. */
@@ -31,7 +32,7 @@ function userWords(text: string): string | undefined {
 /** A tool result's content as text: strings, text blocks, or the SDK's per-command records. */
 export function resultContentText(content: unknown): { text: string; failed: boolean } {
   if (typeof content === "string") return { text: content, failed: false };
-  if (!Array.isArray(content)) return { text: content === undefined ? "" : JSON.stringify(content), failed: false };
+  if (!Array.isArray(content)) return { text: content === undefined ? "" : safeJsonStringify(content), failed: false };
   const parts: string[] = [];
   let failed = false;
   for (const c of content) {
@@ -39,7 +40,7 @@ export function resultContentText(content: unknown): { text: string; failed: boo
     if (!isRecord(c)) continue;
     if (c.type === "text" && typeof c.text === "string") { parts.push(c.text); continue; }
     if (c.success === false) failed = true;
-    const result = typeof c.result === "string" ? c.result : c.result !== undefined ? JSON.stringify(c.result) : "";
+    const result = typeof c.result === "string" ? c.result : c.result !== undefined ? safeJsonStringify(c.result) : "";
     const error = typeof c.error === "string" ? c.error : "";
     parts.push([result, error].filter((s) => s !== "").join("\n"));
   }
