@@ -239,7 +239,7 @@ export class LoopSession {
   private escalate(f: Finding, ts: number | undefined): PlannedIntervention | undefined {
     if (this.ignored.has(f.key) || this.stopped) return undefined;
     const settings = this.config.detectors[f.detector];
-    const perTool = f.tool !== undefined ? this.config.perTool[f.tool] : undefined;
+    const perTool = f.tool !== undefined && Object.hasOwn(this.config.perTool, f.tool) ? this.config.perTool[f.tool] : undefined;
     if (!settings || perTool?.exempt) return undefined;
     const rungAt = (r: "warnAt" | "blockAt" | "stopAt") => perTool?.[r] ?? settings[r];
     const reached = (at: number) => at > 0 && f.count >= at;
