@@ -198,9 +198,15 @@ function contentLines(text: string): string[] {
  * (errors=2)`): once bracketed parts, file names and punctuation are gone, only status words are left.
  */
 export function isBannerLine(line: string): boolean {
+  // A banner is a few words: a long line is not one, and the path-stripping pattern below would be
+  // quadratic on a long line without spaces (a minified file, a huge JSON value).
+  if (line.length > MAX_BANNER_CHARS) return false;
   const words = line.replace(/\[[^\]]*\]|\([^)]*\)/g, " ").replace(/\S*[\\/.:]\S*/g, " ").replace(/[^\p{L}\s]+/gu, " ").trim().split(/\s+/).filter((w) => w !== "");
   return words.length > 0 && words.length <= 3 && words.every((w) => /^(?:fail(?:s|ed|ure|ures|ing)?|errors?|errored|not|ok)$/i.test(w)) && words.some((w) => !/^(?:not|ok)$/i.test(w));
 }
+
+/** Longest line that may be a status banner. */
+const MAX_BANNER_CHARS = 200;
 
 /** How many lines after a banner say what failed. */
 const BANNER_DETAIL_LINES = 3;
