@@ -3,7 +3,7 @@
  * Every host adapter and every file reader produces these; the detectors see nothing else.
  */
 
-import { isRecord, safeJsonStringify } from "./json";
+import { capJsonDepth, isRecord, safeJsonStringify } from "./json";
 
 export interface Usage {
   /** Prompt tokens of the request, as the host reported them. */
@@ -106,7 +106,7 @@ export function toTraceEvent(value: unknown): TraceEvent {
       const name = requireString(value, "name");
       const input = value.input === undefined ? {} : value.input;
       if (!isRecord(input)) throw new TraceEventError(`"tool_call" input must be an object`);
-      return withTs({ t, id, name, input });
+      return withTs({ t, id, name, input: capJsonDepth(input) });
     }
     case "tool_result": {
       const id = requireString(value, "id");

@@ -4,6 +4,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { capJsonDepth } from "../engine/json";
+import type { ToolCallEvent } from "../engine/events";
 import { SessionFormatError, type ReadOptions, type RecordedSession, type SessionReader } from "./reader";
 import { traceReader } from "./traceFile";
 import { rooTaskReader } from "./rooTask";
@@ -45,6 +47,11 @@ export function readerFor(p: string, isDirectory: boolean): SessionReader | unde
   return SESSION_READERS.find((r) => r.detect(p, isDirectory, head));
 }
 
+function withShallowInput(e: ToolCallEvent): ToolCallEvent {
+  const input = capJsonDepth(e.input);
+  return input === e.input ? e : { ...e, input };
+}
+
 /** Total of a session's records set aside. */
 export function ignoredCount(s: RecordedSession): number {
   return Object.values(s.ignored ?? {}).reduce((a, b) => a + b, 0);
@@ -64,6 +71,8 @@ function readDetected(reader: SessionReader, p: string, named: boolean, options:
     throw new SessionFormatError(p, `detected as ${reader.description}, but reading it failed (${(err as Error).message}); is it another format?`, undefined, reader.format);
   }
   for (const s of sessions) {
+    // Inputs of any depth become shallow here, once for every reader: converting or printing them stays safe.
+    s.events = s.events.map((e) => (e.t === "tool_call" ? withShallowInput(e) : e));
     if (named && s.events.length === 0 && ignoredCount(s) > 0) {
       const why = Object.entries(s.ignored ?? {}).map(([reason, n]) => `${n} × ${reason}`).join("; ");
       throw new SessionFormatError(p, `detected as ${reader.description}, but none of its records is one this reader replays (${why}); is it another format?`, undefined, reader.format);

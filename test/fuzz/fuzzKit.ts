@@ -218,14 +218,15 @@ export function checkReaderInput(seed: Seed, content: Buffer): void {
       if (!reader.detect(target, isDirectory, head)) continue;
       for (const lenient of [false, true]) {
         try {
-          for (const s of reader.read(target, { lenient })) for (const e of s.events) toTraceEvent(JSON.parse(JSON.stringify(e)));
+          reader.read(target, { lenient });
         } catch (err) { checkError(err, dir); }
       }
     }
     const walked = collectSessions([dir], { lenient: false });
     for (const e of walked.errors) checkError(e, dir);
     assert.ok(walked.sessions.some((s) => s.file.endsWith(path.join("good", "ok.trace.jsonl"))), "the good session beside the bad file was lost");
-    for (const s of walked.sessions) replayEvents(s.events);
+    // What the walk returns is what replay, stats and convert use: valid events that serialise (convert writes them).
+    for (const s of walked.sessions) { for (const e of s.events) toTraceEvent(JSON.parse(JSON.stringify(e))); replayEvents(s.events); }
     const ms = cpuMsSince(started);
     assert.ok(ms < MAX_READ_MS, `reading took ${ms.toFixed(0)} ms of CPU`);
   } finally {
@@ -247,6 +248,31 @@ export const clineWritesArb = (n: number): fc.Arbitrary<ClineWrite[]> => fc.arra
   { minLength: 1, maxLength: 12 },
 );
 
+/**
+ * Writes as Cline makes them: any prefix of the messages (a rollback shows an earlier prefix, and
+ * the same messages may come back), but only the newest message streams, and it only grows: a
+ * message once shown complete never turns partial again under the same timestamp.
+ */
+function realisticWrites(writes: ClineWrite[]): ClineWrite[] {
+  let frontier = 0;
+  let streamed: { count: number; chars: number } | undefined;
+  return writes.map((w) => {
+    let partialChars = w.partialChars;
+    if (partialChars !== undefined) {
+      const growing = w.count > frontier || (streamed !== undefined && streamed.count === w.count && partialChars >= streamed.chars);
+      if (!growing) partialChars = undefined;
+    }
+    // Cut writes are never parsed, so they say nothing about what was shown.
+    if (w.cutAt === undefined) {
+      if (w.count > frontier || (streamed?.count === w.count && partialChars === undefined)) streamed = undefined;
+      frontier = Math.max(frontier, w.count);
+      if (partialChars !== undefined) streamed = { count: w.count, chars: partialChars };
+      else if (w.count >= frontier) frontier = w.count;
+    }
+    return { ...w, partialChars };
+  });
+}
+
 function verdicts(ivs: readonly Intervention[]): string[] {
   return ivs.map((iv) => `${iv.detector}:${iv.action}:${iv.key}`);
 }
@@ -258,7 +284,7 @@ function classicFileAt(messages: unknown[], w: ClineWrite): string {
     list[list.length - 1] = { ...last, text: last.text.slice(0, w.partialChars), partial: true };
   }
   const text = JSON.stringify(list);
-  return w.cutAt === undefined ? text : text.slice(0, w.cutAt % (text.length + 1));
+  return w.cutAt === undefined ? text : text.slice(0, w.cutAt % text.length);
 }
 
 function sessionFileAt(doc: Record<string, unknown>, messages: unknown[], w: ClineWrite): string {
@@ -269,7 +295,7 @@ function sessionFileAt(doc: Record<string, unknown>, messages: unknown[], w: Cli
     list[list.length - 1] = { ...last, content: last.content.slice(0, 1 + (w.partialChars % last.content.length)) };
   }
   const text = JSON.stringify({ ...doc, messages: list });
-  return w.cutAt === undefined ? text : text.slice(0, w.cutAt % (text.length + 1));
+  return w.cutAt === undefined ? text : text.slice(0, w.cutAt % text.length);
 }
 
 /**
@@ -300,7 +326,7 @@ export function checkClineLive(layout: "classic" | "v4", final: unknown, writes:
       fs.utimesSync(file, stamp, stamp);
       watcher.poll();
     };
-    for (const w of writes) write(layout === "classic" ? classicFileAt(messages, w) : sessionFileAt(final as Record<string, unknown>, messages, w));
+    for (const w of realisticWrites(writes)) write(layout === "classic" ? classicFileAt(messages, w) : sessionFileAt(final as Record<string, unknown>, messages, w));
     const finalText = JSON.stringify(final);
     write(finalText);
     assert.ok(!errors.some((m) => /listener failed/.test(m)), errors.join("\n"));
