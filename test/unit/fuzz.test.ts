@@ -7,7 +7,7 @@ describe("fuzz (short run, fixed seed)", function () {
 
   it("finds no crash, hang, multi-line error, lost session or live/replay difference in 400 inputs", () => {
     const { tried, failures } = runCampaign(400, 20261124);
-    assert.deepEqual(failures, []);
+    assert.deepEqual(failures, {});
     const inputs = Object.entries(tried).filter(([k]) => k.startsWith("input:"));
     assert.equal(inputs.reduce((a, [, n]) => a + n, 0), 400);
     // Every format and both live paths were exercised.
