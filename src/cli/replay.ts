@@ -80,7 +80,8 @@ export function runReplay(argv: string[], io: CliIO): number {
   const out: string[] = [];
   let fired = 0;
   for (const s of sessions) {
-    const { interventions } = replayEvents(s.events, config);
+    const { interventions, faults } = replayEvents(s.events, config);
+    if (faults.count > 0) io.err(`${s.file}: ${faults.count} detector failure(s), the first: ${faults.first} (a bug: please report it)`);
     fired += interventions.length ? 1 : 0;
     if (json) {
       out.push(JSON.stringify({

@@ -226,7 +226,11 @@ export function checkReaderInput(seed: Seed, content: Buffer): void {
     for (const e of walked.errors) checkError(e, dir);
     assert.ok(walked.sessions.some((s) => s.file.endsWith(path.join("good", "ok.trace.jsonl"))), "the good session beside the bad file was lost");
     // What the walk returns is what replay, stats and convert use: valid events that serialise (convert writes them).
-    for (const s of walked.sessions) { for (const e of s.events) toTraceEvent(JSON.parse(JSON.stringify(e))); replayEvents(s.events); }
+    for (const s of walked.sessions) {
+      for (const e of s.events) toTraceEvent(JSON.parse(JSON.stringify(e)));
+      const { faults } = replayEvents(s.events);
+      assert.equal(faults.count, 0, `a detector failed: ${faults.first}`);
+    }
     const ms = cpuMsSince(started);
     assert.ok(ms < MAX_READ_MS, `reading took ${ms.toFixed(0)} ms of CPU`);
   } finally {
@@ -330,6 +334,7 @@ export function checkClineLive(layout: "classic" | "v4", final: unknown, writes:
     const finalText = JSON.stringify(final);
     write(finalText);
     assert.ok(!errors.some((m) => /listener failed/.test(m)), errors.join("\n"));
+    assert.equal(session.faults.count, 0, `a detector failed: ${session.faults.first}`);
     const read = collectSessions([path.join(dir, path.dirname(rel))], { lenient: true });
     const replayed = read.sessions.length > 0 ? replayEvents(read.sessions[0].events).interventions : [];
     // Replay closes the last request at the end of the file; live, the request is still open.
@@ -370,6 +375,7 @@ export function checkRooLive(messages: unknown[], updates: { index: number; acti
     const events: TraceEvent[] = translator.message(u.action, m);
     for (const e of events) { toTraceEvent(JSON.parse(JSON.stringify(e))); session.push(e); }
   }
+  assert.equal(session.faults.count, 0, `a detector failed: ${session.faults.first}`);
   assert.ok(cpuMsSince(started) < MAX_READ_MS, "Roo updates took too long");
 }
 
