@@ -20,6 +20,7 @@ import { collectSessions, readSessions } from "../../src/formats";
 import { SessionFormatError } from "../../src/formats/reader";
 import { ClineClassicTranslator } from "../../src/hosts/cline/classicTranslator";
 import { ClineSessionTranslator } from "../../src/hosts/cline/sessionTranslator";
+import { ClineWatcher } from "../../src/hosts/cline/watcher";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const CLI = path.join(ROOT, "dist/cli.js");
@@ -63,6 +64,35 @@ describe("hostile input", () => {
       assert.deepEqual(live.map((iv) => iv.key), replayed.map((iv) => iv.key));
       assert.equal(session.stats().toolCalls, 8);
       assert.equal(session.faults.count, 0);
+    });
+
+    it("still catches them live: the Cline watcher drops no event and agrees with replay", () => {
+      const root = tmp();
+      const dir = path.join(root, "tasks", "1795332497258");
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, "ui_messages.json");
+      // Cline's tool messages carry their input as JSON text: built as text, 6,000 levels deep.
+      const toolText = `{"tool":"customLookup","query":"same","options":${deepJson(6_000)}}`;
+      const rows: string[] = [JSON.stringify({ ts: 1, type: "say", say: "task", text: "look it up" })];
+      for (let i = 0; i < 8; i++) {
+        const request = i === 0 ? "look it up" : "[customLookup] Result:\nsame answer";
+        rows.push(JSON.stringify({ ts: 10 + 2 * i, type: "say", say: "api_req_started", text: JSON.stringify({ request }) }));
+        rows.push(`{"ts":${11 + 2 * i},"type":"ask","ask":"tool","text":${JSON.stringify(toolText)}}`);
+      }
+      const errors: string[] = [];
+      const session = new LoopSession();
+      const live: string[] = [];
+      const watcher = new ClineWatcher({ roots: [root], onEvent: (e) => { for (const iv of session.push(e.event)) live.push(iv.key); }, onError: (m) => errors.push(m) });
+      for (let n = 1; n <= rows.length; n++) {
+        fs.writeFileSync(file, `[${rows.slice(0, n).join(",")}]`);
+        fs.utimesSync(file, 1000 + n, 1000 + n);
+        watcher.poll();
+      }
+      assert.deepEqual(errors, []);
+      assert.equal(session.stats().toolCalls, 8);
+      const replayed = replayEvents(readSessions([dir], { lenient: false })[0].events).interventions.map((iv) => iv.key);
+      assert.ok(live.length > 0, "the repeated deep call was not caught live");
+      assert.deepEqual(live, replayed.slice(0, live.length));
     });
 
     it("tells two deep inputs apart when they differ below the depth cap", () => {
