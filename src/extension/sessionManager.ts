@@ -253,7 +253,10 @@ export class SessionManager implements Disposable {
     this.recordForTimeline(s, ev);
     let interventions: Intervention[];
     try {
+      const faultsBefore = s.engine.faults.count;
       interventions = s.engine.push(ev);
+      // A detector that failed on this event: the event still counted for the others; say so once per event.
+      if (s.engine.faults.count > faultsBefore) this.deps.log.error(`detector failed on ${s.summary.key} event ${s.eventIndex} (${s.engine.faults.count} so far; the first: ${s.engine.faults.first})`);
     } catch (err) {
       this.deps.log.error(`engine failed on ${s.summary.key} event ${s.eventIndex}: ${(err as Error).stack ?? String(err)}`);
       interventions = [];
