@@ -4,7 +4,7 @@
  * Shared by the short run in `npm test` and the long run (`npm run fuzz -- COUNT`).
  */
 import fc from "fast-check";
-import { checkClineLive, checkReaderInput, checkRooLive, clineWritesArb, loadSeeds, mutate, mutationArb, mutationKind, rooMessagesOf, rooUpdatesArb } from "./fuzzKit";
+import { checkClineLive, checkReaderInput, checkWalk, walkTreeArb, checkRooLive, clineWritesArb, loadSeeds, mutate, mutationArb, mutationKind, rooMessagesOf, rooUpdatesArb } from "./fuzzKit";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -38,8 +38,8 @@ export function runCampaign(total: number, seed: number): CampaignResult {
       }
     }), { numRuns, seed });
   };
-  // Readers: 70% of the inputs, mutated fixtures of every format.
-  const readerRuns = Math.round(total * 0.7);
+  // Readers: 65% of the inputs, mutated fixtures of every format.
+  const readerRuns = Math.round(total * 0.65);
   run("readers", fc.tuple(fc.nat({ max: seeds.length - 1 }), fc.array(mutationArb, { minLength: 1, maxLength: 3 })), readerRuns, ([i, ms]) => {
     const s = seeds[i];
     let content: Buffer = Buffer.from(s.files[s.main], "utf8");
@@ -47,6 +47,12 @@ export function runCampaign(total: number, seed: number): CampaignResult {
     count(`input: reader ${s.kind}`);
     for (const m of ms) count(`mutation: ${mutationKind(m)}`);
     checkReaderInput(s, content);
+  });
+  // Folder walks: link loops, broken links, FIFOs and bad files beside good sessions.
+  const walkRuns = Math.round(total * 0.05);
+  run("walk", walkTreeArb, walkRuns, (entries) => {
+    count("input: folder walk (links, loops, FIFOs, bad files)");
+    checkWalk(entries);
   });
   // Live Cline: the two layouts, their fixture with fields of other types now and then.
   const classic = JSON.parse(fs.readFileSync(path.join(FIX, "cline/classic/tasks/1795332497258/ui_messages.json"), "utf8")) as unknown[];
@@ -69,7 +75,7 @@ export function runCampaign(total: number, seed: number): CampaignResult {
   });
   // Live Roo: message updates, created or updated, partial, with fields of other types.
   const roo = rooMessagesOf(seeds);
-  run("live roo", fc.nat({ max: roo.length - 1 }).chain((i) => fc.tuple(fc.constant(i), rooUpdatesArb(roo[i]))), total - readerRuns - 2 * liveRuns, ([i, updates]) => {
+  run("live roo", fc.nat({ max: roo.length - 1 }).chain((i) => fc.tuple(fc.constant(i), rooUpdatesArb(roo[i]))), total - readerRuns - walkRuns - 2 * liveRuns, ([i, updates]) => {
     count("input: live roo message updates");
     checkRooLive(roo[i], updates);
   });

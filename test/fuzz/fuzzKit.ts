@@ -11,6 +11,7 @@
  * The short run (npm test) and the long run (npm run fuzz) share this file.
  */
 import * as assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -235,6 +236,63 @@ export function checkReaderInput(seed: Seed, content: Buffer): void {
     assert.ok(ms < MAX_READ_MS, `reading took ${ms.toFixed(0)} ms of CPU`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---- folder walks ------------------------------------------------------------------------------
+
+/** One entry of a generated folder tree. */
+export type WalkEntry =
+  | { kind: "good"; dir: number }
+  | { kind: "bad"; dir: number }
+  | { kind: "loopLink"; dir: number; to: number }
+  | { kind: "dangling"; dir: number }
+  | { kind: "fifo"; dir: number };
+
+export const walkTreeArb: fc.Arbitrary<WalkEntry[]> = fc.array(fc.oneof(
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("good" as const), dir: fc.nat({ max: 5 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("bad" as const), dir: fc.nat({ max: 5 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("loopLink" as const), dir: fc.nat({ max: 5 }), to: fc.nat({ max: 5 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("dangling" as const), dir: fc.nat({ max: 5 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("fifo" as const), dir: fc.nat({ max: 5 }) }) },
+), { minLength: 1, maxLength: 14 });
+
+/** Folders 0..5 of a walk tree: a chain a/b/c plus siblings, so links can point up, down and across. */
+const WALK_DIRS = ["", "a", "a/b", "a/b/c", "d", "d/e"];
+
+/**
+ * A folder tree with good traces, bad files, links back up the tree (loops), broken links and
+ * FIFOs: every good trace is reported exactly once, every bad or broken path named in one line,
+ * in bounded time.
+ */
+export function checkWalk(entries: WalkEntry[]): void {
+  const root = tmpDir("ls-fuzz-walk-");
+  try {
+    for (const d of WALK_DIRS) fs.mkdirSync(path.join(root, d), { recursive: true });
+    const good = new Set<string>();
+    entries.forEach((e, i) => {
+      const dir = path.join(root, WALK_DIRS[e.dir]);
+      const name = path.join(dir, `${e.kind}${i}`);
+      switch (e.kind) {
+        case "good": fs.writeFileSync(`${name}.trace.jsonl`, GOOD_TRACE); good.add(fs.realpathSync(`${name}.trace.jsonl`)); break;
+        case "bad": fs.writeFileSync(`${name}.trace.jsonl`, "{\"t\":\"user\",\"text\":\"x\"}\n{oops\n{\"t\":\"end\"}\n"); break;
+        case "loopLink": fs.symlinkSync(path.join(root, WALK_DIRS[e.to]), name); break;
+        case "dangling": fs.symlinkSync(path.join(root, "nowhere", String(i)), `${name}.trace.jsonl`); break;
+        case "fifo": spawnSync("mkfifo", [name]); break;
+      }
+    });
+    const started = process.cpuUsage();
+    const { sessions, errors } = collectSessions([root], { lenient: false });
+    assert.ok(cpuMsSince(started) < MAX_READ_MS, "the walk took too long");
+    const reported = sessions.map((s) => fs.realpathSync(s.file));
+    assert.equal(new Set(reported).size, reported.length, `a session was reported twice: ${reported.join(", ")}`);
+    for (const g of good) assert.ok(reported.includes(g), `good session lost: ${g}`);
+    // Each bad file and broken link named once (a folder reached again through a link is not walked again); FIFOs passed over.
+    const bad = entries.filter((e) => e.kind === "bad" || e.kind === "dangling").length;
+    assert.equal(errors.length, bad, `bad paths named: ${errors.map((e) => e.message).join(" | ")}`);
+    for (const e of errors) checkError(e, root);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
   }
 }
 

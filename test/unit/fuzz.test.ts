@@ -15,5 +15,6 @@ describe("fuzz (short run, fixed seed)", function () {
     assert.ok(inputs.some(([k]) => k.startsWith("input: live cline-classic")));
     assert.ok(inputs.some(([k]) => k.startsWith("input: live cline-v4")));
     assert.ok(tried["input: live roo message updates"] > 0);
+    assert.ok(tried["input: folder walk (links, loops, FIFOs, bad files)"] > 0);
   });
 });
