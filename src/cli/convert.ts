@@ -2,10 +2,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { TraceEvent } from "../engine/events";
-import { readSessions } from "../formats";
+import { collectSessions } from "../formats";
 import type { RecordedSession } from "../formats/reader";
 import { flag, parseArgs, UsageError } from "./args";
-import type { CliIO } from "./io";
+import { reportReadErrors, type CliIO } from "./io";
 
 export const CONVERT_USAGE = "convert FILE|DIR... --to trace [--out FILE|DIR] [--lenient]";
 
@@ -29,15 +29,15 @@ export function runConvert(argv: string[], io: CliIO): number {
   const to = flag(args, "to") ?? "trace";
   if (to !== "trace") throw new UsageError(`--to ${to}: the only output format is "trace"`);
   const lenient = args.flags.has("lenient");
-  const sessions = readSessions(args.positionals, { lenient });
-  if (sessions.length === 0) throw new UsageError("no sessions found in the given paths");
+  const { sessions, errors } = collectSessions(args.positionals, { lenient });
+  if (sessions.length === 0) return reportReadErrors("convert", errors, 0, io);
   for (const s of sessions) if (s.skipped) io.err(`${s.file}: skipped ${s.skipped} bad line(s)`);
   const out = flag(args, "out");
 
   if (out === undefined) {
     if (sessions.length > 1) throw new UsageError(`${sessions.length} sessions found: give --out DIR to write one trace file each`);
     io.out(traceLines(sessions[0].events).replace(/\n$/, ""));
-    return 0;
+    return reportReadErrors("convert", errors, sessions.length, io);
   }
   const toFolder = sessions.length > 1 || out.endsWith("/") || out.endsWith(path.sep) || (fs.existsSync(out) && fs.statSync(out).isDirectory());
   const used = new Set<string>();
@@ -51,5 +51,5 @@ export function runConvert(argv: string[], io: CliIO): number {
     }
     io.err(`${s.file} (${s.format}, ${s.events.length} events) → ${target}`);
   }
-  return 0;
+  return reportReadErrors("convert", errors, sessions.length, io);
 }

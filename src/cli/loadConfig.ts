@@ -1,6 +1,35 @@
 /** Engine settings for the CLI: a JSON file (--config) and key=value overrides (--set). */
 import * as fs from "node:fs";
-import { applyOverride, resolveConfig, type EngineConfig } from "../engine/config";
+import { applyOverride, resolveConfig, UNSAFE_KEYS, type EngineConfig } from "../engine/config";
+import { isRecord } from "../engine/json";
+
+const SECTION = "loopSentinel.";
+/** Settings of the extension alone (how it acts in VS Code): meaningless to the CLI, so passed over quietly. */
+const EXTENSION_ONLY = new Set(["actionPolicy", "notifications", "cline.actionPolicy", "cline.dataFolders"]);
+
+/**
+ * A VS Code settings.json in its flat form (`"loopSentinel.mode": "warnOnly"`,
+ * `"loopSentinel.detectors.tool-repeat.warnAt": 4`) as engine settings; other extensions' keys are
+ * not ours and are left alone. `idleResetMinutes` is the extension's unit for `idleResetMs`.
+ */
+function fromFlatSettings(raw: Record<string, unknown>, file: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!key.startsWith(SECTION)) continue;
+    const name = key.slice(SECTION.length);
+    if (EXTENSION_ONLY.has(name)) continue;
+    if (name === "idleResetMinutes") { out.idleResetMs = typeof value === "number" ? value * 60_000 : value; continue; }
+    const path = name.split(".");
+    if (path.some((p) => p === "" || UNSAFE_KEYS.has(p))) throw new UsageError(`${file}: "${key}" is not a setting`);
+    let node = out;
+    for (const p of path.slice(0, -1)) {
+      if (!isRecord(node[p])) node[p] = {};
+      node = node[p] as Record<string, unknown>;
+    }
+    node[path[path.length - 1]] = value;
+  }
+  return out;
+}
 import { UsageError } from "./args";
 
 export function loadCliConfig(file: string | undefined, sets: string[], warn: (line: string) => void): EngineConfig {
@@ -8,10 +37,11 @@ export function loadCliConfig(file: string | undefined, sets: string[], warn: (l
   if (file !== undefined) {
     let text: string;
     try { text = fs.readFileSync(file, "utf8"); } catch (err) { throw new UsageError(`cannot read config ${file}: ${(err as Error).message}`); }
-    try { raw = JSON.parse(text); } catch (err) { throw new UsageError(`${file}: not valid JSON (${(err as Error).message})`); }
+    try { raw = JSON.parse(text.replace(/^\uFEFF/, "")); } catch (err) { throw new UsageError(`${file}: not valid JSON (${(err as Error).message})`); }
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UsageError(`${file}: settings must be a JSON object`);
-    // Accept VS Code settings style too: {"loopSentinel.detectors": ...} or {"loopSentinel": {...}}.
-    if (raw.loopSentinel && typeof raw.loopSentinel === "object") raw = raw.loopSentinel as Record<string, unknown>;
+    // Accept VS Code settings style too: {"loopSentinel.mode": ...} (settings.json) or {"loopSentinel": {...}}.
+    if (isRecord(raw.loopSentinel)) raw = raw.loopSentinel;
+    else if (Object.keys(raw).some((k) => k.startsWith(SECTION))) raw = fromFlatSettings(raw, file);
   }
   for (const s of sets) {
     try { applyOverride(raw, s); } catch (err) { throw new UsageError(`--set ${(err as Error).message}`); }

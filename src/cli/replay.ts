@@ -1,12 +1,12 @@
 /** `loop-sentinel replay FILE|DIR... [--json] [--explain] [--config FILE] [--set k=v] [--lenient]` */
 import type { Intervention } from "../engine/session";
 import { replayEvents } from "../engine/replay";
-import { ignoredCount, readSessions, SESSION_READERS } from "../formats";
+import { collectSessions, ignoredCount, SESSION_READERS } from "../formats";
 import { EVENT_KINDS } from "../engine/events";
 import type { RecordedSession } from "../formats/reader";
 import { flag, parseArgs, UsageError } from "./args";
 import { loadCliConfig } from "./loadConfig";
-import type { CliIO } from "./io";
+import { reportReadErrors, type CliIO } from "./io";
 
 export const REPLAY_USAGE = "replay FILE|DIR... [--json] [--explain] [--config FILE] [--set key=value] [--lenient]";
 
@@ -73,13 +73,15 @@ export function runReplay(argv: string[], io: CliIO): number {
   if (args.positionals.length === 0) throw new UsageError(`replay needs at least one file or folder\nusage: loop-sentinel ${REPLAY_USAGE}`);
   const config = loadCliConfig(flag(args, "config"), args.flags.get("set") ?? [], io.err);
   const lenient = args.flags.has("lenient");
-  // Read and check every input before printing anything: bad input must not look like a partial success.
-  const sessions = readSessions(args.positionals, { lenient });
+  // Every path is read before anything is printed; the paths that could not be read are named after
+  // the results, and the exit code says so: bad input never looks like a complete success.
+  const { sessions, errors } = collectSessions(args.positionals, { lenient });
   const json = args.flags.has("json");
   const out: string[] = [];
   let fired = 0;
   for (const s of sessions) {
-    const { interventions } = replayEvents(s.events, config);
+    const { interventions, faults } = replayEvents(s.events, config);
+    if (faults.count > 0) io.err(`${s.file}: ${faults.count} detector failure(s), the first: ${faults.first} (a bug: please report it)`);
     fired += interventions.length ? 1 : 0;
     if (json) {
       out.push(JSON.stringify({
@@ -99,6 +101,6 @@ export function runReplay(argv: string[], io: CliIO): number {
     out.push(`${sessions.length} session(s), ${fired} with interventions` +
       (aside ? `; ${aside} records set aside${unknown ? `, ${unknown} of them of unknown types` : ""}${explain ? "" : " (--explain says which and why)"}` : ""));
   }
-  io.out(out.join("\n"));
-  return 0;
+  if (sessions.length > 0) io.out(out.join("\n"));
+  return reportReadErrors("replay", errors, sessions.length, io);
 }

@@ -4,13 +4,13 @@
  * loop and healthy sessions. The work is in src/stats; this file only reads arguments and prints.
  */
 import * as fs from "node:fs";
-import { readSessions } from "../formats";
+import { collectSessions } from "../formats";
 import { reportHtml } from "../stats/html";
 import { buildReport, reportText } from "../stats/report";
 import { readLabelFor, sessionStats } from "../stats/sessionStats";
 import { parseSweep, sweepSessions, type Sweep } from "../stats/sweep";
 import { flag, parseArgs, UsageError } from "./args";
-import type { CliIO } from "./io";
+import { reportReadErrors, type CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
 
 export const STATS_USAGE = "stats FILE|DIR... [--json] [--html FILE] [--summary] [--config FILE] [--set key=value] [--sweep key=v1,v2|from..to] [--lenient]";
@@ -27,8 +27,8 @@ export function runStats(argv: string[], io: CliIO): number {
   if (sweepFlag !== undefined) {
     try { sweepSpec = parseSweep(sweepFlag); } catch (err) { throw new UsageError(`--sweep ${(err as Error).message}`); }
   }
-  const sessions = readSessions(args.positionals, { lenient });
-  if (sessions.length === 0) throw new UsageError("no sessions found in the given paths");
+  const { sessions, errors } = collectSessions(args.positionals, { lenient });
+  if (sessions.length === 0) return reportReadErrors("stats", errors, 0, io);
   const labels = sessions.map((s) => readLabelFor(s.file, io.err));
   const perSession = sessions.map((s, i) => {
     if (s.skipped) io.err(`${s.file}: skipped ${s.skipped} bad line(s)`);
@@ -49,5 +49,5 @@ export function runStats(argv: string[], io: CliIO): number {
   }
   if (args.flags.has("json")) io.out(JSON.stringify(report, null, 1));
   else io.out(reportText(report, !args.flags.has("summary")));
-  return 0;
+  return reportReadErrors("stats", errors, sessions.length, io);
 }

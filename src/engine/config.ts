@@ -71,7 +71,7 @@ export function resolveConfig(input: unknown): ResolvedConfig {
   if (input === undefined || input === null) return { config, warnings };
   if (!isRecord(input)) return { config, warnings: ["settings must be an object; using the defaults"] };
   const reject = (path: string, expected: string, got: unknown) =>
-    warnings.push(`${path}: expected ${expected}, got ${JSON.stringify(got)}; using the default`);
+    warnings.push(`${path}: expected ${expected}, got ${shown(got)}; using the default`);
 
   const known = new Set(["enabled", "mode", "resetOnUserMessage", "idleResetMs", "maxAbortsPerTurn", "detectors", "perTool", "toolNames", "guidance"]);
   for (const k of Object.keys(input)) if (!known.has(k)) warnings.push(`${k}: unknown setting, ignored`);
@@ -90,6 +90,12 @@ export function resolveConfig(input: unknown): ResolvedConfig {
     reject(path, "a number ≥ 0", v);
     return false;
   };
+  // A rung is a number of repeats: a fraction would silently mean the next whole number.
+  const rung = (path: string, v: unknown): v is number => {
+    if (typeof v === "number" && Number.isInteger(v) && v >= 0) return true;
+    reject(path, "a whole number ≥ 0", v);
+    return false;
+  };
   if (input.idleResetMs !== undefined && count("idleResetMs", input.idleResetMs)) config.idleResetMs = input.idleResetMs;
   if (input.maxAbortsPerTurn !== undefined && count("maxAbortsPerTurn", input.maxAbortsPerTurn)) config.maxAbortsPerTurn = Math.floor(input.maxAbortsPerTurn);
 
@@ -101,21 +107,24 @@ export function resolveConfig(input: unknown): ResolvedConfig {
       if (!isRecord(overrides)) { reject(`detectors.${id}`, "an object", overrides); continue; }
       for (const [param, value] of Object.entries(overrides)) {
         const path = `detectors.${id}.${param}`;
-        const current = target[param];
+        const current = Object.hasOwn(target, param) ? target[param] : undefined;
         if (current === undefined) { warnings.push(`${path}: unknown parameter, ignored`); continue; }
         if (typeof current === "boolean") {
           if (typeof value === "boolean") target[param] = value; else reject(path, "true or false", value);
-        } else if (count(path, value)) target[param] = value;
+        } else if ((RUNGS as readonly string[]).includes(param) ? rung(path, value) : count(path, value)) target[param] = value as number;
       }
+      checkRungOrder(`detectors.${id}`, target, target, DETECTOR_DEFAULTS.get(id as DetectorId), warnings);
     }
   }
 
   if (input.perTool !== undefined) {
     if (!isRecord(input.perTool)) reject("perTool", "an object", input.perTool);
     else for (const [tool, o] of Object.entries(input.perTool)) {
+      if (UNSAFE_KEYS.has(tool)) { warnings.push(`perTool.${tool}: not a usable tool name, ignored`); continue; }
       if (!isRecord(o)) { reject(`perTool.${tool}`, "an object", o); continue; }
       const clean: ToolOverride = {};
-      for (const r of RUNGS) if (o[r] !== undefined && count(`perTool.${tool}.${r}`, o[r])) clean[r] = o[r] as number;
+      for (const r of RUNGS) if (o[r] !== undefined && rung(`perTool.${tool}.${r}`, o[r])) clean[r] = o[r] as number;
+      checkRungOrder(`perTool.${tool}`, clean as Record<string, unknown>, clean as Record<string, unknown>, undefined, warnings);
       if (o.exempt !== undefined) {
         if (typeof o.exempt === "boolean") clean.exempt = o.exempt; else reject(`perTool.${tool}.exempt`, "true or false", o.exempt);
       }
@@ -143,15 +152,44 @@ export function resolveConfig(input: unknown): ResolvedConfig {
   return { config, warnings };
 }
 
+/** Keys that would reach an object's prototype instead of a setting. */
+export const UNSAFE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/** A value as a warning shows it (JSON would print Infinity as null). */
+function shown(v: unknown): string {
+  return typeof v === "number" && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v);
+}
+
+const DETECTOR_DEFAULTS = new Map(DETECTOR_DEFINITIONS.map((d) => [d.id, d.defaults]));
+
+/**
+ * The rungs must climb: warn before block before stop (0 switches a rung off). Out of order, the
+ * settings' rungs are reset to the given defaults (none: removed) and the warning says why.
+ */
+function checkRungOrder(path: string, given: Record<string, unknown>, target: Record<string, unknown>, defaults: Record<string, unknown> | undefined, warnings: string[]): void {
+  const on = RUNGS.filter((r) => typeof given[r] === "number" && (given[r] as number) > 0);
+  for (let i = 1; i < on.length; i++) {
+    if ((given[on[i]] as number) >= (given[on[i - 1]] as number)) continue;
+    warnings.push(`${path}: rungs out of order (${RUNGS.map((r) => `${r} ${shown(given[r])}`).join(", ")}); expected warnAt ≤ blockAt ≤ stopAt (0 = off); using the default rungs`);
+    for (const r of RUNGS) { if (defaults && defaults[r] !== undefined) target[r] = defaults[r]; else delete target[r]; }
+    return;
+  }
+}
+
 /** Applies "a.b.c=value" overrides (CLI --set, stats calibration) on top of a config object. */
 export function applyOverride(target: Record<string, unknown>, assignment: string): void {
   const eq = assignment.indexOf("=");
   if (eq <= 0) throw new Error(`expected key=value, got "${assignment}"`);
   const path = assignment.slice(0, eq).split(".");
+  const bad = path.find((p) => p === "" || UNSAFE_KEYS.has(p));
+  if (bad !== undefined) throw new Error(`${assignment.slice(0, eq)}: ${bad === "" ? "an empty key" : `"${bad}"`} is not a setting`);
   const raw = assignment.slice(eq + 1);
   let value: unknown = raw;
   if (raw === "true" || raw === "false") value = raw === "true";
-  else if (raw !== "" && !Number.isNaN(Number(raw))) value = Number(raw);
+  else if (raw.trim() !== "" && !Number.isNaN(Number(raw))) {
+    value = Number(raw);
+    if (!Number.isFinite(value)) throw new Error(`${assignment}: ${raw} is not a finite number`);
+  }
   let node = target;
   for (const p of path.slice(0, -1)) {
     if (!isRecord(node[p])) node[p] = {};

@@ -3,7 +3,7 @@
  * Every host adapter and every file reader produces these; the detectors see nothing else.
  */
 
-import { isRecord } from "./json";
+import { capJsonDepth, isRecord, safeJsonStringify } from "./json";
 
 export interface Usage {
   /** Prompt tokens of the request, as the host reported them. */
@@ -106,14 +106,14 @@ export function toTraceEvent(value: unknown): TraceEvent {
       const name = requireString(value, "name");
       const input = value.input === undefined ? {} : value.input;
       if (!isRecord(input)) throw new TraceEventError(`"tool_call" input must be an object`);
-      return withTs({ t, id, name, input });
+      return withTs({ t, id, name, input: capJsonDepth(input) });
     }
     case "tool_result": {
       const id = requireString(value, "id");
       if (typeof value.ok !== "boolean") throw new TraceEventError(`"tool_result" needs a boolean "ok"`);
       const e: ToolResultEvent = { t, id, ok: value.ok };
-      if (value.output !== undefined) e.output = typeof value.output === "string" ? value.output : JSON.stringify(value.output);
-      if (value.error !== undefined) e.error = typeof value.error === "string" ? value.error : JSON.stringify(value.error);
+      if (value.output !== undefined) e.output = typeof value.output === "string" ? value.output : safeJsonStringify(value.output);
+      if (value.error !== undefined) e.error = typeof value.error === "string" ? value.error : safeJsonStringify(value.error);
       return withTs(e);
     }
     case "end": {

@@ -7,6 +7,7 @@ import { resultText } from "./events";
 import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand } from "./shellCommands";
 import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, stableOutput } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
+import { safeJsonStringify } from "./json";
 
 export interface CallResult {
   ok: boolean;
@@ -221,7 +222,7 @@ function rangeOf(entry: Record<string, unknown>): string {
   for (const k of RANGE_KEYS) {
     const v = entry[k];
     if (v === undefined || v === null || v === "") continue;
-    parts.push(`${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+    parts.push(`${k}=${typeof v === "object" ? safeJsonStringify(v) : String(v)}`);
   }
   return parts.join(",");
 }
@@ -249,7 +250,7 @@ export function readsOf(input: Record<string, unknown>, tools: ToolKnowledge): F
 export function describeCall(call: Pick<CallRecord, "name" | "target" | "input">, max = 80): string {
   let what = call.target;
   if (what === undefined) {
-    const json = JSON.stringify(call.input);
+    const json = safeJsonStringify(call.input);
     what = json === "{}" ? "" : json;
   }
   if (what.length > max) what = what.slice(0, max - 1) + "…";

@@ -13,6 +13,7 @@ import { BoundedMap } from "./boundedMap";
 import { StreamLines, type StreamLine, type StreamParagraph, type StreamSentence } from "./streamText";
 import { ToolLedger, type CallRecord } from "./ledger";
 import { createToolKnowledge, type ToolKnowledge } from "./toolKnowledge";
+import { capJsonDepth } from "./json";
 
 export interface Intervention {
   /** 0-based index of the event during which the engine intervened. */
@@ -67,6 +68,8 @@ export class LoopSession {
   /** After an abort the rest of that response is the same loop draining out: no new stream verdicts until the next request. */
   private streamMuted = false;
   private stopped = false;
+  private faultCount = 0;
+  private firstFault: string | undefined;
   private readonly counters: SessionStats = {
     events: 0, requests: 0, toolCalls: 0, reasoningChars: 0, textChars: 0, tokensIn: 0, tokensOut: 0, cost: 0, interventions: 0,
   };
@@ -120,6 +123,8 @@ export class LoopSession {
 
   /** Feeds one event; returns the interventions it caused (usually none). */
   push(ev: TraceEvent): Intervention[] {
+    // Untrusted input of any depth: past the cap it becomes text, so identical deep calls still match.
+    if (ev.t === "tool_call") { const input = capJsonDepth(ev.input); if (input !== ev.input) ev = { ...ev, input }; }
     this.index++;
     this.counters.events++;
     if (ev.ts !== undefined) {
@@ -166,14 +171,15 @@ export class LoopSession {
     const findings: Finding[] = [];
     for (const d of this.detectors) {
       let found: Finding[] | void;
-      switch (ev.t) {
+      // One detector failing on odd input must not cost the event to the others.
+      try { switch (ev.t) {
         case "user": found = d.onUser?.(ev.text, ctx); break;
         case "request": found = d.onRequestStart?.(ctx); break;
         case "reasoning": case "text": found = d.onStream?.(ev, ctx); break;
         case "tool_call": found = d.onToolCall?.(call!, ctx); break;
         case "tool_result": found = d.onToolResult?.(call!, ctx); break;
         case "end": found = d.onRequestEnd?.(ctx); break;
-      }
+      } } catch (err) { this.noteFault(d.id, err); continue; }
       if (found) for (const f of found) findings.push(f);
     }
     if (this.lineReaders.length > 0) this.splitLines(ev, ctx, findings);
@@ -195,6 +201,14 @@ export class LoopSession {
     this.counters.interventions++;
     return [chosen.intervention];
   }
+
+  private noteFault(detector: DetectorId, err: unknown): void {
+    this.faultCount++;
+    this.firstFault ??= `${detector} failed at event ${this.index}: ${(err as Error)?.message ?? String(err)}`;
+  }
+
+  /** Detector failures caught so far (a bug, never expected): how many, and the first one. */
+  get faults(): { count: number; first?: string } { return { count: this.faultCount, first: this.firstFault }; }
 
   /** Feeds the stream's lines (and, at a request's end, its unfinished last line) to the line readers. */
   private splitLines(ev: TraceEvent, ctx: DetectorContext, findings: Finding[]): void {
@@ -225,7 +239,7 @@ export class LoopSession {
   private escalate(f: Finding, ts: number | undefined): PlannedIntervention | undefined {
     if (this.ignored.has(f.key) || this.stopped) return undefined;
     const settings = this.config.detectors[f.detector];
-    const perTool = f.tool !== undefined ? this.config.perTool[f.tool] : undefined;
+    const perTool = f.tool !== undefined && Object.hasOwn(this.config.perTool, f.tool) ? this.config.perTool[f.tool] : undefined;
     if (!settings || perTool?.exempt) return undefined;
     const rungAt = (r: "warnAt" | "blockAt" | "stopAt") => perTool?.[r] ?? settings[r];
     const reached = (at: number) => at > 0 && f.count >= at;

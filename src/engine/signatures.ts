@@ -2,7 +2,7 @@
  * Call signatures: what makes two tool calls "the same call". Written once here and used by
  * every tool detector, so that they agree on identity.
  */
-import stableStringify from "fast-json-stable-stringify";
+import { canonicalJson } from "./json";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 /** Input fields that change per call without changing what the call does. */
@@ -26,17 +26,12 @@ export function normaliseWhitespace(s: string): string {
   return s.replace(/\s+/g, " ").trim();
 }
 
-function stripVolatile(value: unknown, drop: ReadonlySet<string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => stripVolatile(v, drop));
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (drop.has(k)) continue;
-      out[k] = typeof v === "string" ? v.trim() : stripVolatile(v, drop);
-    }
-    return out;
-  }
-  return value;
+/**
+ * The input as sorted JSON with volatile fields dropped at every depth and property strings trimmed.
+ * Written without recursion: a tool input is untrusted and may nest thousands of levels.
+ */
+function stableInputText(input: Record<string, unknown>): string {
+  return canonicalJson(input, { drop: VOLATILE_INPUT_KEYS, trimValues: true }) ?? "";
 }
 
 /**
@@ -108,11 +103,11 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
   if (kind === "command") {
     const cmd = tools.commandOf(input);
     if (cmd !== undefined) {
-      const rest = stripVolatile({ ...input, command: undefined, cmd: undefined }, VOLATILE_INPUT_KEYS);
-      return `${name}\u0001cmd\u0001${normaliseWhitespace(cmd)}\u0001${stableStringify(rest)}`;
+      const rest = stableInputText({ ...input, command: undefined, cmd: undefined });
+      return `${name}\u0001cmd\u0001${normaliseWhitespace(cmd)}\u0001${rest}`;
     }
   }
-  return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;
+  return `${name}\u0001${stableInputText(input)}`;
 }
 
 /**
@@ -141,7 +136,7 @@ export function repeatKeyOf(name: string, kind: ToolKind, input: Record<string, 
 
 /** Tool + the whole input (volatile fields dropped, replacement text kept): the very same call. */
 export function exactInputKey(name: string, input: Record<string, unknown>): string {
-  return `${name}\u0001${stableStringify(stripVolatile(input, VOLATILE_INPUT_KEYS))}`;
+  return `${name}\u0001${stableInputText(input)}`;
 }
 
 /** The thing a call acts on (file, URL, search pattern, command), for target-keyed counts. */
@@ -203,9 +198,15 @@ function contentLines(text: string): string[] {
  * (errors=2)`): once bracketed parts, file names and punctuation are gone, only status words are left.
  */
 export function isBannerLine(line: string): boolean {
+  // A banner is a few words: a long line is not one, and the path-stripping pattern below would be
+  // quadratic on a long line without spaces (a minified file, a huge JSON value).
+  if (line.length > MAX_BANNER_CHARS) return false;
   const words = line.replace(/\[[^\]]*\]|\([^)]*\)/g, " ").replace(/\S*[\\/.:]\S*/g, " ").replace(/[^\p{L}\s]+/gu, " ").trim().split(/\s+/).filter((w) => w !== "");
   return words.length > 0 && words.length <= 3 && words.every((w) => /^(?:fail(?:s|ed|ure|ures|ing)?|errors?|errored|not|ok)$/i.test(w)) && words.some((w) => !/^(?:not|ok)$/i.test(w));
 }
+
+/** Longest line that may be a status banner. */
+const MAX_BANNER_CHARS = 200;
 
 /** How many lines after a banner say what failed. */
 const BANNER_DETAIL_LINES = 3;

@@ -10,8 +10,8 @@ import { createHostAdapters } from "../hosts/registry";
 import { COMMANDS, INTERNAL_COMMANDS } from "./commandIds";
 import { DiagnosticsPanel, type RenderReport } from "./diagnosticsPanel";
 import { SessionManager, type ConfirmAnswer, type OverallState, type SessionSnapshot, type SessionSummary } from "./sessionManager";
-import { readShellSettings } from "./settings";
-import { SETTINGS_SECTION } from "./settingsSchema";
+import { readShellSettings, trustAwareReader } from "./settings";
+import { SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
 
 /** What the extension exports: read-only views, used by the integration tests and other extensions. */
@@ -65,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   let warnings: string[] = [];
   const applySettings = () => {
     const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const settings = readShellSettings((key) => cfg.get(key));
+    const settings = readShellSettings(trustAwareReader((key) => cfg.get(key), (key) => cfg.inspect(key), vscode.workspace.isTrusted));
     notificationsOn = settings.notifications;
     manager.configure({ engine: settings.engine, actionPolicy: settings.actionPolicy, hostPolicies: settings.hostPolicies });
     const changed = settings.warnings.join("\n") !== warnings.join("\n");
@@ -80,6 +80,8 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration(SETTINGS_SECTION)) { applySettings(); log.info("settings applied"); }
   }));
+  // Once the user trusts the workspace, its settings may tune thresholds.
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => { applySettings(); log.info("workspace trusted: settings applied"); }));
 
   const statusBar = new LoopStatusBar(manager);
   context.subscriptions.push(statusBar);
@@ -107,8 +109,9 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   const toggle = async (key: "enabled" | "mode", next: (current: unknown) => unknown) => {
     const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const info = cfg.inspect(key);
-    // Write where the effective value comes from, or the change would be shadowed.
-    const target = info?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
+    // Write where the effective value comes from, or the change would be shadowed; the switches
+    // the user alone decides (USER_ONLY_SETTINGS) are always user settings.
+    const target = USER_ONLY_SETTINGS.has(key) ? vscode.ConfigurationTarget.Global : info?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
       : info?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
     const value = next(cfg.get(key));
     await cfg.update(key, value, target);

@@ -13,9 +13,9 @@ import type { TraceEvent, Usage } from "../engine/events";
 import { LoopSession, type Intervention, type SessionStats } from "../engine/session";
 import { BoundedMap } from "../engine/boundedMap";
 import { describeCall } from "../engine/ledger";
-import stableStringify from "fast-json-stable-stringify";
 import { Emitter, type Disposable, type HostAdapter, type HostSessionEvent, type HostStatus, type Subscribe } from "../hosts/hostAdapter";
 import type { ActionPolicy } from "./settings";
+import { canonicalJson } from "../engine/json";
 
 export interface LogSink {
   info(message: string): void;
@@ -253,7 +253,10 @@ export class SessionManager implements Disposable {
     this.recordForTimeline(s, ev);
     let interventions: Intervention[];
     try {
+      const faultsBefore = s.engine.faults.count;
       interventions = s.engine.push(ev);
+      // A detector that failed on this event: the event still counted for the others; say so once per event.
+      if (s.engine.faults.count > faultsBefore) this.deps.log.error(`detector failed on ${s.summary.key} event ${s.eventIndex} (${s.engine.faults.count} so far; the first: ${s.engine.faults.first})`);
     } catch (err) {
       this.deps.log.error(`engine failed on ${s.summary.key} event ${s.eventIndex}: ${(err as Error).stack ?? String(err)}`);
       interventions = [];
@@ -317,7 +320,7 @@ export class SessionManager implements Disposable {
         break;
       case "tool_call": {
         if (!rec) s.requests.push({ start: i, end: i, tokens: 0, cost: 0 });
-        const identity = `${ev.name}\u0000${stableStringify(ev.input)}`;
+        const identity = `${ev.name}\u0000${canonicalJson(ev.input)}`;
         const repeat = (s.callCounts.get(identity) ?? 0) + 1;
         s.callCounts.set(identity, repeat);
         const target = ["path", "file_path", "command", "regex", "pattern", "query", "url"].map((k) => ev.input[k]).find((v) => typeof v === "string") as string | undefined;

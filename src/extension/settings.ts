@@ -5,6 +5,8 @@
  */
 import { resolveConfig, type EngineConfig } from "../engine/config";
 import { isRecord } from "../engine/json";
+import { DETECTOR_DEFINITIONS } from "../engine/detectors";
+import { USER_ONLY_SETTINGS } from "./settingsSchema";
 
 export type ActionPolicy = "automatic" | "ask";
 
@@ -22,6 +24,38 @@ export interface ShellSettings {
 export type SettingsReader = (key: string) => unknown;
 
 const MINUTE_MS = 60_000;
+
+/** Where a setting's values come from (vscode's `WorkspaceConfiguration.inspect`, the fields read here). */
+export interface SettingLevels {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * A reader that takes workspace values only where the user lets a workspace decide: never for
+ * USER_ONLY_SETTINGS, and for nothing at all in an untrusted workspace (Restricted Mode). VS Code
+ * applies `scope` and `restrictedConfigurations` itself; this does not rely on it.
+ */
+export function trustAwareReader(get: SettingsReader, inspect: (key: string) => SettingLevels | undefined, trusted: boolean): SettingsReader {
+  const userLevel = (key: string) => { const i = inspect(key); return i?.globalValue !== undefined ? i.globalValue : i?.defaultValue; };
+  return (key) => {
+    if (trusted && !USER_ONLY_SETTINGS.has(key)) return get(key);
+    if (!USER_ONLY_SETTINGS.has(key) && key === "detectors") {
+      // Thresholds are contributed one leaf setting each: read every leaf at user level.
+      const detectors: Record<string, Record<string, unknown>> = {};
+      for (const d of DETECTOR_DEFINITIONS) {
+        for (const param of Object.keys(d.defaults)) {
+          const v = userLevel(`detectors.${d.id}.${param}`);
+          if (v !== undefined) (detectors[d.id] ??= {})[param] = v;
+        }
+      }
+      return detectors;
+    }
+    return userLevel(key);
+  };
+}
 
 /** Empty guidance texts mean "use the built-in text", not an invalid value. */
 function withoutEmptyTexts(v: unknown): unknown {

@@ -100,10 +100,33 @@ function generalProperties(definitions: readonly DetectorDefinition[]): Record<s
   };
 }
 
+/**
+ * Settings only the user decides (user or remote settings, never a workspace's): whether the guard
+ * runs, what it may do and ask, the text it sends to the agent, and which folders it reads. A cloned
+ * repository's `.vscode/settings.json` must not switch the guard off or put words in the agent's mouth.
+ */
+export const USER_ONLY_SETTINGS: ReadonlySet<string> = new Set(["enabled", "mode", "actionPolicy", "cline.actionPolicy", "cline.dataFolders", "guidance"]);
+
 export function buildConfigurationContribution(definitions: readonly DetectorDefinition[]): ConfigurationCategory[] {
-  const categories: ConfigurationCategory[] = [{ id: "loopSentinel.general", title: "Loop Sentinel", order: 0, properties: generalProperties(definitions) }];
+  const general = generalProperties(definitions);
+  for (const key of USER_ONLY_SETTINGS) general[`${SETTINGS_SECTION}.${key}`] = { ...general[`${SETTINGS_SECTION}.${key}`], scope: "machine" };
+  const categories: ConfigurationCategory[] = [{ id: "loopSentinel.general", title: "Loop Sentinel", order: 0, properties: general }];
   definitions.forEach((d, i) => {
     categories.push({ id: `loopSentinel.detector.${d.id}`, title: `Detector: ${d.title}`, order: i + 1, properties: detectorProperties(d, i + 1) });
   });
   return categories;
+}
+
+/**
+ * package.json's `capabilities.untrustedWorkspaces`: in Restricted Mode every Loop Sentinel setting
+ * is taken from the user's settings only (thresholds at 0, exemptions or tool lists from a workspace
+ * could switch detection off as surely as `enabled`). Trusted workspaces may tune thresholds.
+ */
+export function buildUntrustedWorkspaces(definitions: readonly DetectorDefinition[]): Record<string, unknown> {
+  const keys = buildConfigurationContribution(definitions).flatMap((c) => Object.keys(c.properties));
+  return {
+    supported: "limited",
+    description: "In Restricted Mode Loop Sentinel keeps watching, with your user settings only: a workspace cannot switch it off, loosen its thresholds or change the guidance it sends to the agent.",
+    restrictedConfigurations: keys,
+  };
 }

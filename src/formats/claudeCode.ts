@@ -13,6 +13,7 @@
 import type { RequestEvent, Usage } from "../engine/events";
 import { contentText, firstLine, IgnoredTally, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder } from "./exportHelpers";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
+import { safeJsonStringify } from "../engine/json";
 
 const FORMAT = "claude-code";
 const LINE_TYPES = /"type"\s*:\s*"(user|assistant|system|summary|file-history-snapshot|queue-operation|progress)"/;
@@ -29,7 +30,7 @@ function usageOf(u: unknown): Usage | undefined {
 function resultContentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return contentText(content);
-  return content === undefined || content === null ? "" : JSON.stringify(content);
+  return content === undefined || content === null ? "" : safeJsonStringify(content);
 }
 
 /**

@@ -10,14 +10,15 @@ import { translateClassicMessages } from "../hosts/cline/classicTranslator";
 import { isRecord } from "../hosts/cline/messages";
 import { translateSessionMessages } from "../hosts/cline/sessionTranslator";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
+import { parseJsonDocument, readTextFile } from "./exportHelpers";
 
 const CLASSIC_FILE = "ui_messages.json";
 
 function readJson(file: string, format: string): unknown {
-  let text: string;
-  try { text = fs.readFileSync(file, "utf8"); } catch (err) { throw new SessionFormatError(file, (err as Error).message, undefined, format); }
-  try { return JSON.parse(text); } catch (err) {
-    throw new SessionFormatError(file, `not valid JSON (${(err as Error).message}); is Cline still writing it?`, undefined, format);
+  const text = readTextFile(file, format);
+  try { return parseJsonDocument(text, file, format); } catch (err) {
+    const e = err as SessionFormatError;
+    throw new SessionFormatError(file, `${e.detail}; is Cline still writing it?`, e.line, format);
   }
 }
 

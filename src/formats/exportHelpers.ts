@@ -5,13 +5,13 @@
  */
 import * as fs from "node:fs";
 import type { RequestEvent, ToolCallEvent, ToolResultEvent, TraceEvent, Usage } from "../engine/events";
-import { SessionFormatError } from "./reader";
+import { SessionFormatError, withoutBom } from "./reader";
 export { isRecord } from "../engine/json";
-import { isRecord } from "../engine/json";
+import { isRecord, safeJsonStringify } from "../engine/json";
 
 export function readTextFile(file: string, format: string): string {
   try {
-    return fs.readFileSync(file, "utf8");
+    return withoutBom(fs.readFileSync(file, "utf8"));
   } catch (err) {
     throw new SessionFormatError(file, (err as Error).message, undefined, format);
   }
@@ -122,7 +122,7 @@ export function toInput(v: unknown): Record<string, unknown> {
 export function toText(v: unknown): string {
   if (typeof v === "string") return v;
   if (v === undefined || v === null) return "";
-  return JSON.stringify(v);
+  return safeJsonStringify(v);
 }
 
 /**

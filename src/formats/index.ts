@@ -4,6 +4,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { capJsonDepth } from "../engine/json";
+import type { ToolCallEvent } from "../engine/events";
 import { SessionFormatError, type ReadOptions, type RecordedSession, type SessionReader } from "./reader";
 import { traceReader } from "./traceFile";
 import { rooTaskReader } from "./rooTask";
@@ -45,6 +47,11 @@ export function readerFor(p: string, isDirectory: boolean): SessionReader | unde
   return SESSION_READERS.find((r) => r.detect(p, isDirectory, head));
 }
 
+function withShallowInput(e: ToolCallEvent): ToolCallEvent {
+  const input = capJsonDepth(e.input);
+  return input === e.input ? e : { ...e, input };
+}
+
 /** Total of a session's records set aside. */
 export function ignoredCount(s: RecordedSession): number {
   return Object.values(s.ignored ?? {}).reduce((a, b) => a + b, 0);
@@ -64,6 +71,8 @@ function readDetected(reader: SessionReader, p: string, named: boolean, options:
     throw new SessionFormatError(p, `detected as ${reader.description}, but reading it failed (${(err as Error).message}); is it another format?`, undefined, reader.format);
   }
   for (const s of sessions) {
+    // Inputs of any depth become shallow here, once for every reader: converting or printing them stays safe.
+    s.events = s.events.map((e) => (e.t === "tool_call" ? withShallowInput(e) : e));
     if (named && s.events.length === 0 && ignoredCount(s) > 0) {
       const why = Object.entries(s.ignored ?? {}).map(([reason, n]) => `${n} × ${reason}`).join("; ");
       throw new SessionFormatError(p, `detected as ${reader.description}, but none of its records is one this reader replays (${why}); is it another format?`, undefined, reader.format);
@@ -72,27 +81,77 @@ function readDetected(reader: SessionReader, p: string, named: boolean, options:
   return sessions;
 }
 
+/** The file-system calls the walk makes, replaceable in tests (errors a root user cannot provoke). */
+export interface WalkFs {
+  statSync(p: string): fs.Stats;
+  readdirSync(p: string): string[];
+  realpathSync(p: string): string;
+}
+
+const nodeWalkFs: WalkFs = { statSync: (p) => fs.statSync(p), readdirSync: (p) => fs.readdirSync(p), realpathSync: (p) => fs.realpathSync(p) };
+
+/** How many folders deep a walk goes below a path it was given. */
+const MAX_WALK_DEPTH = 6;
+
+/** What a walk found: the sessions it could read, and one located error per path it could not. */
+export interface SessionsRead {
+  sessions: RecordedSession[];
+  errors: SessionFormatError[];
+}
+
+function asFormatError(p: string, err: unknown): SessionFormatError {
+  if (err instanceof SessionFormatError) return err;
+  const e = err as NodeJS.ErrnoException;
+  const why = e?.code === "ENOENT" ? "no such file or folder (or a broken link)"
+    : e?.code === "EACCES" || e?.code === "EPERM" ? "permission denied"
+      : e?.code === "ELOOP" ? "too many levels of symbolic links"
+        : (e?.message ?? String(err));
+  return new SessionFormatError(p, why);
+}
+
 /**
- * Every session under the given paths, in a stable (sorted) order. A file no reader claims is an
- * error when named directly and skipped when met during a folder walk.
+ * Every session under the given paths, in a stable (sorted) order, and an error for each path
+ * that could not be read: one bad file or unreadable folder does not hide the good sessions beside
+ * it. A file no reader claims is an error when named directly and skipped when met during a folder
+ * walk. Links are followed, but each real file or folder is read once (a `self -> .` link is not a loop).
  */
-export function readSessions(paths: string[], options: ReadOptions): RecordedSession[] {
-  const out: RecordedSession[] = [];
+export function collectSessions(paths: string[], options: ReadOptions, walkFs: WalkFs = nodeWalkFs): SessionsRead {
+  const sessions: RecordedSession[] = [];
+  const errors: SessionFormatError[] = [];
+  const visited = new Set<string>();
   const visit = (p: string, named: boolean, depth: number) => {
     let stat: fs.Stats;
-    try { stat = fs.statSync(p); } catch (err) { throw new SessionFormatError(p, (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or folder" : (err as Error).message); }
-    const reader = readerFor(p, stat.isDirectory());
-    if (reader) { out.push(...readDetected(reader, p, named, options)); return; }
-    if (stat.isDirectory()) {
-      if (depth > 6) return;
-      for (const name of fs.readdirSync(p).sort()) {
-        if (name.startsWith(".") || name === "node_modules") continue;
-        visit(path.join(p, name), false, depth + 1);
-      }
+    let real: string;
+    try { stat = walkFs.statSync(p); real = walkFs.realpathSync(p); } catch (err) { errors.push(asFormatError(p, err)); return; }
+    if (visited.has(real)) return;
+    visited.add(real);
+    const isDirectory = stat.isDirectory();
+    // A FIFO or device would block or never end: only regular files and folders are read.
+    if (!isDirectory && !stat.isFile()) {
+      if (named) errors.push(new SessionFormatError(p, "not a regular file or folder"));
       return;
     }
-    if (named) throw new SessionFormatError(p, `not a session file this tool can read (known formats: ${SESSION_READERS.map((r) => r.description).join("; ")})`);
+    try {
+      const reader = readerFor(p, isDirectory);
+      if (reader) { sessions.push(...readDetected(reader, p, named, options)); return; }
+      if (isDirectory) {
+        if (depth > MAX_WALK_DEPTH) return;
+        for (const name of walkFs.readdirSync(p).sort()) {
+          if (name.startsWith(".") || name === "node_modules") continue;
+          visit(path.join(p, name), false, depth + 1);
+        }
+        return;
+      }
+    } catch (err) { errors.push(asFormatError(p, err)); return; }
+    if (named) errors.push(new SessionFormatError(p, `not a session file this tool can read (known formats: ${SESSION_READERS.map((r) => r.description).join("; ")})`));
   };
   for (const p of paths) visit(p, true, 0);
-  return out;
+  return { sessions, errors };
+}
+
+/** Every session under the given paths; throws the first error (see collectSessions for all of them). */
+export function readSessions(paths: string[], options: ReadOptions): RecordedSession[] {
+  const { sessions, errors } = collectSessions(paths, options);
+  if (errors.length > 0) throw errors[0];
+  return sessions;
 }

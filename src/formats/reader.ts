@@ -40,6 +40,18 @@ export interface SessionReader {
 /** A bad input, located: "file:line: message" (line counted from 1), or "file: message". */
 export class SessionFormatError extends Error {
   constructor(readonly file: string, readonly detail: string, readonly line?: number, readonly format?: string) {
-    super(`${file}${line !== undefined ? ":" + line : ""}: ${format ? `(${format}) ` : ""}${detail}`);
+    // One line, always: a parser's message may quote the bad input, newlines and all.
+    super(`${file}${line !== undefined ? ":" + line : ""}: ${format ? `(${format}) ` : ""}${oneLine(detail)}`);
   }
+}
+
+/** Control characters (newlines in quoted input) written visibly, so an error stays on one line. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\r\n|\r|\n/g, "\\n").replace(/[\u0000-\u0008\u000b-\u001f]/g, " ");
+}
+
+/** A byte-order mark some editors write at the start of a file: not part of the JSON. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

@@ -9,6 +9,7 @@ import type { TraceEvent } from "../engine/events";
 import { snapshotMessage, type RooMessage } from "../hosts/roo/messages";
 import { RooTaskTranslator } from "../hosts/roo/translator";
 import { SessionFormatError, type ReadOptions, type RecordedSession, type SessionReader } from "./reader";
+import { parseJsonDocument, readTextFile } from "./exportHelpers";
 
 export const UI_MESSAGES = "ui_messages.json";
 const API_HISTORY_NAMES = ["api_conversation_history.json", "claude_messages.json"];
@@ -23,9 +24,7 @@ interface ApiToolUse {
 }
 
 function readJson(file: string): unknown {
-  let text: string;
-  try { text = fs.readFileSync(file, "utf8"); } catch (err) { throw new SessionFormatError(file, (err as Error).message, undefined, "roo-task"); }
-  try { return JSON.parse(text); } catch (err) { throw new SessionFormatError(file, `not valid JSON (${(err as Error).message})`, undefined, "roo-task"); }
+  return parseJsonDocument(readTextFile(file, "roo-task"), file, "roo-task");
 }
 
 function blockText(content: unknown): string {

@@ -8,12 +8,20 @@ export function parseTrace(text: string, file: string, lenient: boolean): { even
   const events: TraceEvent[] = [];
   let skipped = 0;
   const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
+  let last = lines.length - 1;
+  while (last >= 0 && lines[last].trim() === "") last--;
+  for (let i = 0; i <= last; i++) {
     const line = lines[i].trim();
     if (line === "") continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
+    } catch (err) {
+      // A last line cut off mid-write (a trace still being recorded) is only counted, as in every JSONL reader.
+      if (lenient || (i === last && !text.endsWith("\n"))) { skipped++; continue; }
+      throw new SessionFormatError(file, `not valid JSON (${(err as Error).message})`, i + 1);
+    }
+    try {
       events.push(toTraceEvent(value));
     } catch (err) {
       if (lenient) { skipped++; continue; }

@@ -122,7 +122,11 @@ class StreamLineCounter {
     const parts = this.pending.split(/\n|(?<=[.!?])\s+/);
     this.pending = parts.pop() ?? "";
     for (const p of parts) this.count(p);
-    if (this.pending.length >= MAX_PENDING) { this.count(this.pending); this.pending = ""; }
+    // Counted in pieces of MAX_PENDING: one huge chunk without line ends (a 50 MB line) must not be
+    // normalised and kept whole.
+    let at = 0;
+    while (this.pending.length - at >= MAX_PENDING) { this.count(this.pending.slice(at, at + MAX_PENDING)); at += MAX_PENDING; }
+    if (at > 0) this.pending = this.pending.slice(at);
   }
 
   private count(line: string): void {

@@ -121,6 +121,8 @@ export function resultFailed(text: string): boolean {
 
 export class ClineClassicTranslator {
   private readonly states: MessageState[] = [];
+  /** Messages in the file now; `states` may hold more, removed by a truncation and perhaps written again. */
+  private shown = 0;
   private requestOpen = false;
   private requestInfo: ClineApiReqInfo | undefined;
   private pending: PendingCall[] = [];
@@ -137,19 +139,23 @@ export class ClineClassicTranslator {
 
   constructor(private readonly options: TranslatorOptions = {}) {}
 
-  /** Number of messages seen (the array length the translator believes in). */
-  get length(): number { return this.states.length; }
+  /** Number of messages in the file as last seen (the array length the translator believes in). */
+  get length(): number { return this.shown; }
 
-  /** Cline removed messages from the end (a deleted partial, a checkpoint restore). */
+  /**
+   * Cline removed messages from the end (a deleted partial, a checkpoint restore). What was there is
+   * remembered: the same messages written again (same ts and kind) are not news, only what differs.
+   */
   truncate(length: number): void {
-    if (length < this.states.length) this.states.length = length;
+    this.shown = Math.min(this.shown, length);
     this.forgetRowsFrom(length);
   }
 
   /** A new or changed message at `index`; returns the events it produces. */
   message(index: number, raw: unknown): TraceEvent[] {
     if (!isRecord(raw)) return [];
-    const m = raw as ClineMessage;
+    this.shown = Math.max(this.shown, index + 1);
+    const m = wellTyped(raw);
     const kind = kindOf(m);
     const known = this.states[index];
     const out: TraceEvent[] = [];
@@ -429,6 +435,28 @@ export function toolCallOfSayTool(t: ClineSayTool): { name: string; input: Recor
       }
   }
   return { name, input };
+}
+
+const STRING_FIELDS = ["type", "ask", "say", "reasoning"] as const;
+
+/**
+ * The message with every field Loop Sentinel reads of the type it expects: a host that changes a
+ * field's type (text as a number, an array, an object) costs that field, not the session. Numbers
+ * and booleans in text fields are read as their text; other types as absent.
+ */
+function wellTyped(raw: Record<string, unknown>): ClineMessage {
+  const m: ClineMessage = {};
+  if (typeof raw.ts === "number" && Number.isFinite(raw.ts)) m.ts = raw.ts;
+  for (const k of STRING_FIELDS) if (typeof raw[k] === "string") m[k] = raw[k] as string;
+  const text = raw.text;
+  if (typeof text === "string") m.text = text;
+  else if (typeof text === "number" || typeof text === "boolean") m.text = String(text);
+  if (typeof raw.partial === "boolean") m.partial = raw.partial;
+  if (typeof raw.commandCompleted === "boolean") m.commandCompleted = raw.commandCompleted;
+  if (typeof raw.conversationHistoryIndex === "number") m.conversationHistoryIndex = raw.conversationHistoryIndex;
+  const info = raw.modelInfo;
+  if (isRecord(info) && typeof info.modelId === "string") m.modelInfo = { modelId: info.modelId };
+  return m;
 }
 
 function historyIndexOf(m: ClineMessage): number | undefined {

@@ -41,7 +41,8 @@ class ClineAdapter implements HostAdapter {
 
   async start(): Promise<void> {
     try {
-      const extra = vscode.workspace.getConfiguration("loopSentinel").get<unknown>("cline.dataFolders");
+      // The user's own setting only: a workspace must not point the watcher at folders of its choosing.
+      const extra = vscode.workspace.getConfiguration("loopSentinel").inspect<unknown>("cline.dataFolders")?.globalValue;
       const custom = Array.isArray(extra) ? extra.filter((x): x is string => typeof x === "string" && x.trim() !== "") : [];
       const roots = clineDataRoots(this.env.globalStorageRoot, process.env, custom);
       this.watcher = new ClineWatcher({

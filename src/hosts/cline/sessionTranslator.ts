@@ -10,6 +10,7 @@
 import type { TraceEvent, Usage } from "../../engine/events";
 import { isRecord, type SessionContentBlock, type SessionMessage } from "./messages";
 import type { TranslatorOptions } from "./classicTranslator";
+import { safeJsonStringify } from "../../engine/json";
 
 interface SeenMessage {
   /** Blocks fully emitted. */
@@ -17,6 +18,32 @@ interface SeenMessage {
   /** Characters emitted of the block at `blocks` (a text or thinking block that may still grow). */
   chars: number;
   ended: boolean;
+  /** Role and opening words, to notice a message without id rewritten at a seen index (a checkpoint restore). */
+  role: unknown;
+  head: string;
+}
+
+/** Characters of a message's first block that identify it while it may still grow. */
+const HEAD_CHARS = 32;
+
+/** The first block's opening words (or its call id): a growing message keeps them, another message does not. */
+function headOf(blocks: SessionContentBlock[]): string {
+  const b = blocks[0];
+  if (!b) return "";
+  if (b.type === "tool_use") return `use:${typeof b.id === "string" ? b.id : ""}`;
+  if (b.type === "tool_result") return `result:${typeof b.tool_use_id === "string" ? b.tool_use_id : ""}`;
+  return `${String(b.type)}:${blockText(b).slice(0, HEAD_CHARS)}`;
+}
+
+/** Text of a text or thinking block; a field of another type (a host that changed its shape) reads as empty. */
+function blockText(b: SessionContentBlock): string {
+  const v: unknown = b.type === "thinking" ? b.thinking : b.text;
+  return typeof v === "string" ? v : "";
+}
+
+/** Whether a message seen before at this key may be the same one, grown: same role, opening words continued. */
+function continues(seen: SeenMessage, role: unknown, head: string): boolean {
+  return seen.role === role && (head.startsWith(seen.head) || seen.head.startsWith(head));
 }
 
 /** Text of a user message that is the user speaking, not the runtime's own notices. */
@@ -31,7 +58,7 @@ function userWords(text: string): string | undefined {
 /** A tool result's content as text: strings, text blocks, or the SDK's per-command records. */
 export function resultContentText(content: unknown): { text: string; failed: boolean } {
   if (typeof content === "string") return { text: content, failed: false };
-  if (!Array.isArray(content)) return { text: content === undefined ? "" : JSON.stringify(content), failed: false };
+  if (!Array.isArray(content)) return { text: content === undefined ? "" : safeJsonStringify(content), failed: false };
   const parts: string[] = [];
   let failed = false;
   for (const c of content) {
@@ -39,7 +66,7 @@ export function resultContentText(content: unknown): { text: string; failed: boo
     if (!isRecord(c)) continue;
     if (c.type === "text" && typeof c.text === "string") { parts.push(c.text); continue; }
     if (c.success === false) failed = true;
-    const result = typeof c.result === "string" ? c.result : c.result !== undefined ? JSON.stringify(c.result) : "";
+    const result = typeof c.result === "string" ? c.result : c.result !== undefined ? safeJsonStringify(c.result) : "";
     const error = typeof c.error === "string" ? c.error : "";
     parts.push([result, error].filter((s) => s !== "").join("\n"));
   }
@@ -73,12 +100,16 @@ export class ClineSessionTranslator {
       ? [{ type: "text", text: m.content }]
       : Array.isArray(m.content) ? m.content.filter(isRecord) as SessionContentBlock[] : [];
     let seen = this.seen.get(key);
+    const head = headOf(blocks);
+    // Without an id, a message rewritten at a seen index (a checkpoint restore) is another message.
+    if (seen && typeof m.id !== "string" && !continues(seen, m.role, head)) { this.seen.delete(key); seen = undefined; }
+    if (seen) seen.head = head.length > seen.head.length ? head : seen.head;
     const out: TraceEvent[] = [];
-    const ts = typeof m.ts === "number" ? m.ts : undefined;
+    const ts = typeof m.ts === "number" && Number.isFinite(m.ts) ? m.ts : undefined;
     const stamp = <E extends TraceEvent>(e: E): E => { if (ts !== undefined) e.ts = ts; return e; };
     if (m.role === "assistant") {
       if (!seen) {
-        seen = { blocks: 0, chars: 0, ended: false };
+        seen = { blocks: 0, chars: 0, ended: false, role: m.role, head };
         this.seen.set(key, seen);
         const request: TraceEvent = { t: "request" };
         if (typeof m.modelInfo?.id === "string") request.model = m.modelInfo.id;
@@ -88,7 +119,7 @@ export class ClineSessionTranslator {
         const b = blocks[i];
         const last = i === blocks.length - 1;
         if (b.type === "thinking" || b.type === "text") {
-          const text = (b.type === "thinking" ? b.thinking : b.text) ?? "";
+          const text = blockText(b);
           const from = i === seen.blocks ? seen.chars : 0;
           if (text.length > from) out.push(stamp({ t: b.type === "thinking" ? "reasoning" : "text", delta: text.slice(from) }));
           // The last text block may still grow in a later write; others are done.
@@ -110,7 +141,7 @@ export class ClineSessionTranslator {
       return out;
     }
     if (m.role !== "user") return out;
-    if (!seen) { seen = { blocks: 0, chars: 0, ended: true }; this.seen.set(key, seen); }
+    if (!seen) { seen = { blocks: 0, chars: 0, ended: true, role: m.role, head }; this.seen.set(key, seen); }
     for (let i = seen.blocks; i < blocks.length; i++) {
       const b = blocks[i];
       if (b.type === "tool_result") {

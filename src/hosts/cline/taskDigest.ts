@@ -5,6 +5,7 @@
  */
 import type { TraceEvent } from "../../engine/events";
 import { excerpt } from "../../engine/guidance";
+import { safeJsonStringify } from "../../engine/json";
 
 const RECENT_CALLS = 12;
 const TEXT_TAIL = 600;
@@ -60,6 +61,6 @@ function describeInput(input: Record<string, unknown>): string {
     const v = input[k];
     if (typeof v === "string" && v.trim() !== "") return excerpt(v, 100);
   }
-  const json = JSON.stringify(input);
+  const json = safeJsonStringify(input);
   return json === "{}" ? "" : excerpt(json, 100);
 }
