@@ -1,0 +1,314 @@
+/**
+ * The OpenCode plugin (opencode, Kilo 7) on the hook calls the real servers made to it
+ * (test/fixtures/opencode-plugin/<agent>/*.jsonl, recorded by `RECORD_OPENCODE_FIXTURES=1 npm run
+ * test:e2e:opencode`), replayed in their real order: the translator's events, the guard's verdicts
+ * against what happened live, warn-only and a session whose start was not seen, the settings
+ * file, installation, and the shipped bundle itself.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { TraceEvent } from "../../src/engine/events";
+import { replayEvents } from "../../src/engine/replay";
+import { OpencodeGuard, RefusedCall, type GuardRecord, type GuardSettings, type SessionActions } from "../../src/hosts/opencode/guard";
+import { installedVersion, installPlugin, pluginFolder, PLUGIN_FILE_NAME, removePlugin } from "../../src/hosts/opencode/install";
+import { SettingsFile, settingsFromJson } from "../../src/hosts/opencode/settingsFile";
+import { OpencodeTranslator, type HookCall } from "../../src/hosts/opencode/translator";
+
+const FIXTURES = path.resolve(__dirname, "../../../test/fixtures/opencode-plugin");
+const DIST_PLUGIN = path.resolve(__dirname, "../../../dist/opencode-plugin.js");
+const AGENTS = ["opencode", "kilo"];
+
+interface Recorded { at: number; hook: string; input: Record<string, unknown>; output?: Record<string, unknown> }
+
+function load(agent: string, scenario: string): Recorded[] {
+  return fs.readFileSync(path.join(FIXTURES, agent, `${scenario}.jsonl`), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+
+/** Parts as the server last described them, by call id: what happened to each call live. */
+function finalToolParts(hooks: Recorded[]): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const h of hooks) {
+    const e = h.input.event as { type?: string; properties?: { part?: Record<string, unknown> } } | undefined;
+    const part = e?.type === "message.part.updated" ? e.properties?.part : undefined;
+    if (part?.type === "tool") out.set(part.callID as string, part.state as Record<string, unknown>);
+  }
+  return out;
+}
+
+function translate(hooks: Recorded[]): TraceEvent[] {
+  const t = new OpencodeTranslator();
+  return hooks.flatMap((h) => t.take(h as unknown as HookCall, h.at)).flatMap((x) => (x.kind === "event" ? [x.event] : []));
+}
+
+class FakeActions implements SessionActions {
+  readonly done: string[] = [];
+  async abort(id: string): Promise<void> { this.done.push(`abort ${id}`); }
+  async prompt(id: string, text: string, o: { noReply: boolean }): Promise<void> { this.done.push(`prompt ${id}${o.noReply ? " noReply" : ""}: ${text}`); }
+}
+
+function settings(raw: Record<string, unknown> = {}): GuardSettings { return settingsFromJson(raw); }
+
+/** Replays the hooks through a guard; returns what it refused, did and reported. */
+async function replay(hooks: Recorded[], raw: Record<string, unknown> = {}) {
+  const actions = new FakeActions();
+  const report: GuardRecord[] = [];
+  let now = 0;
+  const guard = new OpencodeGuard({ actions, settings: () => settings(raw), report: (r) => report.push(r), now: () => now });
+  const refused: string[] = [];
+  for (const h of hooks) {
+    now = h.at;
+    if (h.hook === "tool.execute.before") {
+      try { guard.beforeTool(h.input, h.output ?? {}); } catch (err) {
+        assert.ok(err instanceof RefusedCall);
+        refused.push(h.input.callID as string);
+      }
+    } else if (h.hook === "tool.execute.after") guard.afterTool(h.input, { ...(h.output ?? {}) });
+    else if (h.hook === "event" || h.hook === "chat.message") guard.take(h as unknown as HookCall);
+  }
+  await guard.idle();
+  return { actions, report, refused };
+}
+
+for (const agent of AGENTS) {
+  describe(`OpenCode plugin on the hooks the real ${agent} server made`, () => {
+    it("translates every step, call and result once, the stream without doubling", () => {
+      for (const scenario of ["build-loop", "productive", "reasoning-loop"]) {
+        const hooks = load(agent, scenario);
+        const events = translate(hooks);
+        const befores = hooks.filter((h) => h.hook === "tool.execute.before");
+        const calls = events.filter((e) => e.t === "tool_call");
+        assert.deepEqual(calls.map((c) => (c as { id: string }).id), befores.map((b) => b.input.callID), `${scenario}: one call per tool.execute.before, same order`);
+        calls.forEach((c, i) => assert.deepEqual((c as { input: unknown }).input, befores[i].output!.args, `${scenario}: the call's arguments`));
+        const results = events.filter((e) => e.t === "tool_result");
+        assert.equal(results.length, finalToolParts(hooks).size, `${scenario}: one result per call`);
+        // The last text each reasoning part had is exactly what was streamed for it.
+        const finalText = new Map<string, string>();
+        for (const h of hooks) {
+          const e = h.input.event as { type?: string; properties?: { part?: Record<string, unknown> } } | undefined;
+          const p = e?.type === "message.part.updated" ? e.properties?.part : undefined;
+          if (p?.type === "reasoning") finalText.set(p.id as string, p.text as string);
+        }
+        const streamed = events.filter((e) => e.t === "reasoning").map((e) => (e as { delta: string }).delta).join("");
+        assert.equal(streamed, [...finalText.values()].join(""), `${scenario}: reasoning streamed once`);
+        const steps = hooks.filter((h) => (h.input.event as { properties?: { part?: { type?: string } } } | undefined)?.properties?.part?.type === "step-start").length;
+        assert.equal(events.filter((e) => e.t === "request").length, steps, `${scenario}: a request per model step`);
+        assert.ok(events.filter((e) => e.t === "end").length >= steps - 1, `${scenario}: steps end`);
+      }
+    });
+
+    it("refuses live the calls it refuses on replay, and stops where the live run stopped", async () => {
+      const hooks = load(agent, "build-loop");
+      const { actions, refused, report } = await replay(hooks);
+      const refusedLive = [...finalToolParts(hooks)].filter(([, s]) => s.status === "error" && String(s.error).includes("Loop Sentinel")).map(([id]) => id);
+      assert.ok(refusedLive.length >= 1, "the live run refused a call");
+      assert.deepEqual(refused, refusedLive);
+      assert.equal(actions.done.length, 2, actions.done.join("\n"));
+      assert.match(actions.done[0], /^abort ses_/);
+      assert.match(actions.done[1], /noReply: Loop Sentinel stopped the task/);
+      const ladder = report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action);
+      assert.equal(ladder[0], "warn", ladder.join());
+      assert.ok(ladder.includes("block"), ladder.join());
+      assert.equal(ladder[ladder.length - 1], "stop", ladder.join());
+    });
+
+    it("aborts the reasoning loop once, and its guidance coming back is not the user speaking", async () => {
+      const hooks = load(agent, "reasoning-loop");
+      const { actions, report } = await replay(hooks);
+      assert.equal(actions.done.length, 2, actions.done.join("\n"));
+      assert.match(actions.done[0], /^abort ses_/);
+      assert.match(actions.done[1], /^prompt ses_\S+: Loop Sentinel stopped your last response/);
+      // The live server echoed the guidance as a user message: the same text the replay sends.
+      const echoed = hooks.filter((h) => h.hook === "chat.message").map((h) => ((h.output!.parts as { text?: string }[])[0]?.text ?? ""));
+      assert.ok(echoed.some((t) => actions.done[1].endsWith(t)), "the live echo is the guidance");
+      const t = new OpencodeTranslator();
+      let users = 0;
+      for (const h of hooks) {
+        for (const x of t.take(h as unknown as HookCall, h.at)) if (x.kind === "event" && x.event.t === "user") users++;
+        if (h.hook === "event" && (h.input.event as { type?: string }).type === "session.created") t.expectEcho((h.input.event as { properties: { info: { id: string } } }).properties.info.id, actions.done[1].replace(/^prompt \S+: /, ""));
+      }
+      assert.equal(users, 1, "only the person's prompt is a user event");
+      assert.equal(report.filter((r) => r.type === "intervention").length, 1);
+    });
+
+    it("leaves the productive session alone", async () => {
+      const { actions, report, refused } = await replay(load(agent, "productive"));
+      assert.deepEqual(actions.done, []);
+      assert.deepEqual(refused, []);
+      assert.deepEqual(report.filter((r) => r.type === "intervention"), []);
+      assert.ok(report.some((r) => r.type === "started"));
+    });
+
+    it("in warn-only mode or switched off, refuses nothing and sends nothing", async () => {
+      for (const raw of [{ "loopSentinel.mode": "warnOnly" }, { loopSentinel: { enabled: false } }]) {
+        const { actions, refused, report } = await replay(load(agent, "build-loop"), raw);
+        assert.deepEqual(actions.done, [], JSON.stringify(raw));
+        assert.deepEqual(refused, [], JSON.stringify(raw));
+        const kinds = report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action);
+        if ("loopSentinel.mode" in raw) assert.ok(kinds.length > 0 && kinds.every((k) => k === "warn"), kinds.join());
+        else assert.deepEqual(kinds, []);
+      }
+    });
+
+    it("never acts on a session whose start it did not see", async () => {
+      // Loaded mid-turn: the hooks from the third model step on, without the creation and the prompt.
+      const hooks = load(agent, "build-loop");
+      const steps = hooks.map((h, i) => ((h.input.event as { properties?: { part?: { type?: string } } } | undefined)?.properties?.part?.type === "step-start" ? i : -1)).filter((i) => i >= 0);
+      const { actions, refused, report } = await replay(hooks.slice(steps[2]));
+      assert.deepEqual(actions.done, []);
+      assert.deepEqual(refused, []);
+      // The live stop's message is a user message: from there on the session is followed, quietly.
+      assert.deepEqual(report.filter((r) => r.type !== "started"), []);
+    });
+
+    it("replays through the engine to the same verdicts as live", () => {
+      const { interventions } = replayEvents(translate(load(agent, "build-loop")));
+      assert.deepEqual(interventions.map((iv) => iv.action), ["warn", "block", "stop"]);
+      assert.equal(replayEvents(translate(load(agent, "productive"))).interventions.length, 0);
+    });
+  });
+}
+
+describe("OpenCode translator on look-alikes of the real stream", () => {
+  const created = (id: string): HookCall => ({ hook: "event", input: { event: { type: "session.created", properties: { info: { id } } } } });
+  const part = (p: Record<string, unknown>): HookCall => ({ hook: "event", input: { event: { type: "message.part.updated", properties: { part: { sessionID: "s", messageID: "m", ...p } } } } });
+  const delta = (partID: string, text: string): HookCall => ({ hook: "event", input: { event: { type: "message.part.delta", properties: { sessionID: "s", messageID: "m", partID, field: "text", delta: text } } } });
+
+  it("keeps text streamed in chunks of any size whole, and a final update adds only what is new", () => {
+    const text = "Let me look at the build output once more and compare it with the last run. ".repeat(6);
+    for (const size of [1, 7, 40, 400]) {
+      const t = new OpencodeTranslator();
+      const out: TraceEvent[] = [];
+      const take = (c: HookCall) => { for (const x of t.take(c, 0)) if (x.kind === "event") out.push(x.event); };
+      take(created("s"));
+      take(part({ id: "p0", type: "step-start" }));
+      take(part({ id: "p1", type: "reasoning", text: "" }));
+      // Deltas for most of the text, the last stretch only in the final update (as a late flush would).
+      const cut = Math.floor(text.length * 0.8);
+      for (let i = 0; i < cut; i += size) take(delta("p1", text.slice(i, Math.min(i + size, cut))));
+      take(part({ id: "p1", type: "reasoning", text }));
+      take(part({ id: "p1", type: "reasoning", text }));
+      assert.equal(out.filter((e) => e.t === "reasoning").map((e) => (e as { delta: string }).delta).join(""), text, `chunks of ${size}`);
+    }
+  });
+
+  it("counts a call once across its pending, running and completed updates, and a failed command as failed", () => {
+    const t = new OpencodeTranslator();
+    const out: TraceEvent[] = [];
+    const take = (c: HookCall) => { for (const x of t.take(c, 0)) if (x.kind === "event") out.push(x.event); };
+    take(created("s"));
+    take(part({ id: "p0", type: "step-start" }));
+    take(part({ id: "t", type: "tool", tool: "bash", callID: "c1", state: { status: "pending", input: {} } }));
+    take({ hook: "tool.execute.before", input: { tool: "bash", sessionID: "s", callID: "c1" }, output: { args: { command: "npm test" } } });
+    for (let i = 0; i < 3; i++) take(part({ id: "t", type: "tool", tool: "bash", callID: "c1", state: { status: "running", input: { command: "npm test" } } }));
+    take(part({ id: "t", type: "tool", tool: "bash", callID: "c1", state: { status: "completed", input: { command: "npm test" }, output: "1 failing", metadata: { exit: 1 } } }));
+    take(part({ id: "t", type: "tool", tool: "bash", callID: "c1", state: { status: "completed", input: { command: "npm test" }, output: "1 failing", metadata: { exit: 1 } } }));
+    assert.deepEqual(out.filter((e) => e.t === "tool_call" || e.t === "tool_result").map((e) => e.t === "tool_result" ? `result ok=${e.ok}` : "call"), ["call", "result ok=false"]);
+  });
+
+  it("follows a session from a user message when its creation came before the plugin", () => {
+    const t = new OpencodeTranslator();
+    assert.deepEqual(t.take(part({ id: "p0", type: "step-start" }), 0), []);
+    const r = t.take({ hook: "chat.message", input: { sessionID: "s" }, output: { message: { id: "m1" }, parts: [{ type: "text", text: "Fix the build" }, { type: "text", text: "<file contents>", synthetic: true }] } }, 5);
+    assert.deepEqual(r.map((x) => (x.kind === "event" ? x.event.t : x.kind)), ["started", "user"]);
+    assert.equal((r[1] as { event: { text: string } }).event.text, "Fix the build");
+  });
+});
+
+describe("OpenCode plugin settings file", () => {
+  it("reads the extension's keys, a loopSentinel block and bare keys alike", () => {
+    assert.equal(settingsFromJson({ "loopSentinel.mode": "warnOnly" }).engine.mode, "warnOnly");
+    assert.equal(settingsFromJson({ loopSentinel: { enabled: false } }).engine.enabled, false);
+    const bare = settingsFromJson({ idleResetMinutes: 1, detectors: { "tool-repeat": { blockAt: 9 } } });
+    assert.equal(bare.engine.idleResetMs, 60_000);
+    assert.equal(bare.engine.detectors["tool-repeat"].blockAt, 9);
+    assert.deepEqual(bare.warnings, []);
+    const bad = settingsFromJson({ "loopSentinel.mode": "loud" });
+    assert.equal(bad.engine.mode, "intervene");
+    assert.match(bad.warnings.join(), /mode/);
+  });
+
+  it("picks up a change to the file, and a broken file means the defaults and a warning", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-oc-settings-"));
+    try {
+      const file = path.join(dir, "settings.json");
+      const s = new SettingsFile(file);
+      assert.equal(s.get().engine.mode, "intervene");
+      fs.writeFileSync(file, JSON.stringify({ "loopSentinel.mode": "warnOnly" }));
+      assert.equal(s.get().engine.mode, "warnOnly");
+      fs.writeFileSync(file, "{ not json, longer than before");
+      assert.equal(s.get().engine.mode, "intervene");
+      assert.match(s.get().warnings.join(), /settings\.json/);
+    } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+  });
+});
+
+describe("OpenCode plugin installation", () => {
+  it("goes to the agent's global or project plugin folder", () => {
+    assert.equal(pluginFolder("kilo", { env: { XDG_CONFIG_HOME: "/x/cfg" } }), path.join("/x/cfg", "kilo", "plugin"));
+    assert.equal(pluginFolder("opencode", { env: { XDG_CONFIG_HOME: "/x/cfg" } }), path.join("/x/cfg", "opencode", "plugin"));
+    assert.equal(pluginFolder("kilo", { project: "/w/p" }), path.join("/w/p", ".kilo", "plugin"));
+  });
+
+  it("installs, replaces its own copy, removes it, and never touches someone else's file", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-oc-install-"));
+    try {
+      const bundle = path.join(dir, "bundle.js");
+      fs.writeFileSync(bundle, "// loop-sentinel opencode plugin 9.9.9\nexport const LoopSentinel = async () => ({});\n");
+      const folder = path.join(dir, "plugin");
+      assert.equal(installPlugin(bundle, folder).previous, undefined);
+      assert.equal(installedVersion(folder), "9.9.9");
+      assert.equal(installPlugin(bundle, folder).previous, "9.9.9");
+      assert.deepEqual(removePlugin(folder), { file: path.join(folder, PLUGIN_FILE_NAME), removed: true });
+      assert.equal(removePlugin(folder).removed, false);
+      fs.writeFileSync(path.join(folder, PLUGIN_FILE_NAME), "export const Mine = async () => ({});\n");
+      assert.throws(() => installPlugin(bundle, folder), /not Loop Sentinel's/);
+      assert.equal(removePlugin(folder).removed, false);
+      assert.ok(fs.existsSync(path.join(folder, PLUGIN_FILE_NAME)));
+    } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+  });
+});
+
+describe("the shipped bundle dist/opencode-plugin.js", () => {
+  it("exports one plugin function whose hooks refuse and stop the recorded loop", async () => {
+    // A real dynamic import: the bundle is ESM, as the agents load it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-oc-bundle-"));
+    const saved = { ...process.env };
+    try {
+      // The agents load it as ESM from a .js file; Node needs the .mjs name to do the same quietly.
+      const copy = path.join(dir, "plugin.mjs");
+      fs.copyFileSync(DIST_PLUGIN, copy);
+      const importEsm = new Function("url", "return import(url)") as (url: string) => Promise<Record<string, unknown>>;
+      const mod = await importEsm(pathToFileURL(copy).href);
+      assert.deepEqual(Object.keys(mod), ["LoopSentinel"]);
+      process.env.LOOP_SENTINEL_CONFIG = path.join(dir, "absent.json");
+      process.env.LOOP_SENTINEL_REPORT = path.join(dir, "report.jsonl");
+      delete process.env.LOOP_SENTINEL_OPENCODE_TRACE;
+      const sent: string[] = [];
+      const client = { session: {
+        abort: async (o: { path: { id: string } }) => { sent.push(`abort ${o.path.id}`); return {}; },
+        promptAsync: async (o: { body: { noReply?: boolean } }) => { sent.push(`prompt${o.body.noReply ? " noReply" : ""}`); return {}; },
+        prompt: async () => ({}),
+      } };
+      const hooks = await (mod.LoopSentinel as (i: unknown) => Promise<Record<string, (i: unknown, o?: unknown) => Promise<void>>>)({ client, directory: dir });
+      let refused = 0;
+      for (const h of load("opencode", "build-loop")) {
+        const fn = hooks[h.hook];
+        if (!fn) continue;
+        try { await (h.hook === "event" ? fn(h.input) : fn(h.input, { ...(h.output ?? {}) })); } catch { refused++; }
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(refused, 1);
+      assert.equal(sent.length, 2, sent.join());
+      assert.match(sent[0], /^abort ses_/);
+      assert.equal(sent[1], "prompt noReply");
+      const report = fs.readFileSync(path.join(dir, "report.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      assert.ok(report.some((r) => r.type === "outcome" && r.action === "stop" && r.ok === true));
+    } finally {
+      process.env = saved;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
