@@ -103,3 +103,16 @@ export class JsonLinesFile {
     }
   }
 }
+
+/** The `loopSentinel.*` settings the plugin reads (the rest are the extension's own). */
+export const PLUGIN_SETTING_KEYS = ["enabled", "mode", "resetOnUserMessage", "idleResetMinutes", "maxAbortsPerTurn", "detectors", "perTool", "toolNames", "guidance"] as const;
+
+/** Writes the settings file from the extension's values (undefined ones left out), replaced whole. */
+export function writeSettingsFile(file: string, get: (key: string) => unknown): void {
+  const values: Record<string, unknown> = {};
+  for (const k of PLUGIN_SETTING_KEYS) { const v = get(k); if (v !== undefined) values[`loopSentinel.${k}`] = v; }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, JSON.stringify(values, null, 2) + "\n");
+  fs.renameSync(temp, file);
+}
