@@ -14,7 +14,7 @@ import type { TraceEvent } from "../../src/engine/events";
 import { replayEvents } from "../../src/engine/replay";
 import { OpencodeGuard, RefusedCall, type GuardRecord, type GuardSettings, type SessionActions } from "../../src/hosts/opencode/guard";
 import { installedVersion, installPlugin, pluginFolder, PLUGIN_FILE_NAME, removePlugin } from "../../src/hosts/opencode/install";
-import { SettingsFile, settingsFromJson } from "../../src/hosts/opencode/settingsFile";
+import { SettingsFile, settingsFromJson, writeSettingsFile } from "../../src/hosts/opencode/settingsFile";
 import { OpencodeTranslator, type HookCall } from "../../src/hosts/opencode/translator";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures/opencode-plugin");
@@ -228,6 +228,23 @@ describe("OpenCode plugin settings file", () => {
     const bad = settingsFromJson({ "loopSentinel.mode": "loud" });
     assert.equal(bad.engine.mode, "intervene");
     assert.match(bad.warnings.join(), /mode/);
+  });
+
+  it("reads what the extension writes: the user's values, the rest the defaults", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-oc-written-"));
+    try {
+      const file = path.join(dir, "sub", "settings.json");
+      const user: Record<string, unknown> = { mode: "warnOnly", idleResetMinutes: 5, detectors: { "tool-repeat": { warnAt: 2 } }, notifications: false };
+      writeSettingsFile(file, (k) => user[k]);
+      const written = JSON.parse(fs.readFileSync(file, "utf8"));
+      assert.deepEqual(Object.keys(written).sort(), ["loopSentinel.detectors", "loopSentinel.idleResetMinutes", "loopSentinel.mode"], "only the plugin's keys, only those set");
+      const read = new SettingsFile(file).get();
+      assert.equal(read.engine.mode, "warnOnly");
+      assert.equal(read.engine.idleResetMs, 300_000);
+      assert.equal(read.engine.detectors["tool-repeat"].warnAt, 2);
+      assert.equal(read.engine.detectors["tool-repeat"].blockAt, settingsFromJson({}).engine.detectors["tool-repeat"].blockAt);
+      assert.deepEqual(read.warnings, []);
+    } finally { fs.rmSync(dir, { recursive: true, force: true }); }
   });
 
   it("picks up a change to the file, and a broken file means the defaults and a warning", () => {
