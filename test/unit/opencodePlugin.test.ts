@@ -14,7 +14,11 @@ import type { TraceEvent } from "../../src/engine/events";
 import { replayEvents } from "../../src/engine/replay";
 import { OpencodeGuard, RefusedCall, type GuardRecord, type GuardSettings, type SessionActions } from "../../src/hosts/opencode/guard";
 import { installedVersion, installPlugin, pluginFolder, PLUGIN_FILE_NAME, removePlugin } from "../../src/hosts/opencode/install";
-import { SettingsFile, settingsFromJson, writeSettingsFile } from "../../src/hosts/opencode/settingsFile";
+import { JsonLinesFile, SettingsFile, settingsFromJson, writeSettingsFile } from "../../src/hosts/opencode/settingsFile";
+import { PluginReportAdapter, PLUGIN_HOST_ID } from "../../src/hosts/opencode/reportAdapter";
+import { defaultConfig } from "../../src/engine/config";
+import { SessionManager } from "../../src/extension/sessionManager";
+import { readShellSettings } from "../../src/extension/settings";
 import { OpencodeTranslator, type HookCall } from "../../src/hosts/opencode/translator";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures/opencode-plugin");
@@ -160,7 +164,7 @@ for (const agent of AGENTS) {
       assert.deepEqual(actions.done, []);
       assert.deepEqual(refused, []);
       // The live stop's message is a user message: from there on the session is followed, quietly.
-      assert.deepEqual(report.filter((r) => r.type !== "started"), []);
+      assert.deepEqual(report.filter((r) => r.type === "intervention" || r.type === "outcome"), []);
     });
 
     it("replays through the engine to the same verdicts as live", () => {
@@ -170,6 +174,81 @@ for (const agent of AGENTS) {
     });
   });
 }
+
+describe("Kilo / opencode sessions in the extension, from the plugin's report", () => {
+  const quietLog = { info() {}, warn() {}, error() {}, debug() {} };
+
+  it("shows the plugin's session with the same interventions, and what the plugin did, without asking", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-oc-report-"));
+    const reportFile = path.join(dir, "opencode.jsonl");
+    const adapter = new PluginReportAdapter({ reportFile, installedIn: () => ["/home/u/.config/kilo/plugin"], log: () => {}, outcomeWaitMs: 3000 });
+    const asked: string[] = [];
+    const manager = new SessionManager({ log: quietLog, confirm: async (_s, iv) => { asked.push(iv.action); return "dismiss"; } });
+    try {
+      await adapter.start();
+      // "ask" for every host: the plugin's sessions are still not asked about (it has acted already).
+      manager.configure({ engine: defaultConfig(), actionPolicy: "ask", hostPolicies: readShellSettings(() => undefined).hostPolicies });
+      manager.addAdapters([adapter]);
+      // The plugin as it runs in the server: its guard writing the report through the same file writer.
+      const file = new JsonLinesFile(reportFile);
+      let now = 0;
+      const guard = new OpencodeGuard({ actions: new FakeActions(), settings: () => settings(), report: (r) => file.append(r, { soon: r.type === "event" }), now: () => now });
+      const hooks = load("kilo", "build-loop");
+      for (const h of hooks) {
+        now = h.at;
+        if (h.hook === "tool.execute.before") { try { guard.beforeTool(h.input, h.output ?? {}); } catch { /* refused */ } } else if (h.hook === "tool.execute.after") guard.afterTool(h.input, { ...(h.output ?? {}) });
+        else guard.take(h as unknown as HookCall);
+        // The extension reads while the plugin writes: polls between the plugin's writes.
+        if (Math.random() < 0.3) adapter.poll();
+      }
+      await guard.idle();
+      file.flush();
+      adapter.poll();
+      const snapshot = () => manager.snapshots().find((x) => x.hostId === PLUGIN_HOST_ID);
+      for (let i = 0; i < 40 && !/plugin/.test(snapshot()?.interventions.find((iv) => iv.action === "stop")?.outcome ?? ""); i++) await new Promise((r) => setTimeout(r, 25));
+      const snap = snapshot();
+      assert.ok(snap, "the plugin's session is shown");
+      assert.deepEqual(snap!.interventions.map((i) => i.action), ["warn", "block", "stop"]);
+      assert.deepEqual(asked, []);
+      const stop = snap!.interventions.find((i) => i.action === "stop")!;
+      assert.match(stop.outcome, /stopped the session.*\(the plugin in the agent's server\)/);
+      assert.equal(adapter.status().state, "watching");
+      assert.equal(adapter.status().sessions, 1);
+    } finally {
+      adapter.dispose();
+      manager.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("follows a report rotated under it, and a line split across two reads", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-oc-rotate-"));
+    const reportFile = path.join(dir, "opencode.jsonl");
+    const adapter = new PluginReportAdapter({ reportFile, installedIn: () => [], log: () => {} });
+    const seen: string[] = [];
+    adapter.onEvent((e) => seen.push(`${e.taskId}:${e.event.t}`));
+    try {
+      fs.writeFileSync(reportFile, JSON.stringify({ type: "event", sessionId: "old", event: { t: "user", text: "before the window opened" } }) + "\n");
+      void adapter.start();
+      const line = (id: string, t: string) => JSON.stringify({ type: "event", sessionId: id, event: t === "user" ? { t, text: "go" } : { t } });
+      const two = line("a", "user") + "\n" + line("a", "request");
+      fs.appendFileSync(reportFile, two.slice(0, two.length - 10));
+      adapter.poll();
+      fs.appendFileSync(reportFile, two.slice(two.length - 10) + "\n");
+      adapter.poll();
+      // Rotated: the plugin renamed the file and began a shorter one.
+      fs.renameSync(reportFile, reportFile + ".1");
+      fs.writeFileSync(reportFile, line("b", "user") + "\n");
+      adapter.poll();
+      assert.deepEqual(seen, ["a:user", "a:request", "b:user"]);
+      assert.equal(adapter.status().state, "not-found");
+      assert.match(adapter.status().detail, /Connect Kilo Code/);
+    } finally {
+      adapter.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("OpenCode translator on look-alikes of the real stream", () => {
   const created = (id: string): HookCall => ({ hook: "event", input: { event: { type: "session.created", properties: { info: { id } } } } });

@@ -39,7 +39,9 @@ export type GuardRecord =
   | { type: "outcome"; sessionId: string; action: Intervention["action"]; ok: boolean; done: string; at: number }
   | { type: "idle"; sessionId: string; interventions: number; toolCalls: number; requests: number; at: number }
   | { type: "config"; warnings: string[]; at: number }
-  | { type: "error"; message: string; at: number };
+  | { type: "error"; message: string; at: number }
+  /** Every event of a followed session, for the extension's panel. */
+  | { type: "event"; sessionId: string; event: TraceEvent };
 
 export interface GuardDeps {
   actions: SessionActions;
@@ -155,6 +157,7 @@ export class OpencodeGuard {
         w.settingsKey = key;
       }
     }
+    this.deps.report({ type: "event", sessionId, event });
     const interventions = w.engine.push(event);
     for (const iv of interventions) this.act(sessionId, w, iv);
     return interventions;

@@ -25,11 +25,12 @@ export const LoopSentinel = async (input: PluginInputLike) => {
   const guard = new OpencodeGuard({
     actions: clientActions(input.client),
     settings: () => settings.get(),
-    report: (r) => report.append({ ...r, pid: process.pid, directory: input.directory }),
+    report: (r) => report.append(r.type === "event" ? r : { ...r, pid: process.pid, directory: input.directory }, { soon: r.type === "event" }),
     now: () => Date.now(),
   });
   const record = (hook: string, i: unknown, o?: unknown) => trace?.append(o === undefined ? { at: Date.now(), hook, input: i } : { at: Date.now(), hook, input: i, output: o });
   report.append({ type: "loaded", pid: process.pid, directory: input.directory, settings: settings.file, at: Date.now() });
+  process.once("exit", () => { report.flush(); trace?.flush(); });
   return {
     event: async (i: { event: unknown }) => {
       record("event", i);

@@ -79,15 +79,41 @@ export class SettingsFile {
   }
 }
 
-/** Appends JSON lines to a file only its user can read; a failure is given back once, never thrown. */
+/** Lines held before writing them out together: a streamed response is hundreds of small events. */
+const MAX_BUFFERED_LINES = 64;
+const FLUSH_AFTER_MS = 200;
+
+/**
+ * Appends JSON lines to a file only its user can read; a failure is given back once, never thrown.
+ * `append(record, { soon: true })` may wait up to FLUSH_AFTER_MS to be written with others (the
+ * stream's events); anything else is written at once, after what waits before it.
+ */
 export class JsonLinesFile {
   private failed = false;
   private ready = false;
+  private buffer: string[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(readonly file: string, private readonly onError: (message: string) => void = () => {}) {}
 
-  append(record: unknown): void {
+  append(record: unknown, options: { soon?: boolean } = {}): void {
     if (this.failed) return;
+    this.buffer.push(JSON.stringify(record));
+    if (options.soon && this.buffer.length < MAX_BUFFERED_LINES) {
+      if (!this.timer) {
+        this.timer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+        this.timer.unref?.();
+      }
+      return;
+    }
+    this.flush();
+  }
+
+  flush(): void {
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.buffer.length === 0 || this.failed) return;
+    const text = this.buffer.join("\n") + "\n";
+    this.buffer = [];
     try {
       if (!this.ready) {
         fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
@@ -96,7 +122,7 @@ export class JsonLinesFile {
       try {
         if (fs.statSync(this.file).size > MAX_REPORT_BYTES) fs.renameSync(this.file, `${this.file}.1`);
       } catch { /* not there yet */ }
-      fs.appendFileSync(this.file, JSON.stringify(record) + "\n", { mode: 0o600 });
+      fs.appendFileSync(this.file, text, { mode: 0o600 });
     } catch (err) {
       this.failed = true;
       this.onError(`cannot write ${this.file}: ${(err as Error).message}`);
