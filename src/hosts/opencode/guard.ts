@@ -49,6 +49,12 @@ export interface GuardDeps {
   settings(): GuardSettings;
   report(record: GuardRecord): void;
   now(): number;
+  /**
+   * false when following the server's event stream from outside (`watch --opencode`): no hook can
+   * refuse a call or carry a warning, so a block aborts the response and sends the guidance, and
+   * a warning is only reported.
+   */
+  hooks?: boolean;
 }
 
 /** Thrown from `tool.execute.before` to refuse one call; OpenCode shows its message as the call's error. */
@@ -71,13 +77,15 @@ interface Watched {
 }
 
 export class OpencodeGuard {
-  private readonly translator = new OpencodeTranslator();
+  private readonly translator: OpencodeTranslator;
   private readonly watched = new Map<string, Watched>();
   private lastWarnings = "";
   /** The call `tool.execute.before` is asking about right now: only it can be refused. */
   private asking: string | undefined;
 
-  constructor(private readonly deps: GuardDeps) {}
+  constructor(private readonly deps: GuardDeps) {
+    this.translator = new OpencodeTranslator(deps.hooks === false ? "parts" : "chat.message");
+  }
 
   /** Every hook call but `tool.execute.before` (which can refuse) and `tool.execute.after` (which can carry a warning). */
   take(call: HookCall): void {
@@ -172,22 +180,19 @@ export class OpencodeGuard {
       case "warn":
         // In warn-only mode every verdict is a warning and the agent is never touched.
         if (w.warnOnly) { outcome(true, "warn-only mode: reported, nothing sent to the agent"); return; }
+        if (this.deps.hooks === false) { outcome(true, "reported; a warning reaches the model only through the plugin"); return; }
         if (w.warnings.length < MAX_PENDING_WARNINGS) w.warnings.push(iv.message);
         return;
       case "block":
         // Refused by beforeTool's throw (it sees the same intervention). A call seen only once it
         // was running cannot be refused: the guidance goes with its result instead.
         if (this.asking !== undefined && this.asking === iv.toolCallId) { outcome(true, "refused the call; the model reads the reason as its result"); return; }
+        if (this.deps.hooks === false) { this.abortThenGuide(sessionId, w, iv, outcome); return; }
         if (w.warnings.length < MAX_PENDING_WARNINGS) w.warnings.push(iv.message);
         outcome(false, "the call was already running: the guidance goes with its result");
         return;
       case "abort":
-        this.chain(w, async () => {
-          await this.deps.actions.abort(sessionId);
-          this.translator.expectEcho(sessionId, iv.message);
-          await this.deps.actions.prompt(sessionId, iv.message, { noReply: false });
-          outcome(true, "aborted the response and sent the guidance as the next message");
-        }, (err) => outcome(false, `abort failed: ${err}`));
+        this.abortThenGuide(sessionId, w, iv, outcome);
         return;
       case "stop":
         w.stopped = true;
@@ -199,6 +204,15 @@ export class OpencodeGuard {
         }, (err) => outcome(false, `stop failed: ${err}`));
         return;
     }
+  }
+
+  private abortThenGuide(sessionId: string, w: Watched, iv: Intervention, outcome: (ok: boolean, done: string) => void): void {
+    this.chain(w, async () => {
+      await this.deps.actions.abort(sessionId);
+      this.translator.expectEcho(sessionId, iv.message);
+      await this.deps.actions.prompt(sessionId, iv.message, { noReply: false });
+      outcome(true, "aborted the response and sent the guidance as the next message");
+    }, (err) => outcome(false, `${iv.action} failed: ${err}`));
   }
 
   private chain(w: Watched, run: () => Promise<void>, failed: (err: string) => void): void {

@@ -13,6 +13,11 @@
  *   update: the one place a call can still be refused.
  * - `message.updated` for each message (an aborted one carries `error`), `session.idle` at the end.
  *
+ * Over the server's event stream (`GET /event`, `/global/event`: `loop-sentinel watch --opencode`)
+ * the same events come without the hooks: no `chat.message` (the user's text is a text part of a
+ * user message, whose role `message.updated` told) and no `tool.execute.before` (a call is known
+ * from its running update, once it already runs).
+ *
  * A session is followed only from a start it saw: its `session.created`, or a new user message
  * (the engine starts its counts afresh at a user turn anyway). A turn already running when the
  * plugin loaded is left alone until its user speaks again.
@@ -44,6 +49,11 @@ const MAX_PARTS = 256;
 const MAX_CALLS = 1024;
 /** Guidance texts this plugin sent that may still come back as a user message. */
 const MAX_ECHOES = 8;
+/** Message roles remembered (event stream only), to tell a user's text part from the model's. */
+const MAX_MESSAGES = 512;
+
+/** Where a user message's text comes from: the plugin's `chat.message` hook, or the event stream's parts. */
+export type UserTextSource = "chat.message" | "parts";
 
 interface PartState { channel: "reasoning" | "text"; emitted: number }
 
@@ -60,6 +70,10 @@ interface SessionState {
 
 export class OpencodeTranslator {
   private readonly sessions = new BoundedMap<string, SessionState>(MAX_SESSIONS);
+  /** messageID → role, and whether its text was taken (event stream only). */
+  private readonly messages = new BoundedMap<string, { role: string; taken: boolean }>(MAX_MESSAGES);
+
+  constructor(private readonly userText: UserTextSource = "chat.message") {}
 
   /** Whether the session is followed (its start was seen). */
   follows(sessionId: string): boolean { return this.sessions.peek(sessionId) !== undefined; }
@@ -113,6 +127,7 @@ export class OpencodeTranslator {
       case "message.updated": {
         // An aborted or failed response gets no step-finish: its message's error closes the request.
         const info = isRecord(p.info) ? p.info : undefined;
+        if (info && typeof info.id === "string" && typeof info.role === "string" && !this.messages.peek(info.id)) this.messages.set(info.id, { role: info.role, taken: false });
         if (!info || info.role !== "assistant" || typeof info.sessionID !== "string") return [];
         const s = this.sessions.get(info.sessionID);
         if (!s) return [];
@@ -134,6 +149,17 @@ export class OpencodeTranslator {
 
   private onPart(part: Record<string, unknown>, now: number): Translated[] {
     const sessionId = part.sessionID;
+    if (part.type === "text" && typeof part.messageID === "string" && typeof sessionId === "string") {
+      const message = this.messages.peek(part.messageID);
+      if (message?.role === "user") {
+        // With the hooks, chat.message told it already.
+        if (this.userText === "chat.message") return [];
+        // The first typed text of the message is what the user said (synthetic parts are attachments).
+        if (message.taken || part.synthetic === true || typeof part.text !== "string" || part.text === "") return [];
+        message.taken = true;
+        return this.onUserMessage({ sessionID: sessionId }, { message: { id: part.messageID }, parts: [part] }, now);
+      }
+    }
     const s = typeof sessionId === "string" ? this.sessions.get(sessionId) : undefined;
     if (typeof sessionId !== "string" || !s || typeof part.type !== "string") return [];
     const out: Translated[] = [];

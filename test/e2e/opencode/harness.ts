@@ -69,6 +69,8 @@ export interface Run {
   ms: number;
   timedOut: boolean;
   serverLog: string;
+  /** What `loop-sentinel watch --opencode` printed (--json lines), when it ran. */
+  watchOutput: Record<string, unknown>[];
 }
 
 function isolatedEnv(home: string): NodeJS.ProcessEnv {
@@ -125,7 +127,7 @@ function keepPluginDeps(agent: AgentName, configDir: string): void {
  * One session on a fresh server: creates it, posts the scenario's prompt and waits until the
  * session has stayed idle for a while (an abort is followed by the guided response).
  */
-export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; model: E2eFakeModel; port: number; name?: string; settings?: Record<string, unknown>; limitMs?: number }): Promise<Run> {
+export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; model: E2eFakeModel; port: number; name?: string; settings?: Record<string, unknown>; limitMs?: number; guard?: "plugin" | "watch" }): Promise<Run> {
   const spec = AGENTS[o.agent];
   const bin = ensureAgent(o.agent);
   const runDir = path.join(ROOT, "runs", o.agent, o.name ?? o.scenario);
@@ -139,9 +141,10 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
   const password = `e2e-${process.pid}-${Date.now()}`;
   Object.assign(env, spec.offlineEnv, { LOOP_SENTINEL_OPENCODE_TRACE: traceFile, [spec.passwordEnv]: password });
 
-  // Installed as a user installs it: the CLI's install-plugin into the agent's global plugin folder.
-  execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "install-plugin", `--${o.agent}`], { env, stdio: ["ignore", "pipe", "pipe"] });
   const configDir = path.join(env.XDG_CONFIG_HOME as string, o.agent);
+  fs.mkdirSync(configDir, { recursive: true });
+  // Installed as a user installs it: the CLI's install-plugin into the agent's global plugin folder.
+  if (o.guard !== "watch") execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "install-plugin", `--${o.agent}`], { env, stdio: ["ignore", "pipe", "pipe"] });
   fs.writeFileSync(path.join(configDir, spec.configFile), JSON.stringify({
     autoupdate: false, share: "disabled", model: "fake/fake-model",
     permission: { edit: "allow", bash: "allow", webfetch: "deny" },
@@ -161,6 +164,8 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
   child.stdout!.on("data", (d) => { log += d; });
   child.stderr!.on("data", (d) => { log += d; });
   let timedOut = false;
+  let watcher: ChildProcess | undefined;
+  let watchOut = "";
   try {
     const base = await new Promise<string>((resolve, reject) => {
       const timer = setInterval(() => {
@@ -171,6 +176,14 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
       setTimeout(() => { clearInterval(timer); reject(new Error(`${o.agent} serve printed no address in 60 s: ${log}`)); }, 60_000);
     });
     const auth = `Basic ${Buffer.from(`${spec.user}:${password}`).toString("base64")}`;
+    if (o.guard === "watch") {
+      // The headless guard from outside, on the server's event stream and HTTP API.
+      watcher = spawn(process.execPath, [path.join(REPO, "dist", "cli.js"), "watch", "--opencode", base, "--password-env", spec.passwordEnv, "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+      watcher.stdout!.on("data", (d) => { watchOut += d; });
+      watcher.stderr!.on("data", (d) => { log += `[watch] ${d}`; });
+      await new Promise<void>((resolve) => { const t = setInterval(() => { if (watchOut.includes("\"watching\"")) { clearInterval(t); resolve(); } }, 50); setTimeout(() => { clearInterval(t); resolve(); }, 10_000); });
+      await new Promise((r) => setTimeout(r, 500)); // its event stream connected
+    }
     const api = async (method: string, route: string, body?: unknown): Promise<unknown> => {
       const res = await fetch(`${base}${route}${route.includes("?") ? "&" : "?"}directory=${encodeURIComponent(work)}`, {
         method, headers: { authorization: auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
@@ -194,12 +207,14 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
       if (Date.now() - started > limit) { timedOut = true; break; }
     }
   } finally {
+    if (watcher) await stopServer(watcher);
     await stopServer(child);
   }
   keepPluginDeps(o.agent, configDir);
   const report = readJsonLines(path.join(env.XDG_STATE_HOME as string, "loop-sentinel", "opencode.jsonl"));
   fs.writeFileSync(path.join(runDir, "server.log"), log);
-  return { agent: o.agent, scenario: o.scenario, report, traceFile, ms: Date.now() - started, timedOut, serverLog: log };
+  const watchOutput = watchOut.split("\n").filter((l) => l.trim().startsWith("{")).map((l) => JSON.parse(l));
+  return { agent: o.agent, scenario: o.scenario, report, traceFile, ms: Date.now() - started, timedOut, serverLog: log, watchOutput };
 }
 
 /** With RECORD_OPENCODE_FIXTURES=1: keeps the hook calls a run received as a fixture for the unit tests. */

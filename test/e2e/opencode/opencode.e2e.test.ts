@@ -81,6 +81,17 @@ for (const agent of Object.keys(AGENTS) as AgentName[]) {
       assert.ok(!model.main().some((r) => r.messages.some((m) => m.content.includes("Loop Sentinel"))), "nothing of ours reached the model");
     });
 
+    it("watch --opencode, from outside the server, aborts the reasoning loop over HTTP and the guidance reaches the model", async () => {
+      const run = await runScenario({ agent, scenario: "reasoning-loop", model, port, name: "reasoning-loop-watch", guard: "watch" });
+      console.log(`    ${describeRun(run, model)}; watch printed ${run.watchOutput.map((r) => `${r.type}${r.action ? ":" + String(r.action) : ""}`).join(" ")}`);
+      assert.equal(run.timedOut, false, "the session should settle");
+      assert.deepEqual(run.report, [], "no plugin installed");
+      const main = model.main();
+      assert.ok(main[0].cut, "the looping response was cut before its end");
+      assert.ok(main.slice(1).some((r) => r.messages.filter((m) => m.role === "user").pop()?.content.includes(ABORTED)), "the guidance is the model's next user message");
+      assert.ok(run.watchOutput.some((r) => r.type === "outcome" && r.action === "abort" && r.ok === true), "watch reports the abort done");
+    });
+
     it("in warn-only mode reports the loop and sends the agent nothing", async () => {
       const run = await runScenario({ agent, scenario: "build-loop", model, port, name: "build-loop-warn-only", settings: { "loopSentinel.mode": "warnOnly" } });
       console.log(`    ${describeRun(run, model)}`);
