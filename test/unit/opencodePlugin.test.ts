@@ -20,6 +20,7 @@ import { defaultConfig } from "../../src/engine/config";
 import { SessionManager } from "../../src/extension/sessionManager";
 import { readShellSettings } from "../../src/extension/settings";
 import { OpencodeTranslator, type HookCall } from "../../src/hosts/opencode/translator";
+import { SseParser } from "../../src/hosts/opencode/eventStream";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures/opencode-plugin");
 const DIST_PLUGIN = path.resolve(__dirname, "../../../dist/opencode-plugin.js");
@@ -167,6 +168,28 @@ for (const agent of AGENTS) {
       assert.deepEqual(report.filter((r) => r.type === "intervention" || r.type === "outcome"), []);
     });
 
+    it("from the event stream alone (watch --opencode) reads the same session, and a block becomes abort + guidance", async () => {
+      for (const scenario of ["build-loop", "productive", "reasoning-loop"]) {
+        const hooks = load(agent, scenario);
+        const events = hooks.filter((h) => h.hook === "event");
+        const t = new OpencodeTranslator("parts");
+        const fromStream = events.flatMap((h) => t.take(h as unknown as HookCall, h.at)).flatMap((x) => (x.kind === "event" ? [x.event] : []));
+        const withHooks = translate(hooks);
+        const ids = (list: TraceEvent[]) => list.filter((e) => e.t === "tool_call").map((e) => (e as { id: string }).id);
+        // A call refused before it ran still shows, by its error update.
+        assert.deepEqual(ids(fromStream), ids(withHooks), scenario);
+        const users = (list: TraceEvent[]) => list.filter((e) => e.t === "user").map((e) => (e as { text: string }).text);
+        assert.deepEqual(users(fromStream), users(withHooks), `${scenario}: the same user messages`);
+      }
+      const actions = new FakeActions();
+      const report: GuardRecord[] = [];
+      const guard = new OpencodeGuard({ actions, settings: () => settings(), report: (r) => report.push(r), now: () => 0, hooks: false });
+      for (const h of load(agent, "build-loop")) if (h.hook === "event") guard.take(h as unknown as HookCall);
+      await guard.idle();
+      assert.match(actions.done[0] ?? "", /^abort ses_/, actions.done.join("\n"));
+      assert.match(actions.done[1] ?? "", /^prompt ses_\S+: Loop Sentinel refused this call/);
+    });
+
     it("replays through the engine to the same verdicts as live", () => {
       const { interventions } = replayEvents(translate(load(agent, "build-loop")));
       assert.deepEqual(interventions.map((iv) => iv.action), ["warn", "block", "stop"]);
@@ -293,6 +316,18 @@ describe("OpenCode translator on look-alikes of the real stream", () => {
     const r = t.take({ hook: "chat.message", input: { sessionID: "s" }, output: { message: { id: "m1" }, parts: [{ type: "text", text: "Fix the build" }, { type: "text", text: "<file contents>", synthetic: true }] } }, 5);
     assert.deepEqual(r.map((x) => (x.kind === "event" ? x.event.t : x.kind)), ["started", "user"]);
     assert.equal((r[1] as { event: { text: string } }).event.text, "Fix the build");
+  });
+});
+
+describe("server-sent events from an OpenCode server", () => {
+  it("gives each data payload whole, however the chunks fall", () => {
+    const stream = `data: {"payload":{"type":"server.connected"}}\n\n: keep-alive\n\ndata: {"directory":"/w","payload":{"type":"session.idle","properties":{"sessionID":"s"}}}\r\n\r\n`;
+    for (const size of [1, 3, 17, stream.length]) {
+      const p = new SseParser();
+      const out: string[] = [];
+      for (let i = 0; i < stream.length; i += size) out.push(...p.push(stream.slice(i, i + size)));
+      assert.deepEqual(out.map((d) => JSON.parse(d).payload.type), ["server.connected", "session.idle"], `chunks of ${size}`);
+    }
   });
 });
 
