@@ -150,7 +150,7 @@ export class PluginReportAdapter implements HostAdapter {
   private update(): void {
     const sessions = this.outcomes.size;
     const next: HostStatus = this.installed.length === 0
-      ? { hostId: this.hostId, label: this.label, state: "not-found", detail: "not connected: run “Loop Sentinel: Connect Kilo Code” to guard Kilo Code 7 and opencode through a plugin in their server", sessions }
+      ? { hostId: this.hostId, label: this.label, state: "not-found", detail: "not connected (only for Kilo Code 7 and opencode: “Loop Sentinel: Connect Kilo Code” puts a plugin into their server)", sessions }
       : { hostId: this.hostId, label: this.label, state: "watching", detail: `plugin in ${this.installed.join(", ")}; following its report ${this.options.reportFile}`, sessions };
     if (next.state === this.current.state && next.detail === this.current.detail && next.sessions === this.current.sessions) return;
     this.current = next;

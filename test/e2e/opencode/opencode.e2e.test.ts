@@ -19,7 +19,8 @@ function records(run: Run, type: string): Record<string, unknown>[] {
 
 function describeRun(run: Run, model: E2eFakeModel): string {
   const main = model.main().map((r) => `${r.step}${r.cut ? "✂" : ""}`).join(",");
-  return `${run.agent} ${run.scenario}: ${run.ms} ms, model requests ${main}; report ${run.report.map((r) => `${r.type}${r.action ? ":" + String(r.action) : ""}`).join(" ")}`;
+  const events = run.report.filter((r) => r.type === "event").length;
+  return `${run.agent} ${run.scenario}: ${run.ms} ms, model requests ${main}; ${events} events reported; report ${run.report.filter((r) => r.type !== "event").map((r) => `${r.type}${r.action ? ":" + String(r.action) : ""}`).join(" ")}`;
 }
 
 for (const agent of Object.keys(AGENTS) as AgentName[]) {
