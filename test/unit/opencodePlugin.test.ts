@@ -21,6 +21,7 @@ import { SessionManager } from "../../src/extension/sessionManager";
 import { readShellSettings } from "../../src/extension/settings";
 import { OpencodeTranslator, type HookCall } from "../../src/hosts/opencode/translator";
 import { SseParser } from "../../src/hosts/opencode/eventStream";
+import { main } from "../../src/cli/main";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures/opencode-plugin");
 const DIST_PLUGIN = path.resolve(__dirname, "../../../dist/opencode-plugin.js");
@@ -273,6 +274,37 @@ describe("Kilo / opencode sessions in the extension, from the plugin's report", 
   });
 });
 
+describe("OpenCode guard when the top rung lands on a call being asked for", () => {
+  it("refuses that call too, then aborts the session and leaves the reason without a reply", async () => {
+    // Seven identical reads of an unchanged file, in the hook shapes the servers use.
+    const hooks: HookCall[] = [
+      { hook: "event", input: { event: { type: "session.created", properties: { info: { id: "s" } } } } },
+      { hook: "chat.message", input: { sessionID: "s" }, output: { message: { id: "u1" }, parts: [{ type: "text", text: "What does src/total.js export?" }] } },
+    ];
+    const part = (p: Record<string, unknown>): HookCall => ({ hook: "event", input: { event: { type: "message.part.updated", properties: { part: { sessionID: "s", messageID: "m", ...p } } } } });
+    for (let i = 0; i < 7; i++) {
+      hooks.push(part({ id: `st${i}`, type: "step-start" }));
+      hooks.push(part({ id: `t${i}`, type: "tool", tool: "read", callID: `c${i}`, state: { status: "pending", input: {} } }));
+      hooks.push({ hook: "tool.execute.before", input: { tool: "read", sessionID: "s", callID: `c${i}` }, output: { args: { filePath: "/w/src/total.js" } } });
+      hooks.push(part({ id: `t${i}`, type: "tool", tool: "read", callID: `c${i}`, state: { status: "completed", input: { filePath: "/w/src/total.js" }, output: "1\texports.total = () => 0;\n" } }));
+      hooks.push(part({ id: `sf${i}`, type: "step-finish", tokens: { input: 100, output: 10, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0 }));
+    }
+    const actions = new FakeActions();
+    const report: GuardRecord[] = [];
+    const guard = new OpencodeGuard({ actions, settings: () => settings(), report: (r) => report.push(r), now: () => 0 });
+    const refusals: string[] = [];
+    for (const h of hooks) {
+      if (h.hook === "tool.execute.before") { try { guard.beforeTool(h.input, h.output); } catch (err) { refusals.push(`${String(h.input.callID)}: ${(err as Error).message.split(":")[0]}`); } } else guard.take(h);
+    }
+    await guard.idle();
+    const ladder = report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action);
+    assert.deepEqual(ladder, ["warn", "block", "block", "stop"]);
+    assert.deepEqual(refusals, ["c4: Loop Sentinel refused this call", "c5: Loop Sentinel refused this call", "c6: Loop Sentinel stopped the task"]);
+    assert.deepEqual(actions.done.map((d) => d.split(":")[0]), ["abort s", "prompt s noReply"]);
+    assert.match(actions.done[1], /: Loop Sentinel stopped the task/);
+  });
+});
+
 describe("OpenCode translator on look-alikes of the real stream", () => {
   const created = (id: string): HookCall => ({ hook: "event", input: { event: { type: "session.created", properties: { info: { id } } } } });
   const part = (p: Record<string, unknown>): HookCall => ({ hook: "event", input: { event: { type: "message.part.updated", properties: { part: { sessionID: "s", messageID: "m", ...p } } } } });
@@ -328,6 +360,23 @@ describe("server-sent events from an OpenCode server", () => {
       for (let i = 0; i < stream.length; i += size) out.push(...p.push(stream.slice(i, i + size)));
       assert.deepEqual(out.map((d) => JSON.parse(d).payload.type), ["server.connected", "session.idle"], `chunks of ${size}`);
     }
+  });
+});
+
+describe("loop-sentinel watch --opencode / install-plugin arguments", () => {
+  const run = async (argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  };
+  it("names what is wrong with a bad URL, an unset password variable, or a missing agent", async () => {
+    assert.match((await run(["watch", "--opencode", "127.0.0.1:4096"])).err, /needs the server's URL/);
+    const unset = await run(["watch", "--opencode", "http://127.0.0.1:4096", "--password-env", "LS_TEST_SURELY_UNSET"]);
+    assert.equal(unset.code, 2);
+    assert.match(unset.err, /LS_TEST_SURELY_UNSET: that variable is not set/);
+    assert.match((await run(["watch", "--opencode", "http://x", "--cline-data", "/tmp"])).err, /one kind of agent at a time/);
+    assert.match((await run(["install-plugin"])).err, /--opencode, --kilo or both/);
   });
 });
 
