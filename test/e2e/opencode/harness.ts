@@ -127,7 +127,7 @@ function keepPluginDeps(agent: AgentName, configDir: string): void {
  * One session on a fresh server: creates it, posts the scenario's prompt and waits until the
  * session has stayed idle for a while (an abort is followed by the guided response).
  */
-export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; model: E2eFakeModel; port: number; name?: string; settings?: Record<string, unknown>; limitMs?: number; guard?: "plugin" | "watch" }): Promise<Run> {
+export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; model: E2eFakeModel; port: number; name?: string; settings?: Record<string, unknown>; limitMs?: number; guard?: "plugin" | "project-plugin" | "watch" }): Promise<Run> {
   const spec = AGENTS[o.agent];
   const bin = ensureAgent(o.agent);
   const runDir = path.join(ROOT, "runs", o.agent, o.name ?? o.scenario);
@@ -144,7 +144,8 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
   const configDir = path.join(env.XDG_CONFIG_HOME as string, o.agent);
   fs.mkdirSync(configDir, { recursive: true });
   // Installed as a user installs it: the CLI's install-plugin into the agent's global plugin folder.
-  if (o.guard !== "watch") execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "install-plugin", `--${o.agent}`], { env, stdio: ["ignore", "pipe", "pipe"] });
+  // "project-plugin": into the work folder's .kilo/plugin or .opencode/plugin instead.
+  if (o.guard !== "watch") execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "install-plugin", `--${o.agent}`, ...(o.guard === "project-plugin" ? ["--project", work] : [])], { env, stdio: ["ignore", "pipe", "pipe"] });
   fs.writeFileSync(path.join(configDir, spec.configFile), JSON.stringify({
     autoupdate: false, share: "disabled", model: "fake/fake-model",
     permission: { edit: "allow", bash: "allow", webfetch: "deny" },
@@ -157,6 +158,7 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
   }
 
   seedPluginDeps(o.agent, configDir);
+  if (o.guard === "project-plugin") seedPluginDeps(o.agent, path.join(work, `.${o.agent}`));
   o.model.play(o.scenario, OPENCODE.naming(work));
   const started = Date.now();
   const child = spawn(bin, ["serve", "--port", "0", "--hostname", "127.0.0.1"], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });

@@ -71,13 +71,13 @@ for (const agent of Object.keys(AGENTS) as AgentName[]) {
       assert.equal(records(run, "intervention").filter((r) => r.action === "abort").length, 1, "one abort, no repeat on the guided response");
     });
 
-    it("leaves a productive session alone", async () => {
-      const run = await runScenario({ agent, scenario: "productive", model, port });
+    it("leaves a productive session alone (the plugin installed in the project's folder)", async () => {
+      const run = await runScenario({ agent, scenario: "productive", model, port, guard: "project-plugin" });
       console.log(`    ${describeRun(run, model)}`);
       keepFixture(run, "productive");
       assert.equal(run.timedOut, false, "the session should settle");
       assert.deepEqual(records(run, "intervention"), [], "no intervention");
-      assert.ok(records(run, "started").length >= 1, "the plugin followed the session");
+      assert.ok(records(run, "started").length >= 1, "the plugin, loaded from the project's folder, followed the session");
       assert.equal(model.main().length, 6, "five steps and the final answer");
       assert.ok(!model.main().some((r) => r.messages.some((m) => m.content.includes("Loop Sentinel"))), "nothing of ours reached the model");
     });
