@@ -18,7 +18,8 @@
 import type { TraceEvent } from "../../engine/events";
 import { LoopSession, type Intervention } from "../../engine/session";
 import type { EngineConfig } from "../../engine/config";
-import { OpencodeTranslator, type HookCall, type Translated } from "./translator";
+import { BoundedMap } from "../../engine/boundedMap";
+import { MAX_SESSIONS, OpencodeTranslator, type HookCall, type Translated } from "./translator";
 
 /** What the plugin can do to a session through the server's authorised client. */
 export interface SessionActions {
@@ -78,7 +79,8 @@ interface Watched {
 
 export class OpencodeGuard {
   private readonly translator: OpencodeTranslator;
-  private readonly watched = new Map<string, Watched>();
+  /** As many as the translator follows: a server running for days must not keep every session. */
+  private readonly watched = new BoundedMap<string, Watched>(MAX_SESSIONS);
   private lastWarnings = "";
   /** The call `tool.execute.before` is asking about right now: only it can be refused. */
   private asking: string | undefined;
@@ -125,7 +127,7 @@ export class OpencodeGuard {
   }
 
   /** Sessions followed now (for tests and the report). */
-  sessions(): string[] { return [...this.watched.keys()]; }
+  sessions(): string[] { return [...this.watched.entries()].map(([id]) => id); }
 
   private apply(t: Translated): Intervention[] {
     switch (t.kind) {

@@ -42,7 +42,7 @@ export type Translated =
   | { sessionId: string; kind: "idle" };
 
 /** Sessions followed at once; the least recently active is forgotten past this. */
-const MAX_SESSIONS = 64;
+export const MAX_SESSIONS = 64;
 /** Parts remembered per session (to know a delta's channel and what was already streamed). */
 const MAX_PARTS = 256;
 /** Tool calls remembered per session (called / answered), for deduplicating the several updates of one call. */
