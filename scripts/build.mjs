@@ -1,13 +1,18 @@
-// Bundles the extension, the CLI and the benchmark with esbuild (one file each, no runtime deps to ship).
+// Bundles the extension, the CLI, the OpenCode plugin and the benchmark with esbuild (one file each, no runtime deps to ship).
 import * as esbuild from "esbuild";
 import * as fs from "node:fs";
 
 const production = process.argv.includes("--production");
+const version = JSON.parse(fs.readFileSync("package.json", "utf8")).version;
 const common = { bundle: true, platform: "node", target: "node20", format: "cjs", sourcemap: !production, minify: production, logLevel: "warning" };
 
 const entries = [
   { entryPoints: ["src/extension/extension.ts"], outfile: "dist/extension.js", external: ["vscode"] },
   { entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
+  // Loaded by opencode / Kilo 7 from their plugin folder: ESM, one named export (see its header).
+  { entryPoints: ["src/hosts/opencode/plugin.ts"], outfile: "dist/opencode-plugin.js", format: "esm", sourcemap: false, banner: { js: `// loop-sentinel opencode plugin ${version}` } },
+  // Run by VS Code once Loop Sentinel is uninstalled (package.json "vscode:uninstall").
+  { entryPoints: ["src/extension/uninstall.ts"], outfile: "dist/uninstall.js" },
   { entryPoints: ["scripts/bench.ts"], outfile: "dist/bench.js" },
 ];
 

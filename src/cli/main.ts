@@ -6,6 +6,7 @@ import { REPLAY_USAGE, runReplay } from "./replay";
 import { WATCH_USAGE, runWatch } from "./watch";
 import { CONVERT_USAGE, runConvert } from "./convert";
 import { STATS_USAGE, runStats } from "./stats";
+import { INSTALL_PLUGIN_USAGE, REMOVE_PLUGIN_USAGE, runInstallPlugin, runRemovePlugin } from "./plugin";
 
 type Command = { usage: string; run: (argv: string[], io: CliIO) => number | Promise<number> };
 
@@ -15,6 +16,8 @@ export const COMMANDS: Record<string, Command> = {
   watch: { usage: WATCH_USAGE, run: (argv, io) => runWatch(argv, io) },
   convert: { usage: CONVERT_USAGE, run: runConvert },
   stats: { usage: STATS_USAGE, run: runStats },
+  "install-plugin": { usage: INSTALL_PLUGIN_USAGE, run: (argv, io) => runInstallPlugin(argv, io) },
+  "remove-plugin": { usage: REMOVE_PLUGIN_USAGE, run: runRemovePlugin },
 };
 
 function usage(): string {

@@ -10,8 +10,9 @@ import { ClineWatcher, type ClineTaskEvent } from "../hosts/cline/watcher";
 import { flag, parseArgs, UsageError } from "./args";
 import type { CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
+import { runOpencodeWatch } from "./watchOpencode";
 
-export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--json] [--poll MS] [--config FILE] [--set key=value]";
+export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--json] [--poll MS] [--config FILE] [--set key=value]\n  loop-sentinel watch --opencode URL [--password-env VAR] [--user NAME] [--json] [--config FILE] [--set key=value]";
 
 /** Exit code when the guard interrupted the agent because it looped. */
 export const EXIT_INTERRUPTED = 3;
@@ -27,7 +28,11 @@ export interface WatchControl {
 }
 
 export async function runWatch(argv: string[], io: CliIO, control: WatchControl = {}): Promise<number> {
-  const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "poll", "config", "set"], ["json"]);
+  const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "poll", "config", "set", "opencode", "password-env", "user"], ["json"]);
+  if (args.flags.has("opencode")) {
+    if (args.flags.has("cline-data")) throw new UsageError("watch one kind of agent at a time: --cline-data or --opencode");
+    return runOpencodeWatch(args, io, control);
+  }
   const roots = args.flags.get("cline-data") ?? [];
   if (roots.length === 0) throw new UsageError(`watch needs --cline-data DIR (Cline's data folder: the CLI's --config or --data-dir, ~/.cline/data, or the extension's globalStorage/saoudrizwan.claude-dev)\nusage: loop-sentinel ${WATCH_USAGE}`);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);

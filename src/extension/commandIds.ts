@@ -6,6 +6,8 @@ export const COMMANDS = {
   toggleEnabled: "loopSentinel.toggleEnabled",
   toggleWarnOnly: "loopSentinel.toggleWarnOnly",
   replay: "loopSentinel.replaySession",
+  connectKilo: "loopSentinel.connectKilo",
+  disconnectKilo: "loopSentinel.disconnectKilo",
 } as const;
 
 /** Titles as shown in the Command Palette (category "Loop Sentinel"). */
@@ -16,6 +18,8 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   toggleEnabled: "Toggle Enabled",
   toggleWarnOnly: "Toggle Warn-Only",
   replay: "Replay Session File…",
+  connectKilo: "Connect Kilo Code",
+  disconnectKilo: "Disconnect Kilo Code",
 };
 
 /** Commands behind the panel's buttons: not in the Command Palette (they need a session). */

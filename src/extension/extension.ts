@@ -13,6 +13,7 @@ import { SessionManager, type ConfirmAnswer, type OverallState, type SessionSnap
 import { readShellSettings, trustAwareReader } from "./settings";
 import { SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
+import { registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
 
 /** What the extension exports: read-only views, used by the integration tests and other extensions. */
 export interface LoopSentinelApi {
@@ -78,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   };
   applySettings();
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(SETTINGS_SECTION)) { applySettings(); log.info("settings applied"); }
+    if (e.affectsConfiguration(SETTINGS_SECTION)) { applySettings(); syncPluginSettings(log); log.info("settings applied"); }
   }));
   // Once the user trusts the workspace, its settings may tune thresholds.
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => { applySettings(); log.info("workspace trusted: settings applied"); }));
@@ -145,6 +146,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     vscode.commands.registerCommand(INTERNAL_COMMANDS.ignorePattern, (sessionKey: unknown, pattern: unknown) =>
       typeof sessionKey === "string" && typeof pattern === "string" && manager.ignore(sessionKey, pattern)),
     vscode.commands.registerCommand(INTERNAL_COMMANDS.resumeWithGuidance, resumeWithGuidance),
+    ...registerOpencodeCommands(context, log),
   );
 
   async function replaySessionFile(target: unknown): Promise<string[]> {

@@ -102,5 +102,6 @@ export function readShellSettings(get: SettingsReader): ShellSettings {
   if (typeof notify === "boolean") notifications = notify;
   else if (notify !== undefined) warnings.push(`loopSentinel.notifications: expected true or false, got ${JSON.stringify(notify)}; using the default`);
 
-  return { engine: resolved.config, actionPolicy, hostPolicies: { cline: clinePolicy }, notifications, warnings };
+  // The Kilo / opencode plugin acts inside the agent's server by itself: there is nothing to ask about.
+  return { engine: resolved.config, actionPolicy, hostPolicies: { cline: clinePolicy, "opencode-plugin": "automatic" }, notifications, warnings };
 }

@@ -23,14 +23,15 @@ const NON_EVENT_PARTS = new Set(["file", "patch", "snapshot", "agent", "retry", 
  * Whether a tool part whose state is "completed" still failed: a command that exited non-zero
  * (`metadata.exit`), or a tool that reports an error in its metadata.
  */
-function completedButFailed(state: Record<string, unknown>): boolean {
+export function completedButFailed(state: Record<string, unknown>): boolean {
   const meta = state.metadata;
   if (!isRecord(meta)) return false;
   if (typeof meta.exit === "number" && meta.exit !== 0) return true;
   return meta.error !== undefined && meta.error !== null && meta.error !== false && meta.error !== "";
 }
 
-function usageOf(tokens: unknown, cost: unknown): Usage | undefined {
+/** A step's or a message's tokens and cost (opencode's `tokens` shape) as the trace's usage. */
+export function opencodeUsage(tokens: unknown, cost: unknown): Usage | undefined {
   let tokensIn: number | undefined;
   let tokensOut: number | undefined;
   if (isRecord(tokens)) {
@@ -72,7 +73,7 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
     const model = typeof info.modelID === "string" ? info.modelID : undefined;
     // Steps carry their own usage; a message without step parts is one step with the message's usage.
     const hasSteps = m.parts.some((p) => isRecord(p) && p.type === "step-finish");
-    b.request(created, model, hasSteps ? undefined : usageOf(info.tokens, info.cost));
+    b.request(created, model, hasSteps ? undefined : opencodeUsage(info.tokens, info.cost));
     let firstStep = true;
     m.parts.forEach((p, pi) => {
       const at = `${where}.parts[${pi}]`;
@@ -85,7 +86,7 @@ export function parseOpencode(text: string, file: string, lenient: boolean): Rec
           firstStep = false;
           break;
         case "step-finish":
-          b.endRequest(ts, usageOf(p.tokens, p.cost));
+          b.endRequest(ts, opencodeUsage(p.tokens, p.cost));
           break;
         case "reasoning":
           if (typeof p.text === "string") b.reasoning(p.text, ts);

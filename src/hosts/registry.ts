@@ -5,10 +5,12 @@
 import type { HostAdapter, HostEnvironment } from "./hostAdapter";
 import { createRooAdapters } from "./roo";
 import { createClineAdapters } from "./cline";
+import { createOpencodePluginAdapters } from "./opencode";
 
 const FACTORIES: Array<{ name: string; create(env: HostEnvironment): HostAdapter[] }> = [
   { name: "Roo Code / Kilo Code", create: createRooAdapters },
   { name: "Cline", create: createClineAdapters },
+  { name: "Kilo Code 7 / opencode (plugin)", create: createOpencodePluginAdapters },
 ];
 
 export function createHostAdapters(env: HostEnvironment): HostAdapter[] {

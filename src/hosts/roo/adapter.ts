@@ -9,6 +9,8 @@ import { Emitter, type ActionOutcome, type Disposable, type HostAdapter, type Ho
 import { rooApiProblem, type RooApiLike } from "./api";
 import { RooConnection, type ActionTiming } from "./connection";
 import { TaskFolderWatcher } from "./taskFiles";
+import { installedVersion, pluginFolder } from "../opencode/install";
+import { reportFilePath } from "../opencode/settingsFile";
 import * as path from "node:path";
 
 export interface ExtensionLike {
@@ -33,8 +35,18 @@ export interface HostSpec {
   storageFolder?: string;
   /** Prefix of its settings and commands (`roo-cline.customStoragePath`). */
   settingsPrefix?: string;
-  /** Why a found-but-incompatible build cannot be watched (Kilo Code 7 has no API). */
-  incompatibleHint?: string;
+  /** Why a found-but-incompatible build cannot be watched, and what to do (Kilo Code 7 has no API). */
+  incompatibleHint?: () => string;
+}
+
+/** Kilo Code 7's agent runs in its own server: it is guarded by the plugin, if the user connected it. */
+function kiloPluginHint(): string {
+  const why = "Kilo Code 7 and later run their agent in a separate server and export no extension API";
+  const folder = pluginFolder("kilo");
+  const version = installedVersion(folder);
+  return version === undefined
+    ? `${why}: not connected. Run “Loop Sentinel: Connect Kilo Code” to install Loop Sentinel's plugin into that server`
+    : `${why}: Loop Sentinel's plugin ${version} in ${folder} guards its sessions inside that server (from Kilo's next start); its report: ${reportFilePath()}`;
 }
 
 export const ROO_HOSTS: HostSpec[] = [
@@ -42,7 +54,7 @@ export const ROO_HOSTS: HostSpec[] = [
   { hostId: "roo-code-nightly", label: "Roo Code Nightly", ids: ["RooVeterinaryInc.roo-code-nightly"], storageFolder: "rooveterinaryinc.roo-code-nightly", settingsPrefix: "roo-code-nightly" },
   {
     hostId: "kilo-code", label: "Kilo Code", ids: ["kilocode.kilo-code"], storageFolder: "kilocode.kilo-code", settingsPrefix: "kilo-code",
-    incompatibleHint: "Kilo Code 7 and later run their agent in a separate server and export no extension API; only Kilo Code 4–5 can be watched",
+    incompatibleHint: kiloPluginHint,
   },
   // Roo's successors keep its API under their own ids, storage folders and command prefixes
   // (shared/hosts/landscape.md): Zoo Code (community fork, weekly releases) and CoStrict.
@@ -192,7 +204,7 @@ export class RooHostAdapter implements HostAdapter {
       }
       const problem = rooApiProblem(ext.exports);
       if (problem) {
-        if (this.spec.ids.length) problems.push(`${this.nameOf(ext)}: ${problem}${this.spec.incompatibleHint ? `. ${this.spec.incompatibleHint}` : ""}`);
+        if (this.spec.ids.length) problems.push(`${this.nameOf(ext)}: ${problem}${this.spec.incompatibleHint ? `. ${this.spec.incompatibleHint()}` : ""}`);
         continue;
       }
       this.connect(ext, ext.exports as RooApiLike);

@@ -1,0 +1,105 @@
+/**
+ * `npm run test:e2e:opencode`: the Loop Sentinel plugin inside the real opencode and Kilo CLI
+ * servers from npm, against the fake model. A tool loop is refused and then stopped, a reasoning
+ * loop is aborted and the guidance is the model's next user message, a productive session is left
+ * alone, and warn-only mode sends the agent nothing. Judged from what the fake model was sent.
+ * RECORD_OPENCODE_FIXTURES=1 keeps the hook calls each run received under test/fixtures/opencode-plugin/.
+ */
+import * as assert from "node:assert/strict";
+import { E2eFakeModel } from "./fakeModel";
+import { AGENTS, ensureAgent, keepFixture, runScenario, type AgentName, type Run } from "./harness";
+
+const REFUSED = "Loop Sentinel refused this call";
+const ABORTED = "Loop Sentinel stopped your last response";
+const STOPPED = "Loop Sentinel stopped the task";
+
+function records(run: Run, type: string): Record<string, unknown>[] {
+  return run.report.filter((r) => r.type === type);
+}
+
+function describeRun(run: Run, model: E2eFakeModel): string {
+  const main = model.main().map((r) => `${r.step}${r.cut ? "✂" : ""}`).join(",");
+  const events = run.report.filter((r) => r.type === "event").length;
+  return `${run.agent} ${run.scenario}: ${run.ms} ms, model requests ${main}; ${events} events reported; report ${run.report.filter((r) => r.type !== "event").map((r) => `${r.type}${r.action ? ":" + String(r.action) : ""}`).join(" ")}`;
+}
+
+for (const agent of Object.keys(AGENTS) as AgentName[]) {
+  describe(`OpenCode plugin in the real ${agent} ${AGENTS[agent].version} server`, function () {
+    this.timeout(300_000);
+    const model = new E2eFakeModel();
+    let port = 0;
+
+    before(async function () {
+      try { ensureAgent(agent); } catch (err) {
+        // Named in the output: an agent whose binary the registry does not carry cannot be tested here.
+        console.log(`  ${agent}: could not install ${AGENTS[agent].pkg}@${AGENTS[agent].version}: ${(err as Error).message}`);
+        this.skip();
+      }
+      port = await model.listen();
+    });
+    after(() => model.close());
+
+    it("refuses the repeated build, then stops the session; the model reads the reasons", async () => {
+      const run = await runScenario({ agent, scenario: "build-loop", model, port });
+      console.log(`    ${describeRun(run, model)}`);
+      keepFixture(run, "build-loop");
+      assert.equal(run.timedOut, false, "the session should settle");
+      const toolResults = model.main().flatMap((r) => r.messages.filter((m) => m.role === "tool").map((m) => m.content));
+      const last = model.main()[model.main().length - 1];
+      const results = last.messages.filter((m) => m.role === "tool").map((m) => m.content);
+      assert.ok(toolResults.some((t) => t.includes(REFUSED)), "a refusal reached the model as a tool result");
+      assert.ok(results.some((t) => t.includes("Loop Sentinel:")), "the warning went out with a build result");
+      const ran = results.filter((t) => !t.includes(REFUSED));
+      assert.ok(ran.length < 7, `the loop was cut short: ${ran.length} builds ran`);
+      assert.ok(records(run, "outcome").some((r) => r.action === "block" && r.ok === true), "block carried out");
+      assert.ok(records(run, "outcome").some((r) => r.action === "stop" && r.ok === true), "stop carried out");
+      // The stop's reason is left for the user (noReply): the model is not asked again after it.
+      assert.ok(!model.main().some((r) => r.messages.some((m) => m.role === "user" && m.content.includes(STOPPED))), "a stop does not start another response");
+    });
+
+    it("aborts a reasoning loop mid-stream and the guidance is the model's next user message", async () => {
+      const run = await runScenario({ agent, scenario: "reasoning-loop", model, port });
+      console.log(`    ${describeRun(run, model)}`);
+      keepFixture(run, "reasoning-loop");
+      assert.equal(run.timedOut, false, "the session should settle");
+      const main = model.main();
+      assert.ok(main[0].cut, "the looping response was cut before its end");
+      const guided = main.slice(1).find((r) => r.messages.filter((m) => m.role === "user").pop()?.content.includes(ABORTED));
+      assert.ok(guided, "a later request ends with the guidance as the user's message");
+      assert.equal(guided!.cut, false, "the guided response ran to its end");
+      assert.ok(records(run, "outcome").some((r) => r.action === "abort" && r.ok === true), "abort carried out");
+      assert.equal(records(run, "intervention").filter((r) => r.action === "abort").length, 1, "one abort, no repeat on the guided response");
+    });
+
+    it("leaves a productive session alone (the plugin installed in the project's folder)", async () => {
+      const run = await runScenario({ agent, scenario: "productive", model, port, guard: "project-plugin" });
+      console.log(`    ${describeRun(run, model)}`);
+      keepFixture(run, "productive");
+      assert.equal(run.timedOut, false, "the session should settle");
+      assert.deepEqual(records(run, "intervention"), [], "no intervention");
+      assert.ok(records(run, "started").length >= 1, "the plugin, loaded from the project's folder, followed the session");
+      assert.equal(model.main().length, 6, "five steps and the final answer");
+      assert.ok(!model.main().some((r) => r.messages.some((m) => m.content.includes("Loop Sentinel"))), "nothing of ours reached the model");
+    });
+
+    it("watch --opencode, from outside the server, aborts the reasoning loop over HTTP and the guidance reaches the model", async () => {
+      const run = await runScenario({ agent, scenario: "reasoning-loop", model, port, name: "reasoning-loop-watch", guard: "watch" });
+      console.log(`    ${describeRun(run, model)}; watch printed ${run.watchOutput.map((r) => `${r.type}${r.action ? ":" + String(r.action) : ""}`).join(" ")}`);
+      assert.equal(run.timedOut, false, "the session should settle");
+      assert.deepEqual(run.report, [], "no plugin installed");
+      const main = model.main();
+      assert.ok(main[0].cut, "the looping response was cut before its end");
+      assert.ok(main.slice(1).some((r) => r.messages.filter((m) => m.role === "user").pop()?.content.includes(ABORTED)), "the guidance is the model's next user message");
+      assert.ok(run.watchOutput.some((r) => r.type === "outcome" && r.action === "abort" && r.ok === true), "watch reports the abort done");
+    });
+
+    it("in warn-only mode reports the loop and sends the agent nothing", async () => {
+      const run = await runScenario({ agent, scenario: "build-loop", model, port, name: "build-loop-warn-only", settings: { "loopSentinel.mode": "warnOnly" } });
+      console.log(`    ${describeRun(run, model)}`);
+      assert.equal(run.timedOut, false, "the session should settle");
+      assert.ok(records(run, "intervention").length > 0 && records(run, "intervention").every((r) => r.action === "warn"), "warnings only");
+      assert.ok(!model.main().some((r) => r.messages.some((m) => m.content.includes("Loop Sentinel"))), "nothing of ours reached the model");
+      assert.equal(model.main().length, 8, "all seven builds and the final answer");
+    });
+  });
+}
