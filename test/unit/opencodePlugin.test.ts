@@ -384,9 +384,9 @@ describe("OpenCode plugin settings file", () => {
   it("reads the extension's keys, a loopSentinel block and bare keys alike", () => {
     assert.equal(settingsFromJson({ "loopSentinel.mode": "warnOnly" }).engine.mode, "warnOnly");
     assert.equal(settingsFromJson({ loopSentinel: { enabled: false } }).engine.enabled, false);
-    const bare = settingsFromJson({ idleResetMinutes: 1, detectors: { "tool-repeat": { blockAt: 9 } } });
+    const bare = settingsFromJson({ idleResetMinutes: 1, detectors: { "tool-repeat": { blockAt: 6 } } });
     assert.equal(bare.engine.idleResetMs, 60_000);
-    assert.equal(bare.engine.detectors["tool-repeat"].blockAt, 9);
+    assert.equal(bare.engine.detectors["tool-repeat"].blockAt, 6);
     assert.deepEqual(bare.warnings, []);
     const bad = settingsFromJson({ "loopSentinel.mode": "loud" });
     assert.equal(bad.engine.mode, "intervene");
