@@ -25,7 +25,8 @@ class TraceBuilder {
   wait(seconds: number): void { if (this.clock !== undefined) this.clock += Math.round(seconds * 1000); }
 
   private push(e: TraceEvent): void {
-    if (this.clock !== undefined) { this.clock += this.rng.int(200, 4000); e.ts = this.clock; }
+    // Streamed chunks come tens of milliseconds apart; calls, results and requests take longer.
+    if (this.clock !== undefined) { this.clock += e.t === "reasoning" || e.t === "text" ? this.rng.int(10, 80) : this.rng.int(200, 3000); e.ts = this.clock; }
     this.events.push(e);
   }
 
@@ -289,8 +290,13 @@ const changingPoll: CaseGenerator = {
     const n = rng.int(5, 14);
     Object.assign(params, { target: t.command, polls: n });
     let step = 0;
+    let held = false;
     for (let i = 0; i < n; i++) {
-      if (!(i > 0 && rng.chance(0.3))) step++;
+      // At most one unchanged answer in a row: the third identical answer is the loop class itself.
+      // The first two answers differ: two identical answers of a target never seen changing, then a
+      // third call, is tool-repeat's documented warning (at the 3rd identical call, before its answer).
+      held = i > 1 && !held && rng.chance(0.3);
+      if (!held) step++;
       b.wait(rng.int(2, 20));
       const out = t.out(step, false);
       b.step([{ call: t.call(step), outcome: t.viaShell ? host.shellResult(t.command, out, 0, rng) : { ok: true, text: out } }], maybeReasoning(rng, t.what));
@@ -342,6 +348,7 @@ const nullWrite: CaseGenerator = {
     const shape = rng.pick(["same-write", "noop-edit", "no-change-result"]);
     const between = rng.pick(["none", "same-failure", "read"]);
     const copies = rng.int(5, 6);
+    const noChange = rng.pick(NO_CHANGE_RESULTS).replace("{path}", path);
     const test = rng.pick(TESTS);
     const failure = `FAIL ${path}\n  ✕ loads defaults (${rng.int(3, 90)} ms)\n  Expected: 3\n  Received: 2`;
     const oldText = `  const value = parse(${rng.int(0, 99)});`;
@@ -355,8 +362,7 @@ const nullWrite: CaseGenerator = {
       if (shape === "same-write") b.step([{ call: host.write(path, content), outcome: host.writeResult(path) }], reasoning);
       else if (shape === "noop-edit") b.step([{ call: host.edit(path, oldText, oldText), outcome: host.editResult(path) }], reasoning);
       else {
-        const msg = rng.pick(NO_CHANGE_RESULTS).replace("{path}", path);
-        b.step([{ call: host.edit(path, oldText, `  const value = parse(${rng.int(100, 999)});`), outcome: { ok: true, text: msg } }], reasoning);
+        b.step([{ call: host.edit(path, oldText, `  const value = parse(${rng.int(100, 999)});`), outcome: { ok: true, text: noChange } }], reasoning);
       }
       if (between === "same-failure") b.step([{ call: host.shell(test), outcome: host.shellResult(test, failure.replace(/\(\d+ ms\)/, `(${rng.int(3, 90)} ms)`), 1, rng) }]);
       else if (between === "read") b.step([{ call: host.read(path), outcome: { ok: true, text: content } }]);
@@ -587,6 +593,8 @@ const repeatedFailure: CaseGenerator = {
       "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200",
     ]);
     const batch = rng.chance(0.2);
+    const fetchTool = rng.pick(["fetch", "web_fetch", "WebFetch"]);
+    const resource = rng.pick(["users", "items"]);
     Object.assign(params, { shape, copies, batch });
     const copyStarts: number[] = [];
     for (let k = 0; k < copies; k++) {
@@ -600,8 +608,8 @@ const repeatedFailure: CaseGenerator = {
         params.path = path;
         b.step([...extra, { call: host.read(path), outcome: { ok: false, text: `File not found: /work/app/${path}` } }], reasoning);
       } else {
-        const url = `https://api.example.com/v2/${rng.pick(["users", "items"])}?page=${k + 1}`;
-        b.step([...extra, { call: { name: rng.pick(["fetch", "web_fetch", "WebFetch"]), input: { url } }, outcome: { ok: false, text: `Request failed with status code 404 Not Found for ${url}` } }], reasoning);
+        const url = `https://api.example.com/v2/${resource}?page=${k + 1}`;
+        b.step([...extra, { call: { name: fetchTool, input: { url } }, outcome: { ok: false, text: `Request failed with status code 404 Not Found for ${url}` } }], reasoning);
       }
     }
     return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
@@ -643,7 +651,7 @@ const bisecting: CaseGenerator = {
     const { host, b, params } = startCase(rng, "Find which commit broke the login test.");
     const test = rng.pick(TESTS);
     const steps = rng.int(4, 7);
-    const verb = rng.pick(["bisect", "checkout", "stash", "reset"]);
+    const verb = rng.pick(["bisect", "checkout", "pull", "reset"]);
     Object.assign(params, { steps, verb });
     const failOut = `FAIL tests/login.test.ts\n  ✕ logs in (${rng.int(10, 90)} ms)`;
     const passOut = "PASS tests/login.test.ts\nTests: 4 passed";
@@ -658,7 +666,7 @@ const bisecting: CaseGenerator = {
       let out: string;
       if (verb === "bisect") { cmd = `git bisect ${bad ? "bad" : "good"}`; out = `Bisecting: ${left} revisions left to test after this (roughly ${Math.max(0, k)} steps)\n[${sha}] ${sentence(rng, 5)}`; }
       else if (verb === "checkout") { cmd = `git checkout ${sha}`; out = `HEAD is now at ${sha} ${sentence(rng, 5)}`; }
-      else if (verb === "stash") { cmd = k % 2 === 0 ? "git stash" : "git stash pop"; out = k % 2 === 0 ? "Saved working directory and index state WIP on main" : "On branch main\nChanges not staged for commit"; }
+      else if (verb === "pull") { cmd = "git pull --ff-only"; out = `Updating ${sha}..${(Number.parseInt(sha, 16) + 1).toString(16)}\nFast-forward\n src/login.ts | ${k + 1} +-`; }
       else { cmd = `git reset --hard HEAD~${k + 1}`; out = `HEAD is now at ${sha} ${sentence(rng, 5)}`; }
       b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, out, 0, rng) }]);
     }

@@ -4,8 +4,8 @@
  */
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
-import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand } from "./shellCommands";
-import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, stableOutput } from "./signatures";
+import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand, waitSeconds } from "./shellCommands";
+import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 export interface CallResult {
@@ -51,6 +51,8 @@ export interface CallRecord {
   waits: boolean;
   /** How many waiting calls the session had made before this one. */
   waitCount: number;
+  /** Seconds the session's waiting calls waited in all, this one included (Infinity once one waited for an event). */
+  waitedSeconds: number;
   /**
    * How many runs of this call the user asked for in the latest message ("run `x` three times"
    * → 3; named without a count → 1); 0 when the user did not name it.
@@ -62,6 +64,11 @@ export interface CallRecord {
   command?: string;
   /** For command calls: whether the command changes files or state. */
   mutating: boolean;
+  /**
+   * A write or edit that changes nothing: the content this session last wrote to that file with
+   * nothing changed since, or a replacement equal to its target. Its success is no progress.
+   */
+  unchanging: boolean;
   eventIndex: number;
   ts?: number;
   /** Index of the request the call was made in: calls sharing it form one parallel batch. */
@@ -77,6 +84,8 @@ export interface CallRecord {
 const MAX_USER_TEXT = 8000;
 const NUMBER_WORDS: Record<string, number> = { once: 1, twice: 2, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 
+/** Files whose last written content is remembered, to tell a write that changes nothing. */
+const MAX_WRITTEN_FILES = 256;
 /** How many settled calls the ledger keeps for detectors that look back (cycles, re-reads). */
 export const LEDGER_HISTORY = 256;
 /** Calls waiting for a result beyond this are forgotten oldest first (a host that never reports results). */
@@ -87,6 +96,9 @@ export class ToolLedger {
   private readonly history: CallRecord[] = [];
   private epochValue = 0;
   private waitValue = 0;
+  private waitedValue = 0;
+  /** Per file: hash of the content this session last wrote to it, and the epoch that write left. */
+  private readonly written = new Map<string, { hash: string; epoch: number }>();
   /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
   private userText = "";
   private userTimes = 1;
@@ -143,7 +155,7 @@ export class ToolLedger {
       if (shown) reads = [shown];
       else search = commandSearch(command);
     }
-    if (waits) this.waitValue++;
+    if (waits) { this.waitValue++; this.waitedValue += waitSeconds(command!); }
     const signature = callSignature(ev.name, kind, ev.input, this.tools);
     const call: CallRecord = {
       id: ev.id,
@@ -157,10 +169,12 @@ export class ToolLedger {
       search,
       waits,
       waitCount: this.waitValue,
+      waitedSeconds: this.waitedValue,
       requested: this.requestedRuns(callTarget(kind, ev.input, this.tools)),
       target: callTarget(kind, ev.input, this.tools),
       command,
       mutating,
+      unchanging: mutating && this.changesNothing(kind, ev.input),
       eventIndex,
       ts: ev.ts,
       requestIndex,
@@ -191,8 +205,37 @@ export class ToolLedger {
       eventIndex,
       ts: ev.ts,
     };
-    if (ok && call.mutating) this.epochValue++;
+    // "Success" that says nothing changed ("No changes detected", "0 replacements") is no progress either.
+    if (ok && call.mutating && !call.unchanging && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
+      this.epochValue++;
+      this.noteWritten(call);
+    }
     return call;
+  }
+
+  /** Whether a write or edit would leave its file as it is: see CallRecord.unchanging. */
+  private changesNothing(kind: ToolKind, input: Record<string, unknown>): boolean {
+    if (kind === "edit") {
+      const replacement = replacementOf(input);
+      return replacement !== undefined && replacement.target !== "" && normaliseWhitespace(replacement.target) === normaliseWhitespace(replacement.text);
+    }
+    if (kind !== "write") return false;
+    const path = this.tools.pathOf(input);
+    const content = writtenContentOf(input);
+    if (path === undefined || content === undefined) return false;
+    const last = this.written.get(path);
+    // Anything that changed since (another write, a command) may have changed the file: rewriting it is not idle.
+    return last !== undefined && last.epoch === this.epochValue && last.hash === hashText(content);
+  }
+
+  private noteWritten(call: CallRecord): void {
+    if (call.kind !== "write") return;
+    const path = this.tools.pathOf(call.input);
+    const content = writtenContentOf(call.input);
+    if (path === undefined || content === undefined) return;
+    this.written.delete(path);
+    this.written.set(path, { hash: hashText(content), epoch: this.epochValue });
+    if (this.written.size > MAX_WRITTEN_FILES) this.written.delete(this.written.keys().next().value as string);
   }
 
   /**
@@ -200,7 +243,7 @@ export class ToolLedger {
    * (hosts do not always report results). A mutation among them counts as progress.
    */
   settleUnanswered(): void {
-    for (const call of this.pending.values()) if (call.mutating) { this.epochValue++; break; }
+    for (const call of this.pending.values()) if (call.mutating && !call.unchanging) { this.epochValue++; break; }
     this.pending.clear();
   }
 

@@ -19,6 +19,9 @@ const MUTATING_PATTERNS: RegExp[] = [
   // `cat > f <<EOF` / `cat <<EOF > f` write a file; a bare `cat <<EOF` only prints.
   /\bcat\s*(?:<<-?\s*\S+\s*)?>(?!&)/,
   /\bapply_patch\b|\bgit\s+apply\b/,
+  // Formatters and fixers that rewrite files in place.
+  /(^|[;&|(]\s*)(?:npx\s+|uvx\s+|python[\d.]*\s+-m\s+)?(?:black|isort|autopep8\s+.*(?:-i|--in-place)|yapf\s+.*(?:-i|--in-place)|rustfmt|gofmt\s+.*-w|goimports\s+.*-w|ruff\s+(?:format|check\s+.*--fix)|prettier\s+.*(?:--write|-w)|eslint\s+.*--fix|clang-format\s+.*-i|swiftformat|stylua)\b(?!\s+.*--check)/,
+  /\b(?:cargo\s+fmt|dotnet\s+format|go\s+fmt|terraform\s+fmt|mix\s+format)\b(?!.*--check)/,
   // Remote state: after a push or a PR/issue change, the same status query may rightly answer anew.
   /\bgit\s+(push|fetch)\b/,
   /\bgh\s+(pr|issue|release|repo|gist|label|workflow|run|secret|variable|cache)\s+(create|edit|ready|merge|close|reopen|comment|review|delete|rerun|cancel|run|set|fork|lock|unlock|transfer|develop|upload|enable|disable)\b/,
@@ -52,6 +55,26 @@ const WAIT_PATTERNS: RegExp[] = [
 export function isWaitCommand(command: string): boolean {
   const c = normaliseWhitespace(command);
   return WAIT_PATTERNS.some((re) => re.test(c));
+}
+
+const SLEEP_SECONDS = /(?:^|[;&|(]\s*)(?:sleep\s+(\d+(?:\.\d+)?)([smhd]?)|Start-Sleep\s+(?:-s(?:econds)?\s+)?(\d+)|timeout\s+\/t\s+(\d+))/gi;
+const UNIT_SECONDS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86400 };
+
+/**
+ * How long a waiting command waits, in seconds: the sum of its sleeps (`sleep 5 && tail log` → 5).
+ * Infinity for waits of unknown length (`gh run watch`, `wait`): they last until something moved.
+ */
+export function waitSeconds(command: string): number {
+  const c = normaliseWhitespace(command);
+  if (!isWaitCommand(c)) return 0;
+  let total = 0;
+  let sleeps = 0;
+  for (const m of c.matchAll(SLEEP_SECONDS)) {
+    sleeps++;
+    total += m[1] !== undefined ? Number(m[1]) * (UNIT_SECONDS[m[2].toLowerCase()] ?? 1) : Number(m[3] ?? m[4]);
+  }
+  const otherWait = WAIT_PATTERNS.slice(3).some((re) => re.test(c));
+  return sleeps === 0 || otherWait ? Infinity : total;
 }
 
 export function isMutatingCommand(command: string): boolean {
