@@ -10,6 +10,8 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\bsed\s+(-[a-zA-Z]*i|--in-place)/,
   /\bperl\s+-[a-zA-Z]*i/,
   /\bgit\s+(commit|add|rm|mv|checkout|switch|reset|revert|merge|rebase|stash|apply|am|cherry-pick|restore|pull|clone|init|tag)\b/,
+  // Bisecting checks out another commit at every step.
+  /\bgit\s+bisect\s+(start|good|bad|new|old|skip|reset|run|replay)\b/,
   /\b(npm|pnpm|yarn|bun)\s+(i|install|add|remove|uninstall|ci|update|upgrade|link)\b/,
   /\bpip3?\s+(install|uninstall)\b/,
   /\b(apt|apt-get|brew|cargo|go)\s+(install|remove|add|get|build)\b/,

@@ -180,7 +180,7 @@ export function commandExitedNonZero(text: string): boolean {
 }
 
 /** Lines that wrap a result rather than say what went wrong (harness envelopes, exit-code banners). */
-const ENVELOPE_LINE = /^(?:command|directory|signal|background pids|process group pgid):.*$|^\((?:none|empty)\)$|^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^[-=_*#`~>|]+$|^=== (?:RUN|PAUSE|CONT|NAME)\b.*$/i;
+const ENVELOPE_LINE = /^(?:command|directory|signal|background pids|process group pgid):.*$|^\((?:none|empty)\)$|^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^command executed in terminal\b.*$|^[-=_*#`~>|]+$|^=== (?:RUN|PAUSE|CONT|NAME)\b.*$/i;
 const ERROR_HINT = /\b(?:\w*Error|\w*Exception|ERR!|error|fatal|panic(?:ked)?|fail(?:s|ed|ure)?|not found|no such|cannot|can't|unable to|denied|refused|invalid|missing|undefined|unknown|unexpected|timed? ?out)\b/i;
 const EXCEPTION_LINE = /^(?:[\w.]*\.)?\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|$)/;
 

@@ -134,7 +134,8 @@ class ToolFailureDetector implements Detector {
     return {
       detector: this.id,
       key: `${this.id}:${scope}\u0001${fingerprint}`,
-      count: this.countFor(f, novel),
+      // Runs the user asked for ("run it five times") are theirs, whatever they answer.
+      count: this.countFor(f, novel) - Math.max(0, call.requested - 1),
       tool: call.name,
       toolCallId: atCall ? call.id : undefined,
       summary: `${scope} failed ${f.count} times with the same error ("${f.sample}")${atCall ? `, and is being called again: ${describeCall(call, 60)}` : ""}`,
