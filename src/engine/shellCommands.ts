@@ -308,3 +308,16 @@ export function samePathNamed(named: string, read: string): boolean {
   const b = read.replace(/^\.\//, "");
   return a === b || b.endsWith(`/${a}`) || a.endsWith(`/${b}`);
 }
+
+/** Programs that neither look at the project nor change it: their output tells nothing new. */
+const NO_OP_PROGRAM = /^(?:true|false|:|echo|printf|pwd|cd|clear|date|whoami|sleep|exit|hostname)$/;
+
+/**
+ * Whether a command only goes through the motions (`true`, `echo ok`, `cd .`, `pwd`, `sleep 1 && echo
+ * done`): every step is a no-op program and nothing is redirected to a file.
+ */
+export function isTrivialCommand(command: string): boolean {
+  const bare = withoutQuoted(normaliseWhitespace(command));
+  if (bare === "" || REDIRECT_TO_FILE.test(bare) || /[`$]\(|`/.test(bare)) return false;
+  return bare.split(/&&|\|\||[;|\n]/).every((step) => NO_OP_PROGRAM.test(step.trim().split(" ")[0] ?? ""));
+}

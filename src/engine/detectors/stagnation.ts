@@ -18,6 +18,7 @@ import type { StreamEvent } from "../events";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
 import type { CallRecord } from "../ledger";
+import { isTrivialCommand } from "../shellCommands";
 import { CatchCounter, jaccard, numberSetting, shingles, textKey, wordsOf } from "../streamText";
 
 export const STAGNATION_DEFAULTS: DetectorSettings = {
@@ -55,6 +56,8 @@ const MAX_WORDS = 800;
 interface RequestText {
   text: string;
   toolCalls: number;
+  /** Calls that only went through the motions (`true`, `echo ok`, `cd .`, `pwd`). */
+  noOps: number;
   /** Results that were news: a success of a call not made before, or whose output changed. */
   news: number;
   epoch: number;
@@ -62,6 +65,10 @@ interface RequestText {
   shingles?: Set<number>;
   wordSet?: Set<string>;
   words?: number;
+}
+
+function isNoOp(call: CallRecord): boolean {
+  return call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
 }
 
 function wordSetJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -108,13 +115,13 @@ class StagnationDetector implements Detector {
   onRequestStart(ctx: DetectorContext): Finding[] | void {
     // a request that never ended (cut stream) is judged when the next one starts
     const out = this.current ? this.finish(ctx) : undefined;
-    this.current = { text: "", toolCalls: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
+    this.current = { text: "", toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
     this.counter.newRequest();
     return out;
   }
 
   onStream(ev: StreamEvent, ctx: DetectorContext): void {
-    if (!this.current) this.current = { text: "", toolCalls: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
+    if (!this.current) this.current = { text: "", toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
     const room = MAX_REQUEST_CHARS - this.current.text.length;
     if (room > 0) this.current.text += ev.delta.slice(0, room);
   }
@@ -124,6 +131,8 @@ class StagnationDetector implements Detector {
     const r = this.current ?? this.previous;
     if (!r) return;
     r.toolCalls++;
+    // `true`, `echo ok`, `cd .`, `pwd`: activity that learns nothing, whether run before or not.
+    if (isNoOp(call)) { r.noOps++; return; }
     // A call never made before (a file not read yet) is news already: some hosts never report
     // its result (Roo shows no read result). A failure reported later takes it back.
     if (this.outputs.peek(call.signature) === undefined) {
@@ -134,7 +143,7 @@ class StagnationDetector implements Detector {
   }
 
   onToolResult(call: CallRecord): void {
-    if (!call.result) return;
+    if (!call.result || isNoOp(call)) return;
     const before = this.outputs.get(call.signature);
     this.outputs.set(call.signature, call.result.outputHash);
     const counted = this.firstCalls.get(call.id);
@@ -197,8 +206,10 @@ class StagnationDetector implements Detector {
     // between the two messages: the previous request's tool calls, and what they changed
     // a message that comes with a tool call (a question to the user, a retry after an API error) is not a monologue
     const monologue = prev.toolCalls === 0 && cur.toolCalls === 0;
-    // around tool calls a reworded message must keep more of its words: tool talk shares vocabulary
-    const noProgress = (!reworded || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.words, prevSig.words) >= this.noProgressMinWords;
+    // around tool calls a reworded message must keep more of its words: tool talk shares vocabulary;
+    // not so around calls that were all no-ops (`true`, `pwd`): they are a monologue in disguise
+    const noOpsOnly = prev.noOps === prev.toolCalls;
+    const noProgress = (!reworded || noOpsOnly || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.words, prevSig.words) >= this.noProgressMinWords;
     this.streak = {
       monologue: monologue ? this.streak.monologue + 1 : 1,
       reworded: monologue && (reworded || (this.streak.monologue > 1 && this.streak.reworded)),

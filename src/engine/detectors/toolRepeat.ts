@@ -14,6 +14,7 @@
 import type { Detector, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
+import { isTrivialCommand } from "../shellCommands";
 
 /** Signatures remembered at once; the least recently used are forgotten first. */
 const MAX_TRACKED_SIGNATURES = 2048;
@@ -39,6 +40,8 @@ interface Streak {
   events: number[];
   /** Distinct exact signatures in the streak (commands that differ only in flags or spelling). */
   spellings: Set<string>;
+  /** The detector's count of real (not no-op) calls at the streak's latest call. */
+  realCalls: number;
 }
 
 /** Evidence events kept per streak. */
@@ -66,6 +69,8 @@ class ToolRepeatDetector implements Detector {
   private strongest: { count: number; detail: string } = { count: 0, detail: "" };
   /** The status shows the strongest candidate since the last progress (epoch), not of all time. */
   private statusEpoch = -1;
+  /** Calls that were not no-ops (`true`, `echo ok`, `pwd`), to tell a no-op repeated back to back from one sprinkled through work. */
+  private realCalls = 0;
 
   constructor(private readonly settings: DetectorSettings) {}
 
@@ -87,9 +92,12 @@ class ToolRepeatDetector implements Detector {
 
   onToolCall(call: CallRecord): Finding[] | void {
     if (call.epoch !== this.statusEpoch) { this.statusEpoch = call.epoch; this.strongest = { count: 0, detail: "" }; }
+    // A no-op between real calls (`echo done` after each step) is punctuation: only back to back is it a repeat.
+    const noOp = call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
+    if (!noOp) this.realCalls++;
     let s = this.streaks.get(call.repeatKey);
-    if (!s || s.epoch !== call.epoch) {
-      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, pending: new Map(), events: [], spellings: new Set() };
+    if (!s || s.epoch !== call.epoch || (noOp && s.realCalls !== this.realCalls)) {
+      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, pending: new Map(), events: [], spellings: new Set(), realCalls: this.realCalls };
       this.streaks.set(call.repeatKey, s);
     }
     if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature);
