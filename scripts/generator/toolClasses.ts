@@ -537,7 +537,9 @@ const nudgeLoop: CaseGenerator = {
     const answer = rng.pick(["Done.", "Done!", "All tasks are complete.", "The task is complete.", "I have finished the task. Let me know if you need anything else."]);
     const shape = rng.pick(["text", "check-then-text", "completion-tool"]);
     const copies = rng.int(5, 7);
-    Object.assign(params, { nudge, answer, shape, copies });
+    const thinks = rng.chance(0.5);
+    const thought = `The user wants me to continue. ${rng.pick(["The task is already complete.", "Everything is done.", "The changelog entry is already there, nothing else to do."])}`;
+    Object.assign(params, { nudge, answer, shape, copies, thinks });
     b.step([{ call: host.edit("CHANGELOG.md", "## Unreleased", `## Unreleased\n- ${sentence(rng, 6)}`), outcome: host.editResult("CHANGELOG.md") }], maybeReasoning(rng, "the changelog"));
     b.say(answer);
     const copyStarts: number[] = [];
@@ -545,7 +547,8 @@ const nudgeLoop: CaseGenerator = {
       copyStarts.push(b.at);
       b.wait(rng.int(1, 5));
       b.user(nudge);
-      const reasoning = rng.chance(0.5) ? `The user wants me to continue. ${rng.chance(0.5) ? "The task is already complete." : "Everything is done."}` : undefined;
+      // The model's reasoning, when it shows any, says the same short thing each time.
+      const reasoning = thinks ? drift(rng, thought, 0.1) : undefined;
       if (shape === "text") b.say(answer, reasoning);
       else if (shape === "check-then-text") {
         b.step([{ call: host.shell("git status --short"), outcome: host.shellResult("git status --short", " M CHANGELOG.md", 0, rng) }], reasoning);
