@@ -345,7 +345,7 @@ const nullWrite: CaseGenerator = {
     const { host, b, params } = startCase(rng, "Fix the lint warnings in the config loader.");
     const path = rng.pick(FILES);
     const content = `export function load() {\n${codeBlock(rng, rng.int(2, 12))}\n}\n`;
-    const shape = rng.pick(["same-write", "noop-edit", "no-change-result"]);
+    const shape = rng.pick(["same-write", "noop-edit", "no-change-result", "heredoc"]);
     const between = rng.pick(["none", "same-failure", "read"]);
     const copies = rng.int(5, 6);
     const noChange = rng.pick(NO_CHANGE_RESULTS).replace("{path}", path);
@@ -354,12 +354,15 @@ const nullWrite: CaseGenerator = {
     const oldText = `  const value = parse(${rng.int(0, 99)});`;
     Object.assign(params, { shape, between, copies, path });
     // The file gets its content once, for real: a productive first write.
+    const heredoc = `cat > ${path} <<'EOF'\n${content}EOF`;
     if (shape === "same-write") b.step([{ call: host.write(path, content), outcome: host.writeResult(path) }], maybeReasoning(rng, path));
+    if (shape === "heredoc") b.step([{ call: host.shell(heredoc), outcome: host.shellResult(heredoc, "", 0, rng) }], maybeReasoning(rng, path));
     const copyStarts: number[] = [];
     for (let k = 0; k < copies; k++) {
       copyStarts.push(b.at);
       const reasoning = maybeReasoning(rng, path);
       if (shape === "same-write") b.step([{ call: host.write(path, content), outcome: host.writeResult(path) }], reasoning);
+      else if (shape === "heredoc") b.step([{ call: host.shell(heredoc), outcome: host.shellResult(heredoc, "", 0, rng) }], reasoning);
       else if (shape === "noop-edit") b.step([{ call: host.edit(path, oldText, oldText), outcome: host.editResult(path) }], reasoning);
       else {
         b.step([{ call: host.edit(path, oldText, `  const value = parse(${rng.int(100, 999)});`), outcome: { ok: true, text: noChange } }], reasoning);
@@ -390,6 +393,31 @@ const sameContentElsewhere: CaseGenerator = {
       b.step([{ call: host.read(path), outcome: { ok: true, text: body + `# formatted ${i}` } }]);
     }
     b.say("Skeleton created.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+/** The same patch written again after reading new parts of the code each time (a considered choice, not idling). */
+const rewriteAfterReading: CaseGenerator = {
+  family: "rewrite-after-reading", kind: "lookalike", imitates: "null-write",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Fix the resolver bug and leave a patch file.");
+    const path = rng.pick(["fix.patch", "patches/resolver.diff"]);
+    const patch = `--- a/src/resolver.py\n+++ b/src/resolver.py\n@@ -27,6 +27,7 @@\n${codeBlock(rng, rng.int(2, 6))}\n`;
+    const viaShell = rng.chance(0.5);
+    const rounds = rng.int(3, 5);
+    Object.assign(params, { viaShell, rounds });
+    const write = () => {
+      const cmd = `cat > ${path} << 'EOF'\n${patch}EOF`;
+      b.step([viaShell ? { call: host.shell(cmd), outcome: host.shellResult(cmd, "", 0, rng) } : { call: host.write(path, patch), outcome: host.writeResult(path) }], maybeReasoning(rng, "the patch"));
+    };
+    for (let i = 0; i < rounds; i++) {
+      write();
+      const from = 200 + i * 20 + rng.int(0, 9);
+      const cmd = `sed -n '${from},${from + 20}p' src/resolver.py`;
+      b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, codeBlock(rng, 5, `_${i}`), 0, rng) }], maybeReasoning(rng, `lines ${from}`));
+    }
+    b.say("The patch is in place.");
     return { family: this.family, kind: this.kind, params, events: b.events };
   },
 };
@@ -740,7 +768,7 @@ const parallelReads: CaseGenerator = {
 
 export const toolClasses: CaseGenerator[] = [
   unchangedPoll, changingPoll, waitedPoll,
-  nullWrite, sameContentElsewhere,
+  nullWrite, sameContentElsewhere, rewriteAfterReading,
   rewriteChurn, tddEdits, incrementalBuild,
   busyStagnation, bearingsThenWork,
   nudgeLoop, nudgedProgress,

@@ -86,6 +86,8 @@ const NUMBER_WORDS: Record<string, number> = { once: 1, twice: 2, two: 2, three:
 
 /** Files whose last written content is remembered, to tell a write that changes nothing. */
 const MAX_WRITTEN_FILES = 256;
+/** Call signatures whose latest outcome is remembered, to tell news. */
+const MAX_OUTCOMES = 1024;
 /** How many settled calls the ledger keeps for detectors that look back (cycles, re-reads). */
 export const LEDGER_HISTORY = 256;
 /** Calls waiting for a result beyond this are forgotten oldest first (a host that never reports results). */
@@ -98,7 +100,16 @@ export class ToolLedger {
   private waitValue = 0;
   private waitedValue = 0;
   /** Per file: hash of the content this session last wrote to it, and the epoch that write left. */
-  private readonly written = new Map<string, { hash: string; epoch: number }>();
+  private readonly written = new Map<string, { hash: string; epoch: number; news: number }>();
+  /** The command that made the latest change, what it answered, the epoch it opened and the news count then. */
+  private lastCommandChange: { inputHash: string; outputHash: string; epoch: number; news: number } | undefined;
+  /**
+   * Results that told something new: a first success of a call, or an outcome that changed (reading
+   * back what this session wrote excepted). A write repeated after news may be a considered choice.
+   */
+  private newsValue = 0;
+  /** Latest outcome per call signature, to tell news. */
+  private readonly outcomes = new Map<string, string>();
   /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
   private userText = "";
   private userTimes = 1;
@@ -205,12 +216,30 @@ export class ToolLedger {
       eventIndex,
       ts: ev.ts,
     };
-    // "Success" that says nothing changed ("No changes detected", "0 replacements") is no progress either.
-    if (ok && call.mutating && !call.unchanging && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
+    // "Success" that says nothing changed ("No changes detected", "0 replacements") is no progress either;
+    // nor is the very command that made the latest change run again and answering the same (a second
+    // `npm install`, the same heredoc written again): it did what it did the first time.
+    const last = this.lastCommandChange;
+    const sameAgain = call.kind === "command" && last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.inputHash === call.inputHash && last.outputHash === call.result.outputHash;
+    if (ok && call.mutating && !call.unchanging && !sameAgain && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
       this.epochValue++;
       this.noteWritten(call);
-    }
+      this.lastCommandChange = call.kind === "command" ? { inputHash: call.inputHash, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;
+    } else if (!call.mutating) this.noteNews(call);
     return call;
+  }
+
+  private noteNews(call: CallRecord): void {
+    const result = call.result!;
+    // Reading back a file this session wrote, unchanged since, shows its own writing.
+    if (call.reads?.some((r) => this.written.get(r.path)?.epoch === this.epochValue)) return;
+    const outcome = `${result.ok ? "ok" : "fail"}\u0001${result.outputHash}`;
+    const before = this.outcomes.get(call.signature);
+    this.outcomes.delete(call.signature);
+    this.outcomes.set(call.signature, outcome);
+    if (this.outcomes.size > MAX_OUTCOMES) this.outcomes.delete(this.outcomes.keys().next().value as string);
+    // A first failure says "still broken"; a first success, or an outcome that changed, is new.
+    if (before === undefined ? result.ok : before !== outcome) this.newsValue++;
   }
 
   /** Whether a write or edit would leave its file as it is: see CallRecord.unchanging. */
@@ -225,7 +254,7 @@ export class ToolLedger {
     if (path === undefined || content === undefined) return false;
     const last = this.written.get(path);
     // Anything that changed since (another write, a command) may have changed the file: rewriting it is not idle.
-    return last !== undefined && last.epoch === this.epochValue && last.hash === hashText(content);
+    return last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.hash === hashText(content);
   }
 
   private noteWritten(call: CallRecord): void {
@@ -234,7 +263,7 @@ export class ToolLedger {
     const content = writtenContentOf(call.input);
     if (path === undefined || content === undefined) return;
     this.written.delete(path);
-    this.written.set(path, { hash: hashText(content), epoch: this.epochValue });
+    this.written.set(path, { hash: hashText(content), epoch: this.epochValue, news: this.newsValue });
     if (this.written.size > MAX_WRITTEN_FILES) this.written.delete(this.written.keys().next().value as string);
   }
 

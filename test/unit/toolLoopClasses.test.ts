@@ -133,6 +133,25 @@ describe("class 4: writes that change nothing", () => {
     assert.deepEqual(feed(t.events), []);
   });
 
+  const heredoc = "cat > fix.patch << 'EOF'\n--- a/src/resolver.py\n+++ b/src/resolver.py\n@@ -27,6 +27,7 @@\n+from x import y\nEOF";
+
+  it("catches the same heredoc written again and again with nothing learnt between", () => {
+    const t = new Trace("Leave a patch file.");
+    // The first write does the work; the loop is writing it again.
+    t.call("bash", { command: heredoc }, true, "<returncode>0</returncode>\n<output>\n</output>");
+    for (let i = 0; i < 5; i++) t.copy().call("bash", { command: heredoc }, true, "<returncode>0</returncode>\n<output>\n</output>");
+    assertInTime(t, "tool-repeat");
+  });
+
+  it("stays silent on the same patch written again after reading new parts of the code each time", () => {
+    const t = new Trace("Leave a patch file.");
+    for (let i = 0; i < 4; i++) {
+      t.call("bash", { command: heredoc }, true, "<returncode>0</returncode>\n<output>\n</output>");
+      t.call("bash", { command: `sed -n '${250 + 20 * i},${270 + 20 * i}p' src/resolver.py` }, true, `<returncode>0</returncode>\n<output>\n    def match${i}(self, path):\n</output>`);
+    }
+    assert.deepEqual(feed(t.events), []);
+  });
+
   it("takes a write for idle only when nothing changed the file since the same content was written", () => {
     const ledger = new ToolLedger(createToolKnowledge());
     let n = 0;
