@@ -260,8 +260,13 @@ const unchangedPoll: CaseGenerator = {
     const t = pollTarget(rng, host);
     const changingFirst = rng.int(0, 3);
     const copies = rng.int(5, 7);
-    const shortWait = rng.chance(0.3);
-    Object.assign(params, { target: t.command, changingFirst, copies, shortWait });
+    // Polling what already finished, with long waits between: waiting longer cannot change it.
+    const done = rng.chance(0.25);
+    const shortWait = !done && rng.chance(0.3);
+    const ciDone = done && rng.chance(0.5);
+    const conclusion = rng.pick(["failure", "success"]);
+    const ciCommand = rng.pick(["gh run list --branch fix --limit 1 --json status,conclusion", "gh run view 812 --json status,conclusion"]);
+    Object.assign(params, { target: ciDone ? ciCommand : t.command, changingFirst, copies, shortWait, done });
     for (let i = 0; i < changingFirst; i++) {
       b.wait(rng.int(3, 20));
       b.step([{ call: t.call(i), outcome: t.viaShell ? host.shellResult(t.command, t.out(i, false), 0, rng) : { ok: true, text: t.out(i, false) } }], maybeReasoning(rng, t.what));
@@ -269,6 +274,16 @@ const unchangedPoll: CaseGenerator = {
     const copyStarts: number[] = [];
     for (let k = 0; k < copies; k++) {
       copyStarts.push(b.at);
+      if (done) {
+        const s = rng.int(30, 120);
+        b.step([{ call: host.shell(`sleep ${s}`), outcome: host.shellResult(`sleep ${s}`, "", 0, rng) }]);
+        b.wait(s);
+        const out = ciDone ? `[{"conclusion":"${conclusion}","status":"completed"}]` : `<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<stdout>\nbuild finished\n</stdout>`;
+        const call = ciDone ? host.shell(ciCommand) : host.terminalReader ? host.terminalReader("bash_1") : host.shell("ps -p 4242 -o stat= || echo 'process has exited'");
+        const text = !ciDone && !host.terminalReader ? "process has exited" : out;
+        b.step([{ call, outcome: call.name === "BashOutput" ? { ok: true, text } : host.shellResult("", text, 0, rng) }], maybeReasoning(rng, "the job"));
+        continue;
+      }
       if (shortWait) {
         // A few seconds' pause between polls, said in a sleep of its own: too short for anything to move.
         const s = rng.int(2, 10);

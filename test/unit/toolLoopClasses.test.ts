@@ -83,6 +83,16 @@ describe("class 3: polls whose output stopped changing", () => {
     assertInTime(t, "tool-repeat");
   });
 
+  it("catches polling a CI run that already finished, however long the waits between", () => {
+    const t = new Trace("Wait for CI.");
+    t.call("Bash", { command: "gh run view 812 --json status,conclusion" }, true, `{"conclusion":"","status":"in_progress"}`);
+    for (let i = 0; i < 5; i++) {
+      t.copy().call("Bash", { command: "sleep 90" }, true, "");
+      t.call("Bash", { command: "gh run view 812 --json status,conclusion" }, true, `{"conclusion":"failure","status":"completed"}`);
+    }
+    assertInTime(t, "tool-repeat");
+  });
+
   it("stays silent on a poll whose output keeps moving, one unchanged answer at a time", () => {
     const t = new Trace("Run the build and tell me when it finishes.");
     const outs = ["building 1/9", "building 3/9", "building 3/9", "building 5/9", "building 5/9", "building 8/9", "done"];

@@ -8,7 +8,9 @@
  * repeat per `pollsPerRepeat` of them. A short wait (`sleep 2; ls` every turn) buys nothing: its
  * unchanged output counts in full. A target whose output already changed on its own this epoch (a
  * growing log, a process status) is judged by its answers, not at the call: while the answers
- * change it is progress; once they stop, the third identical answer is the loop.
+ * change it is progress; once they stop, the third identical answer is the loop. Once an answer
+ * says the polled thing has finished (`"status": "completed"`, a process that exited), waiting longer
+ * will not change it: later identical answers count in full, waits or not.
  * Runs of a call that the user asked for ("run it three times") are not counted.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, Finding } from "../detector";
@@ -35,6 +37,8 @@ interface Streak {
   polls: number;
   /** The output changed between identical calls this epoch: the target changes on its own. */
   live: boolean;
+  /** The latest answer says the polled job or process has finished. */
+  finished: boolean;
   /** Calls made but not yet answered (a parallel batch, or a host that reports no results), by id: whether each is a poll. */
   pending: Map<string, boolean>;
   events: number[];
@@ -43,6 +47,14 @@ interface Streak {
   /** The detector's count of real (not no-op) calls at the streak's latest call. */
   realCalls: number;
 }
+
+/**
+ * An answer saying the polled job or process is over: a status field with a final state (CI runs,
+ * background shells, deployments), or a process reported exited. A running state never matches.
+ */
+const FINISHED = /<status>\s*(?:completed|exited|failed|killed|done)\s*<\/status>|["']?\b(?:status|state|phase|conclusion)["']?\s*[:=]\s*["']?(?:completed|complete|finished|exited|done|succeeded|success|failed|failure|cancell?ed|terminated|dead|stopped)\b|\bprocess (?:has )?(?:exited|finished|completed|terminated)\b/i;
+/** How much of an answer is searched for a final state. */
+const FINISHED_CHARS = 2000;
 
 /** Evidence events kept per streak. */
 const MAX_EVIDENCE = 16;
@@ -97,7 +109,7 @@ class ToolRepeatDetector implements Detector {
     if (!noOp) this.realCalls++;
     let s = this.streaks.get(call.repeatKey);
     if (!s || s.epoch !== call.epoch || (noOp && s.realCalls !== this.realCalls)) {
-      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, pending: new Map(), events: [], spellings: new Set(), realCalls: this.realCalls };
+      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, finished: false, pending: new Map(), events: [], spellings: new Set(), realCalls: this.realCalls };
       this.streaks.set(call.repeatKey, s);
     }
     if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature);
@@ -106,7 +118,7 @@ class ToolRepeatDetector implements Detector {
     const waited = call.waitCount !== s.waitCount || call.waits;
     const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : call.waitedSeconds - s.waitedSeconds;
     const longEnough = interval >= Number(this.settings.pollMinIntervalSeconds ?? 0);
-    const isPoll = s.events.length > 0 && waited && longEnough;
+    const isPoll = s.events.length > 0 && waited && longEnough && !s.finished;
     s.waitCount = call.waitCount;
     s.waitedSeconds = call.waitedSeconds;
     s.lastTs = call.ts;
@@ -158,6 +170,7 @@ class ToolRepeatDetector implements Detector {
       s.events = [call.eventIndex];
     }
     s.lastHash = call.result.outputHash;
+    s.finished = FINISHED.test(call.result.text.slice(0, FINISHED_CHARS));
     // A live target is judged by its answers: the one that makes the count is reported here.
     if (s.live && repeated) return this.finding(call, s, false);
   }
