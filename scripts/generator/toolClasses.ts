@@ -581,15 +581,17 @@ const nudgeLoop: CaseGenerator = {
     const shape = rng.pick(["text", "check-then-text", "completion-tool"]);
     const copies = rng.int(5, 7);
     const thinks = rng.chance(0.5);
+    const spelled = rng.chance(0.3);
     const thought = `The user wants me to continue. ${rng.pick(["The task is already complete.", "Everything is done.", "The changelog entry is already there, nothing else to do."])}`;
-    Object.assign(params, { nudge, answer, shape, copies, thinks });
+    Object.assign(params, { nudge, answer, shape, copies, thinks, spelled });
     b.step([{ call: host.edit("CHANGELOG.md", "## Unreleased", `## Unreleased\n- ${sentence(rng, 6)}`), outcome: host.editResult("CHANGELOG.md") }], maybeReasoning(rng, "the changelog"));
     b.say(answer);
     const copyStarts: number[] = [];
     for (let k = 0; k < copies; k++) {
       copyStarts.push(b.at);
       b.wait(rng.int(1, 5));
-      b.user(nudge);
+      // Some harnesses vary case and punctuation ("continue", "Continue."): the same words all the same.
+      b.user(spelled && k % 2 === 1 ? `${nudge.charAt(0).toUpperCase()}${nudge.slice(1).replace(/\.?$/, ".")}` : nudge);
       // The model's reasoning, when it shows any, says the same short thing each time.
       const reasoning = thinks ? drift(rng, thought, 0.1) : undefined;
       if (shape === "text") b.say(answer, reasoning);
