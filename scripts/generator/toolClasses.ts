@@ -674,7 +674,7 @@ const flakyReruns: CaseGenerator = {
     const runs = rng.int(4, 8);
     const asked = rng.chance(0.6);
     const task = asked
-      ? rng.pick([`Is \`${test}\` flaky? Run it ${runs} times.`, `Run ${test} ${runs} times and tell me how often it fails.`, `Please run \`${test}\` ${["", "", "", "three", "four", "five", "six", "seven", "eight"][runs] || runs} times to check for flakiness.`])
+      ? rng.pick([`Is \`${test}\` flaky? Run it ${runs} times.`, `I suspect the token refresh test is flaky. Run it ${runs} times and tell me what you see.`, `Run ${test} ${runs} times and tell me how often it fails.`, `Please run \`${test}\` ${["", "", "", "three", "four", "five", "six", "seven", "eight"][runs] || runs} times to check for flakiness.`])
       : `I think ${test} is flaky, can you check?`;
     const { host, b, params } = startCase(rng, task);
     Object.assign(params, { runs, asked });

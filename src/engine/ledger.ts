@@ -113,6 +113,8 @@ export class ToolLedger {
   /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
   private userText = "";
   private userTimes = 1;
+  /** Whether the latest message asked for a number of runs ("run it 5 times"), whatever it named. */
+  private userCounted = false;
   private batchRequest = -1;
   private batchSize = 0;
 
@@ -126,9 +128,12 @@ export class ToolLedger {
     const m = /\b(\d{1,2}|once|twice|two|three|four|five|six|seven|eight|nine|ten)\s+(?:times|runs)\b|\b(twice)\b/i.exec(this.userText);
     const word = (m?.[1] ?? m?.[2] ?? "").toLowerCase();
     this.userTimes = word === "" ? 1 : (NUMBER_WORDS[word] ?? Number(word)) || 1;
+    this.userCounted = word !== "" && this.userTimes > 1;
   }
 
-  private requestedRuns(target: string | undefined): number {
+  private requestedRuns(target: string | undefined, kind: ToolKind): number {
+    // "Is it flaky? Run it 5 times": the runs asked for are of a command, named or not.
+    if (kind === "command" && this.userCounted) return this.userTimes;
     if (target === undefined || this.userText === "") return 0;
     const t = normaliseWhitespace(target);
     return t.length >= 4 && this.userText.includes(t) ? this.userTimes : 0;
@@ -181,7 +186,7 @@ export class ToolLedger {
       waits,
       waitCount: this.waitValue,
       waitedSeconds: this.waitedValue,
-      requested: this.requestedRuns(callTarget(kind, ev.input, this.tools)),
+      requested: this.requestedRuns(callTarget(kind, ev.input, this.tools), kind),
       target: callTarget(kind, ev.input, this.tools),
       command,
       mutating,

@@ -327,6 +327,12 @@ describe("class 10: mixed-outcome re-runs stay silent", () => {
     assert.deepEqual(feed(t.events), []);
   });
 
+  it("lets asked-for runs through when the user names no command", () => {
+    const t = new Trace("I suspect the token refresh test is flaky. Run it 5 times and tell me what you see.");
+    for (const fail of [true, true, true, true, false]) t.call("Bash", { command: "npx jest -t 'refreshes the token'" }, !fail, run(fail));
+    assert.deepEqual(feed(t.events), []);
+  });
+
   it("takes a different outcome as news when the runs alternate", () => {
     const t = new Trace("I think the api test is flaky, can you check?");
     for (let i = 0; i < 6; i++) t.call("Bash", { command: "npx jest tests/api.test.ts" }, i % 2 === 1, run(i % 2 === 0));
