@@ -155,7 +155,20 @@ const OPENCODE: Host = {
   editResult: () => ({ ok: true, text: "Edit applied successfully." }),
 };
 
-const HOSTS: readonly Host[] = [ROO, CLINE, CLAUDE, GEMINI, OPENCODE];
+const patchOf = (path: string, body: string) => `*** Begin Patch\n${body.replace("{path}", path)}\n*** End Patch`;
+const CODEX: Host = {
+  name: "codex",
+  shell: (command) => ({ name: "shell", input: { command: ["bash", "-lc", command], workdir: "/work/app" } }),
+  shellResult: (_c, out, exit, rng) => ({ ok: exit === 0, text: `Exit code: ${exit}\nWall time: ${rng.int(1, 9)}.${rng.int(0, 9)} seconds\nOutput:\n${out}` }),
+  read: (path, range) => ({ name: "shell", input: { command: ["bash", "-lc", `sed -n '${range ? `${range[0]},${range[1]}` : "1,200"}p' ${path}`], workdir: "/work/app" } }),
+  write: (path, content) => ({ name: "apply_patch", input: { input: patchOf(path, `*** Add File: {path}\n${content.split("\n").map((l) => `+${l}`).join("\n")}`) } }),
+  writeResult: (path) => ({ ok: true, text: `Success. Updated the following files:\nA ${path}` }),
+  edit: (path, oldText, newText) => ({ name: "apply_patch", input: { input: patchOf(path, `*** Update File: {path}\n@@\n${oldText.split("\n").map((l) => `-${l}`).join("\n")}\n${newText.split("\n").map((l) => `+${l}`).join("\n")}`) } }),
+  editResult: (path) => ({ ok: true, text: `Success. Updated the following files:\nM ${path}` }),
+  terminalReader: (handle) => ({ name: "write_stdin", input: { session_id: Number(handle.replace(/\D/g, "")) || 1, chars: "" } }),
+};
+
+const HOSTS: readonly Host[] = [ROO, CLINE, CLAUDE, GEMINI, OPENCODE, CODEX];
 
 // ---------------------------------------------------------------------------------------------
 // Vocabulary

@@ -5,7 +5,7 @@
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
 import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand, waitSeconds } from "./shellCommands";
-import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf } from "./signatures";
+import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
 export interface CallResult {
@@ -249,6 +249,8 @@ export class ToolLedger {
 
   /** Whether a write or edit would leave its file as it is: see CallRecord.unchanging. */
   private changesNothing(kind: ToolKind, input: Record<string, unknown>): boolean {
+    // A patch that adds a whole file is a write of that file.
+    if (kind === "edit" && addedFileOf(input) !== undefined) kind = "write";
     if (kind === "edit") {
       const replacement = replacementOf(input);
       return replacement !== undefined && replacement.target !== "" && normaliseWhitespace(replacement.target) === normaliseWhitespace(replacement.text);
@@ -263,7 +265,7 @@ export class ToolLedger {
   }
 
   private noteWritten(call: CallRecord): void {
-    if (call.kind !== "write") return;
+    if (call.kind !== "write" && addedFileOf(call.input) === undefined) return;
     const path = this.tools.pathOf(call.input);
     const content = writtenContentOf(call.input);
     if (path === undefined || content === undefined) return;

@@ -324,6 +324,18 @@ const WRITTEN_CONTENT_KEYS = ["content", "contents", "file_text", "text", "data"
 /** The content a write call puts in its file, when it says. */
 export function writtenContentOf(input: Record<string, unknown>): string | undefined {
   for (const k of WRITTEN_CONTENT_KEYS) if (typeof input[k] === "string") return input[k] as string;
+  return addedFileOf(input);
+}
+
+/** The whole content of a file an apply_patch envelope adds (`*** Add File: x` and only `+` lines): a write. */
+export function addedFileOf(input: Record<string, unknown>): string | undefined {
+  for (const k of ["input", "patch", "patchText", "patch_text"]) {
+    const v = input[k];
+    if (typeof v !== "string" || !/^\*\*\* Add File: /m.test(v)) continue;
+    const body = v.split("\n").filter((l) => !/^\*\*\* /.test(l));
+    if (body.some((l) => l !== "" && !l.startsWith("+"))) return undefined;
+    return body.filter((l) => l.startsWith("+")).map((l) => l.slice(1)).join("\n");
+  }
   return undefined;
 }
 
@@ -338,6 +350,14 @@ const TARGET_REPLACEMENT_PAIRS: [string, string][] = [
 export function replacementOf(input: Record<string, unknown>): { target: string; text: string } | undefined {
   for (const [t, r] of TARGET_REPLACEMENT_PAIRS) {
     if (typeof input[t] === "string" && typeof input[r] === "string") return { target: input[t] as string, text: input[r] as string };
+  }
+  const patch = ["patch", "input", "patchText", "patch_text", "diff"].map((k) => input[k]).find((v): v is string => typeof v === "string" && v !== "");
+  if (patch !== undefined && /^(?:\*\*\* (?:Begin Patch|Update File)|@@|--- )/m.test(patch)) {
+    // A unified diff or apply_patch envelope: the removed lines are the target, the added ones the replacement.
+    const lines = patch.split("\n");
+    const removed = lines.filter((l) => l.startsWith("-") && !l.startsWith("---")).map((l) => l.slice(1));
+    const added = lines.filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1));
+    return removed.length + added.length === 0 ? undefined : { target: removed.join("\n"), text: added.join("\n") };
   }
   const diff = input.diff;
   if (typeof diff !== "string") return undefined;

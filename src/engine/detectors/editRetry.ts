@@ -13,7 +13,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
-import { commandExitedNonZero, errorLine, normaliseWhitespace, replacementOf } from "../signatures";
+import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, replacementOf } from "../signatures";
 
 const MAX_TRACKED_EDITS = 512;
 const MAX_EVIDENCE = 16;
@@ -95,7 +95,7 @@ class EditRetryDetector implements Detector {
   /** Whether the call rewrites what the file's streak already wrote: a whole-file write, or an edit of the streak's own lines. */
   private rewrites_(call: CallRecord, r: Rewrites | undefined): boolean {
     if (!r || r.count === 0) return false;
-    if (call.kind === "write") return true;
+    if (call.kind === "write" || addedFileOf(call.input) !== undefined) return true;
     const edit = replacementOf(call.input);
     return edit !== undefined && meaningfulLines(edit.target).some((l) => r.lines.has(l));
   }
@@ -136,7 +136,8 @@ class EditRetryDetector implements Detector {
       const rewrite = this.rewrites_(call, r);
       if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(call.target, r); }
       if (rewrite || r.count === 0) { r.count++; r.events.push(call.eventIndex); if (r.events.length > MAX_EVIDENCE) r.events.shift(); }
-      const edit = call.kind === "edit" ? replacementOf(call.input) : undefined;
+      // A whole-file write's lines are not "the streak's own edits": editing them next is building on it.
+      const edit = call.kind === "edit" && addedFileOf(call.input) === undefined ? replacementOf(call.input) : undefined;
       if (edit) for (const l of meaningfulLines(edit.text)) if (r.lines.size < MAX_WRITTEN_LINES) r.lines.add(l);
       return;
     }

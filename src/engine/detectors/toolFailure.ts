@@ -178,10 +178,10 @@ class ToolFailureDetector implements Detector {
       // The tool works for this (sub-)command again: its earlier failures were not one stuck streak.
       const s = this.scopes.peek(scope);
       if (s) {
-        // A read of another file that works says nothing of the missing one: for tools without
-        // sub-commands only a success of the same attempt ends its streak.
-        const input = call.kind === "command" ? undefined : inputText(call);
-        for (const [fp, f] of s.byFingerprint) if (f.subs.has(scopes.sub) && (input === undefined || this.sameAttempt(f, input, scopes.wholeProject))) s.byFingerprint.delete(fp);
+        // A read of another file that works says nothing of the missing one: only a success of the
+        // same attempt (or of a sub-command run on the project as a whole) ends its streak.
+        const input = inputText(call);
+        for (const [fp, f] of s.byFingerprint) if (f.subs.has(scopes.sub) && this.sameAttempt(f, input, scopes.wholeProject)) s.byFingerprint.delete(fp);
         if (s.last !== undefined && !s.byFingerprint.has(s.last)) s.last = undefined;
       }
       return;
