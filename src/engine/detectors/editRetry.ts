@@ -189,7 +189,7 @@ class EditRetryDetector implements Detector {
 export const editRetry: DetectorDefinition = {
   id: "edit-retry",
   title: "Failing edit retried",
-  description: "An edit of the same file and the same search text that fails again and again, whatever the replacement.",
+  description: "An edit of the same file and the same search text that fails again and again, whatever the replacement; or one file rewritten again and again with nothing learnt in between.",
   channel: "tool",
   defaults: EDIT_RETRY_DEFAULTS,
   create: (settings) => new EditRetryDetector(settings),
