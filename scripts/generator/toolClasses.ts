@@ -538,7 +538,7 @@ const busyStagnation: CaseGenerator = {
   draw(rng) {
     const { host, b, params } = startCase(rng, "Refactor the session handling so that tokens are refreshed before they expire.");
     const plan = `My plan is to first ${sentence(rng, 6)}, then update the ${rng.pick(WORDS)} ${rng.pick(WORDS)} so that ${sentence(rng, 8)}, and finally ${sentence(rng, 6)}. Let me proceed with the first step now.`;
-    const share = rng.pick([0, 0.05, 0.1, 0.15]);
+    const share = rng.pick([0, 0.05, 0.1, 0.15, 0.2, 0.3]);
     const cycles = rng.int(4, 6);
     const rotate = rng.chance(0.5);
     const channel = rng.pick(["reasoning", "text", "both"]);
