@@ -3,7 +3,8 @@
  * share caught within two repetitions of onset (before copyStarts[3]), median repetitions after
  * onset, early firings (before onset) and false alarms on look-alikes. A local check for the tool
  * half of issue 16; `generate.ts` is the bench's full report.
- * Usage: node dist/runTool.js [--seed N] [--per N] [--show FAMILY] [--json]
+ * Usage: npx esbuild scripts/generator/runTool.ts --bundle --platform=node --outfile=.tmp/runTool.js
+ *        node .tmp/runTool.js [--seed N] [--per N (draws per family, default 60)] [--show FAMILY [--events]]
  */
 import { replayEvents } from "../../src/engine/replay";
 import type { Intervention } from "../../src/engine/session";
