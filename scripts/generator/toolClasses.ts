@@ -374,7 +374,7 @@ const nullWrite: CaseGenerator = {
     const path = rng.pick(FILES);
     const content = `export function load() {\n${codeBlock(rng, rng.int(2, 12))}\n}\n`;
     const shape = rng.pick(["same-write", "noop-edit", "no-change-result", "heredoc"]);
-    const between = rng.pick(["none", "same-failure", "read"]);
+    const between = rng.pick(["none", "same-failure", "read", "cat"]);
     const copies = rng.int(5, 6);
     const noChange = rng.pick(NO_CHANGE_RESULTS).replace("{path}", path);
     const test = rng.pick(TESTS);
@@ -397,6 +397,7 @@ const nullWrite: CaseGenerator = {
       }
       if (between === "same-failure") b.step([{ call: host.shell(test), outcome: host.shellResult(test, failure.replace(/\(\d+ ms\)/, `(${rng.int(3, 90)} ms)`), 1, rng) }]);
       else if (between === "read") b.step([{ call: host.read(path), outcome: { ok: true, text: content } }]);
+      else if (between === "cat") b.step([{ call: host.shell(`cat ${path}`), outcome: host.shellResult(`cat ${path}`, content, 0, rng) }]);
     }
     return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
   },
@@ -459,7 +460,7 @@ const rewriteChurn: CaseGenerator = {
     const { host, b, params } = startCase(rng, "Make the parser handle nested quotes.");
     const path = rng.pick(FILES);
     const shape = rng.pick(["full-write", "re-edit"]);
-    const between = rng.pick(["none", "same-failure", "reasoning"]);
+    const between = rng.pick(["none", "same-failure", "reasoning", "read-back"]);
     const edits = rng.int(7, 9);
     const test = rng.pick(TESTS);
     const failure = `FAIL tests/parser.test.ts\n  ● nested quotes › keeps escaped quote\n    Expected: "a\\"b"\n    Received: "a"`;
@@ -475,6 +476,11 @@ const rewriteChurn: CaseGenerator = {
       else b.step([{ call: host.edit(path, current, next), outcome: host.editResult(path) }], reasoning);
       current = next;
       if (between === "same-failure") b.step([{ call: host.shell(test), outcome: host.shellResult(test, failure, 1, rng) }]);
+      // Reading back what it just wrote: its own writing, nothing from the environment.
+      else if (between === "read-back") {
+        const call = rng.chance(0.5) ? host.read(path) : host.shell(`cat ${path}`);
+        b.step([{ call, outcome: call.name === host.shell("").name && host.name !== "codex" ? host.shellResult("", `export function parse(tokens) {\n${next}\n}`, 0, rng) : { ok: true, text: `export function parse(tokens) {\n${next}\n}` } }]);
+      }
     }
     return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
   },

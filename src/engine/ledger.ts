@@ -4,7 +4,7 @@
  */
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
-import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand, waitSeconds } from "./shellCommands";
+import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand, samePathNamed, waitSeconds } from "./shellCommands";
 import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 
@@ -234,10 +234,16 @@ export class ToolLedger {
     return call;
   }
 
+  /** Whether this session wrote the file (named relative or absolute) and nothing changed since. */
+  private wroteUnchanged(path: string): boolean {
+    for (const [p, w] of this.written) if (w.epoch === this.epochValue && samePathNamed(p, path)) return true;
+    return false;
+  }
+
   private noteNews(call: CallRecord): void {
     const result = call.result!;
     // Reading back a file this session wrote, unchanged since, shows its own writing.
-    if (call.reads?.some((r) => this.written.get(r.path)?.epoch === this.epochValue)) return;
+    if (call.reads?.some((r) => this.wroteUnchanged(r.path))) return;
     const outcome = `${result.ok ? "ok" : "fail"}\u0001${result.outputHash}`;
     const before = this.outcomes.get(call.signature);
     this.outcomes.delete(call.signature);

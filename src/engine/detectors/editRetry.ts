@@ -13,6 +13,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
+import { samePathNamed } from "../shellCommands";
 import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, replacementOf } from "../signatures";
 
 const MAX_TRACKED_EDITS = 512;
@@ -100,6 +101,12 @@ class EditRetryDetector implements Detector {
     return edit !== undefined && meaningfulLines(edit.target).some((l) => r.lines.has(l));
   }
 
+  /** Whether a file (named as the read names it: relative or absolute) has a rewrite streak going. */
+  private isBeingRewritten(path: string): boolean {
+    for (const [p, r] of this.rewrites.entries()) if (r.news === this.news && samePathNamed(p, path)) return true;
+    return false;
+  }
+
   private streakOf(path: string): Rewrites | undefined {
     const r = this.rewrites.peek(path);
     return r && r.news === this.news ? r : undefined;
@@ -142,7 +149,7 @@ class EditRetryDetector implements Detector {
       return;
     }
     // Reading back a file being rewritten shows the agent its own writing, not news.
-    if (call.reads?.some((f) => this.streakOf(f.path) !== undefined)) return;
+    if (call.reads?.some((f) => this.isBeingRewritten(f.path))) return;
     // Roo reports a command that exited non-zero as a tool success: its envelope says it failed.
     const ok = result.ok && !(call.kind === "command" && commandExitedNonZero(result.text));
     // Output compared with per-run noise masked: "3 failed" → "2 failed" is news, a new duration is not.
