@@ -22,8 +22,8 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\bcat\s*(?:<<-?\s*\S+\s*)?>(?!&)/,
   /\bapply_patch\b|\bgit\s+apply\b/,
   // Formatters and fixers that rewrite files in place.
-  /(^|[;&|(]\s*)(?:npx\s+|uvx\s+|python[\d.]*\s+-m\s+)?(?:black|isort|autopep8\s+.*(?:-i|--in-place)|yapf\s+.*(?:-i|--in-place)|rustfmt|gofmt\s+.*-w|goimports\s+.*-w|ruff\s+(?:format|check\s+.*--fix)|prettier\s+.*(?:--write|-w)|eslint\s+.*--fix|clang-format\s+.*-i|swiftformat|stylua)\b(?!\s+.*--check)/,
-  /\b(?:cargo\s+fmt|dotnet\s+format|go\s+fmt|terraform\s+fmt|mix\s+format)\b(?!.*--check)/,
+  /(^|[;&|(]\s*)(?:npx\s+|uvx\s+|python[\d.]*\s+-m\s+)?(?:black|isort|autopep8\s+.*(?:-i|--in-place)|yapf\s+.*(?:-i|--in-place)|rustfmt|gofmt\s+.*-w|goimports\s+.*-w|ruff\s+(?:format|check\s+.*--fix)|prettier\s+.*(?:--write|-w)|eslint\s+.*--fix|clang-format\s+.*-i|swiftformat|stylua)\b(?!\s+.*--(?:check|diff))/,
+  /\b(?:cargo\s+fmt|dotnet\s+format|go\s+fmt|terraform\s+fmt|mix\s+format)\b(?!.*--(?:check|diff))/,
   // Remote state: after a push or a PR/issue change, the same status query may rightly answer anew.
   /\bgit\s+(push|fetch)\b/,
   /\bgh\s+(pr|issue|release|repo|gist|label|workflow|run|secret|variable|cache)\s+(create|edit|ready|merge|close|reopen|comment|review|delete|rerun|cancel|run|set|fork|lock|unlock|transfer|develop|upload|enable|disable)\b/,

@@ -12,6 +12,8 @@ import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 import { toolClasses } from "../../scripts/generator/toolClasses";
 import { judge, seededRng } from "../../scripts/generator/runTool";
 import { step } from "./toolTestKit";
+import { isMutatingCommand, isTrivialCommand, waitSeconds } from "../../src/engine/shellCommands";
+import { addedFileOf, replacementOf, saysNothingChanged } from "../../src/engine/signatures";
 
 const feed = (events: TraceEvent[]): Intervention[] => {
   const s = new LoopSession();
@@ -366,5 +368,37 @@ describe("tool classes from the generator (seed 16)", () => {
       const needed = g.kind === "loop" ? Math.ceil(0.95 * per) : per;
       assert.ok(good >= needed, `${g.family} (${g.kind}): ${good}/${per} as expected`);
     }
+  });
+});
+
+describe("signals behind the tool classes", () => {
+  it("tells no-op commands from real ones", () => {
+    for (const c of ["true", "echo ok", "cd .", "pwd", "cd . && pwd", "printf 'ready\\n'", ":", "echo $?", "sleep 1 && echo done"]) assert.equal(isTrivialCommand(c), true, c);
+    for (const c of ["ls", "echo x > notes.txt", "cd src && npm test", "echo $(cat a.txt)", "git status", "pwd; make"]) assert.equal(isTrivialCommand(c), false, c);
+  });
+
+  it("reads how long a wait waits", () => {
+    assert.equal(waitSeconds("sleep 5 && tail -n 1 build.log"), 5);
+    assert.equal(waitSeconds("sleep 2m"), 120);
+    assert.equal(waitSeconds("sleep 10; sleep 20"), 30);
+    assert.equal(waitSeconds("gh run watch 812"), Infinity);
+    assert.equal(waitSeconds("git status"), 0);
+  });
+
+  it("takes formatters that write and bisect steps for changes, checks for none", () => {
+    for (const c of ["black pkg/settings.py", "npx prettier --write src", "ruff format .", "cargo fmt", "gofmt -w main.go", "git bisect bad", "git bisect start HEAD v1.0"]) assert.equal(isMutatingCommand(c), true, c);
+    for (const c of ["black --check .", "npx prettier --check src", "ruff check .", "cargo fmt -- --check", "git bisect log"]) assert.equal(isMutatingCommand(c), false, c);
+  });
+
+  it("reads results that say nothing changed, and only those", () => {
+    for (const t of ["No changes detected.", "Applied 0 replacements.", "0 occurrences replaced", "The file a.ts is unchanged", "Diff is empty; nothing to apply.", "No changes were made to the file."]) assert.equal(saysNothingChanged(t), true, t);
+    for (const t of ["Applied 3 replacements.", "Successfully modified file: a.ts (1 replacements).", "The content was successfully saved to a.ts.", "Changes successfully applied."]) assert.equal(saysNothingChanged(t), false, t);
+  });
+
+  it("reads target and replacement from edit pairs, SEARCH/REPLACE blocks and patches", () => {
+    assert.deepEqual(replacementOf({ old_string: "a", new_string: "b" }), { target: "a", text: "b" });
+    assert.deepEqual(replacementOf({ diff: "<<<<<<< SEARCH\n:start_line:3\n-------\nold\n=======\nnew\n>>>>>>> REPLACE" }), { target: "old", text: "new" });
+    assert.deepEqual(replacementOf({ input: "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch" }), { target: "x = 1", text: "x = 2" });
+    assert.equal(addedFileOf({ input: "*** Begin Patch\n*** Add File: a.py\n+x = 1\n+y = 2\n*** End Patch" }), "x = 1\ny = 2");
   });
 });
