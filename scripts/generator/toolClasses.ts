@@ -459,7 +459,7 @@ const rewriteChurn: CaseGenerator = {
   draw(rng) {
     const { host, b, params } = startCase(rng, "Make the parser handle nested quotes.");
     const path = rng.pick(FILES);
-    const shape = rng.pick(["full-write", "re-edit"]);
+    const shape = rng.pick(["full-write", "re-edit", "heredoc"]);
     const between = rng.pick(["none", "same-failure", "reasoning", "read-back"]);
     const edits = rng.int(7, 9);
     const test = rng.pick(TESTS);
@@ -472,7 +472,10 @@ const rewriteChurn: CaseGenerator = {
       if (k >= 2) copyStarts.push(b.at);
       const next = `  return tokens.map((t) => ${rng.pick(WORDS)}(t.value, ${rng.int(0, 999)}));`;
       const reasoning = between === "reasoning" ? `Maybe the issue is the ${rng.pick(WORDS)}. ${sentence(rng, rng.int(5, 25))}. Let me rewrite it.` : maybeReasoning(rng, path);
-      if (shape === "full-write") b.step([{ call: host.write(path, `export function parse(tokens) {\n${next}\n${codeBlock(rng, rng.int(1, 6), `_${k}`)}\n}\n`), outcome: host.writeResult(path) }], reasoning);
+      if (shape === "heredoc") {
+        const cmd = `cat > ${path} <<'EOF'\nexport function parse(tokens) {\n${next}\n}\nEOF`;
+        b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, "", 0, rng) }], reasoning);
+      } else if (shape === "full-write") b.step([{ call: host.write(path, `export function parse(tokens) {\n${next}\n${codeBlock(rng, rng.int(1, 6), `_${k}`)}\n}\n`), outcome: host.writeResult(path) }], reasoning);
       else b.step([{ call: host.edit(path, current, next), outcome: host.editResult(path) }], reasoning);
       current = next;
       if (between === "same-failure") b.step([{ call: host.shell(test), outcome: host.shellResult(test, failure, 1, rng) }]);
@@ -495,12 +498,15 @@ const tddEdits: CaseGenerator = {
     const test = rng.pick(TESTS);
     const rounds = rng.int(5, 10);
     const full = rng.chance(0.5);
-    Object.assign(params, { rounds, full, path });
+    const heredoc = full && rng.chance(0.4);
+    Object.assign(params, { rounds, full, heredoc, path });
     let current = `  return parse(${rng.int(0, 9)});`;
     let failing = rounds;
     for (let k = 0; k < rounds; k++) {
       const next = `  return parse${k}(${rng.int(0, 999)});`;
-      if (full) b.step([{ call: host.write(path, `export function f() {\n${next}\n}\n`), outcome: host.writeResult(path) }], maybeReasoning(rng, "the failure"));
+      const cmd = `cat > ${path} <<'EOF'\nexport function f() {\n${next}\n}\nEOF`;
+      if (heredoc) b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, "", 0, rng) }], maybeReasoning(rng, "the failure"));
+      else if (full) b.step([{ call: host.write(path, `export function f() {\n${next}\n}\n`), outcome: host.writeResult(path) }], maybeReasoning(rng, "the failure"));
       else b.step([{ call: host.edit(path, current, next), outcome: host.editResult(path) }], maybeReasoning(rng, "the failure"));
       current = next;
       failing -= rng.int(0, 1) || (k % 2);

@@ -321,3 +321,14 @@ export function isTrivialCommand(command: string): boolean {
   if (bare === "" || REDIRECT_TO_FILE.test(bare) || /[`$]\(|`/.test(bare)) return false;
   return bare.split(/&&|\|\||[;|\n]/).every((step) => NO_OP_PROGRAM.test(step.trim().split(" ")[0] ?? ""));
 }
+
+/**
+ * The project file a command writes whole with a heredoc (`cat > src/a.py <<'EOF' … EOF`, possibly
+ * followed by running it): a whole-file write, as a write tool's. Undefined for other commands and
+ * for throwaway files in the temp directory.
+ */
+export function heredocWriteTarget(command: string): string | undefined {
+  const m = /^\s*cat\s*(?:<<-?\s*(['"]?)(\w+)\1\s*>\s*([^\s;&|<>]+)|>\s*([^\s;&|<>]+)\s*<<-?\s*(['"]?)(\w+)\5)[ \t]*\n/.exec(command);
+  const path = m?.[3] ?? m?.[4];
+  return path === undefined || isTempPath(path) ? undefined : path.replace(/^\.\//, "");
+}

@@ -12,7 +12,7 @@ import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 import { toolClasses } from "../../scripts/generator/toolClasses";
 import { judge, seededRng } from "../../scripts/generator/runTool";
 import { step } from "./toolTestKit";
-import { isMutatingCommand, isTrivialCommand, waitSeconds } from "../../src/engine/shellCommands";
+import { heredocWriteTarget, isMutatingCommand, isTrivialCommand, waitSeconds } from "../../src/engine/shellCommands";
 import { addedFileOf, replacementOf, saysNothingChanged } from "../../src/engine/signatures";
 
 const feed = (events: TraceEvent[]): Intervention[] => {
@@ -218,6 +218,15 @@ describe("class 5: rewriting one file over and over", () => {
     assertInTime(t, "edit-retry");
   });
 
+  it("catches a script rewritten whole with heredocs, the same error after each run", () => {
+    const t = new Trace("Make reproduce.py pass.");
+    for (let i = 0; i < 7; i++) {
+      if (i >= 2) t.copy();
+      t.call("bash", { command: `cat > reproduce.py <<'EOF'\nfrom app import parse\nprint(parse("a${i}"))\nEOF\npython reproduce.py` }, false, "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"reproduce.py\", line 1, in <module>\nImportError: cannot import name 'parse' from 'app'\n</output>");
+    }
+    assertInTime(t);
+  });
+
   it("stays silent on edit-test rounds whose test output changes", () => {
     const t = new Trace("Make the parser tests pass.");
     let current = "  return tokens;";
@@ -387,6 +396,10 @@ describe("signals behind the tool classes", () => {
 
   it("takes formatters that write and bisect steps for changes, checks for none", () => {
     for (const c of ["black pkg/settings.py", "npx prettier --write src", "ruff format .", "cargo fmt", "gofmt -w main.go", "git bisect bad", "git bisect start HEAD v1.0"]) assert.equal(isMutatingCommand(c), true, c);
+    assert.equal(heredocWriteTarget("cat > src/a.py <<'EOF'\nx = 1\nEOF\npython src/a.py"), "src/a.py");
+    assert.equal(heredocWriteTarget("cat <<EOF > ./notes.md\nhi\nEOF"), "notes.md");
+    assert.equal(heredocWriteTarget("cat > /tmp/probe.py <<'EOF'\nx\nEOF"), undefined, "a throwaway probe");
+    assert.equal(heredocWriteTarget("cat src/a.py"), undefined);
     for (const c of ["black --check .", "npx prettier --check src", "ruff check .", "cargo fmt -- --check", "git bisect log"]) assert.equal(isMutatingCommand(c), false, c);
   });
 

@@ -13,7 +13,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
-import { samePathNamed } from "../shellCommands";
+import { heredocWriteTarget, samePathNamed } from "../shellCommands";
 import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, replacementOf } from "../signatures";
 
 const MAX_TRACKED_EDITS = 512;
@@ -37,6 +37,16 @@ interface Rewrites {
   /** Lines that the streak's edits put in the file. */
   lines: Set<string>;
   events: number[];
+}
+
+/** The file a call writes or edits, and whether it writes it whole (a write tool, an Add File patch, a heredoc). */
+function writeOf(call: CallRecord): { path: string; whole: boolean } | undefined {
+  if (call.kind === "command") {
+    const path = call.command === undefined ? undefined : heredocWriteTarget(call.command);
+    return path === undefined ? undefined : { path, whole: true };
+  }
+  if ((call.kind !== "edit" && call.kind !== "write") || call.target === undefined) return undefined;
+  return { path: call.target, whole: call.kind === "write" || addedFileOf(call.input) !== undefined };
 }
 
 function meaningfulLines(text: string): string[] {
@@ -96,7 +106,7 @@ class EditRetryDetector implements Detector {
   /** Whether the call rewrites what the file's streak already wrote: a whole-file write, or an edit of the streak's own lines. */
   private rewrites_(call: CallRecord, r: Rewrites | undefined): boolean {
     if (!r || r.count === 0) return false;
-    if (call.kind === "write" || addedFileOf(call.input) !== undefined) return true;
+    if (writeOf(call)?.whole) return true;
     const edit = replacementOf(call.input);
     return edit !== undefined && meaningfulLines(edit.target).some((l) => r.lines.has(l));
   }
@@ -113,38 +123,40 @@ class EditRetryDetector implements Detector {
   }
 
   private rewriteFinding(call: CallRecord): Finding | undefined {
-    if ((call.kind !== "edit" && call.kind !== "write") || call.target === undefined) return;
-    const r = this.streakOf(call.target);
+    const target = writeOf(call)?.path;
+    if (target === undefined) return;
+    const r = this.streakOf(target);
     if (!this.rewrites_(call, r)) return;
     const rewrites = r!.count + 1;
     const at = Math.max(2, Number(this.settings.rewriteEdits) || 5);
     // The count on the ladder's scale: `rewriteEdits` rewrites reach warnAt.
     const count = rewrites - at + (Number(this.settings.warnAt) || 1);
-    if (count > this.strongest.count) this.strongest = { count, detail: `${call.name} ${call.target} rewritten ${rewrites}x` };
+    if (count > this.strongest.count) this.strongest = { count, detail: `${call.name} ${target} rewritten ${rewrites}x` };
     if (rewrites < at) return;
     return {
       detector: this.id,
-      key: `${this.id}:rewrite\u0001${call.target}`,
+      key: `${this.id}:rewrite\u0001${target}`,
       count,
       tool: call.name,
       toolCallId: call.id,
-      summary: `${call.target} rewritten ${rewrites} times with nothing new learnt in between (no command or check answered anything new)`,
+      summary: `${target} rewritten ${rewrites} times with nothing new learnt in between (no command or check answered anything new)`,
       suggestion: "Rewriting the file again will not tell you whether it works: run the test or the program to learn what is wrong, or read the error once more, before changing it again.",
-      evidence: { events: [...r!.events, call.eventIndex], count: rewrites, tool: call.name, path: call.target },
+      evidence: { events: [...r!.events, call.eventIndex], count: rewrites, tool: call.name, path: target },
     };
   }
 
   /** A result that told something new ends every file's rewrite streak; an own write or edit extends its file's. */
   private noteRewrite(call: CallRecord): void {
     const result = call.result!;
-    if (call.kind === "edit" || call.kind === "write") {
-      if (!result.ok || call.unchanging || call.target === undefined) return;
-      let r = this.streakOf(call.target);
+    const written = writeOf(call);
+    if (written) {
+      if (!result.ok || call.unchanging) return;
+      let r = this.streakOf(written.path);
       const rewrite = this.rewrites_(call, r);
-      if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(call.target, r); }
+      if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(written.path, r); }
       if (rewrite || r.count === 0) { r.count++; r.events.push(call.eventIndex); if (r.events.length > MAX_EVIDENCE) r.events.shift(); }
       // A whole-file write's lines are not "the streak's own edits": editing them next is building on it.
-      const edit = call.kind === "edit" && addedFileOf(call.input) === undefined ? replacementOf(call.input) : undefined;
+      const edit = call.kind === "edit" && !written.whole ? replacementOf(call.input) : undefined;
       if (edit) for (const l of meaningfulLines(edit.text)) if (r.lines.size < MAX_WRITTEN_LINES) r.lines.add(l);
       return;
     }
