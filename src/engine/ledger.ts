@@ -51,7 +51,7 @@ export interface CallRecord {
   waits: boolean;
   /** How many waiting calls the session had made before this one. */
   waitCount: number;
-  /** Seconds the session's waiting calls waited in all, this one included (Infinity once one waited for an event). */
+  /** Seconds the session's waiting calls waited in all, this one included (a wait of unknown length counts an hour). */
   waitedSeconds: number;
   /**
    * How many runs of this call the user asked for in the latest message ("run `x` three times"
@@ -84,6 +84,8 @@ export interface CallRecord {
 const MAX_USER_TEXT = 8000;
 const NUMBER_WORDS: Record<string, number> = { once: 1, twice: 2, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 
+/** What a wait of unknown length counts as, in seconds. */
+const UNKNOWN_WAIT_SECONDS = 3600;
 /** Files whose last written content is remembered, to tell a write that changes nothing. */
 const MAX_WRITTEN_FILES = 256;
 /** Call signatures whose latest outcome is remembered, to tell news. */
@@ -171,7 +173,8 @@ export class ToolLedger {
       if (shown) reads = [shown];
       else search = commandSearch(command);
     }
-    if (waits) { this.waitValue++; this.waitedValue += waitSeconds(command!); }
+    // A wait of unknown length (`gh run watch`) counts as an hour: long, and the sum stays a number.
+    if (waits) { this.waitValue++; this.waitedValue += Math.min(waitSeconds(command!), UNKNOWN_WAIT_SECONDS); }
     const signature = callSignature(ev.name, kind, ev.input, this.tools);
     const call: CallRecord = {
       id: ev.id,

@@ -95,6 +95,17 @@ describe("class 3: polls whose output stopped changing", () => {
     assertInTime(t, "tool-repeat");
   });
 
+  it("still takes sleeps for waits after a wait of unknown length (`gh run watch`)", () => {
+    const t = new Trace("Watch CI, then wait for the deploy.");
+    t.call("Bash", { command: "gh run watch 812" }, true, "✓ main CI · 812\nTriggered via push");
+    for (let i = 0; i < 4; i++) {
+      t.call("Bash", { command: "kubectl get deploy api -o jsonpath='{.status.readyReplicas}'" }, true, "1");
+      t.call("Bash", { command: "sleep 60" }, true, "");
+    }
+    t.call("Bash", { command: "kubectl get deploy api -o jsonpath='{.status.readyReplicas}'" }, true, "3");
+    assert.deepEqual(feed(t.events), []);
+  });
+
   it("stays silent on a poll whose output keeps moving, one unchanged answer at a time", () => {
     const t = new Trace("Run the build and tell me when it finishes.");
     const outs = ["building 1/9", "building 3/9", "building 3/9", "building 5/9", "building 5/9", "building 8/9", "done"];
