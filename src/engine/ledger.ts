@@ -4,8 +4,8 @@
  */
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
-import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand } from "./shellCommands";
-import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, stableOutput } from "./signatures";
+import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand, samePathNamed, waitSeconds } from "./shellCommands";
+import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
 
@@ -52,6 +52,8 @@ export interface CallRecord {
   waits: boolean;
   /** How many waiting calls the session had made before this one. */
   waitCount: number;
+  /** Seconds the session's waiting calls waited in all, this one included (a wait of unknown length counts an hour). */
+  waitedSeconds: number;
   /**
    * How many runs of this call the user asked for in the latest message ("run `x` three times"
    * → 3; named without a count → 1); 0 when the user did not name it.
@@ -63,6 +65,11 @@ export interface CallRecord {
   command?: string;
   /** For command calls: whether the command changes files or state. */
   mutating: boolean;
+  /**
+   * A write or edit that changes nothing: the content this session last wrote to that file with
+   * nothing changed since, or a replacement equal to its target. Its success is no progress.
+   */
+  unchanging: boolean;
   eventIndex: number;
   ts?: number;
   /** Index of the request the call was made in: calls sharing it form one parallel batch. */
@@ -78,6 +85,12 @@ export interface CallRecord {
 const MAX_USER_TEXT = 8000;
 const NUMBER_WORDS: Record<string, number> = { once: 1, twice: 2, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 
+/** What a wait of unknown length counts as, in seconds. */
+const UNKNOWN_WAIT_SECONDS = 3600;
+/** Files whose last written content is remembered, to tell a write that changes nothing. */
+const MAX_WRITTEN_FILES = 256;
+/** Call signatures whose latest outcome is remembered, to tell news. */
+const MAX_OUTCOMES = 1024;
 /** How many settled calls the ledger keeps for detectors that look back (cycles, re-reads). */
 export const LEDGER_HISTORY = 256;
 /** Calls waiting for a result beyond this are forgotten oldest first (a host that never reports results). */
@@ -88,9 +101,23 @@ export class ToolLedger {
   private readonly history: CallRecord[] = [];
   private epochValue = 0;
   private waitValue = 0;
+  private waitedValue = 0;
+  /** Per file: hash of the content this session last wrote to it, and the epoch that write left. */
+  private readonly written = new Map<string, { hash: string; epoch: number; news: number }>();
+  /** The command that made the latest change, what it answered, the epoch it opened and the news count then. */
+  private lastCommandChange: { inputHash: string; outputHash: string; epoch: number; news: number } | undefined;
+  /**
+   * Results that told something new: a first success of a call, or an outcome that changed (reading
+   * back what this session wrote excepted). A write repeated after news may be a considered choice.
+   */
+  private newsValue = 0;
+  /** Latest outcome per call signature, to tell news. */
+  private readonly outcomes = new Map<string, string>();
   /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
   private userText = "";
   private userTimes = 1;
+  /** Whether the latest message asked for a number of runs ("run it 5 times"), whatever it named. */
+  private userCounted = false;
   private batchRequest = -1;
   private batchSize = 0;
 
@@ -104,9 +131,12 @@ export class ToolLedger {
     const m = /\b(\d{1,2}|once|twice|two|three|four|five|six|seven|eight|nine|ten)\s+(?:times|runs)\b|\b(twice)\b/i.exec(this.userText);
     const word = (m?.[1] ?? m?.[2] ?? "").toLowerCase();
     this.userTimes = word === "" ? 1 : (NUMBER_WORDS[word] ?? Number(word)) || 1;
+    this.userCounted = word !== "" && this.userTimes > 1;
   }
 
-  private requestedRuns(target: string | undefined): number {
+  private requestedRuns(target: string | undefined, kind: ToolKind): number {
+    // "Is it flaky? Run it 5 times": the runs asked for are of a command, named or not.
+    if (kind === "command" && this.userCounted) return this.userTimes;
     if (target === undefined || this.userText === "") return 0;
     const t = normaliseWhitespace(target);
     return t.length >= 4 && this.userText.includes(t) ? this.userTimes : 0;
@@ -144,7 +174,8 @@ export class ToolLedger {
       if (shown) reads = [shown];
       else search = commandSearch(command);
     }
-    if (waits) this.waitValue++;
+    // A wait of unknown length (`gh run watch`) counts as an hour: long, and the sum stays a number.
+    if (waits) { this.waitValue++; this.waitedValue += Math.min(waitSeconds(command!), UNKNOWN_WAIT_SECONDS); }
     const signature = callSignature(ev.name, kind, ev.input, this.tools);
     const call: CallRecord = {
       id: ev.id,
@@ -158,10 +189,12 @@ export class ToolLedger {
       search,
       waits,
       waitCount: this.waitValue,
-      requested: this.requestedRuns(callTarget(kind, ev.input, this.tools)),
+      waitedSeconds: this.waitedValue,
+      requested: this.requestedRuns(callTarget(kind, ev.input, this.tools), kind),
       target: callTarget(kind, ev.input, this.tools),
       command,
       mutating,
+      unchanging: mutating && this.changesNothing(kind, ev.input),
       eventIndex,
       ts: ev.ts,
       requestIndex,
@@ -192,8 +225,63 @@ export class ToolLedger {
       eventIndex,
       ts: ev.ts,
     };
-    if (ok && call.mutating) this.epochValue++;
+    // "Success" that says nothing changed ("No changes detected", "0 replacements") is no progress either;
+    // nor is the very command that made the latest change run again and answering the same (a second
+    // `npm install`, the same heredoc written again): it did what it did the first time.
+    const last = this.lastCommandChange;
+    const sameAgain = call.kind === "command" && last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.inputHash === call.inputHash && last.outputHash === call.result.outputHash;
+    if (ok && call.mutating && !call.unchanging && !sameAgain && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
+      this.epochValue++;
+      this.noteWritten(call);
+      this.lastCommandChange = call.kind === "command" ? { inputHash: call.inputHash, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;
+    } else if (!call.mutating) this.noteNews(call);
     return call;
+  }
+
+  /** Whether this session wrote the file (named relative or absolute) and nothing changed since. */
+  private wroteUnchanged(path: string): boolean {
+    for (const [p, w] of this.written) if (w.epoch === this.epochValue && samePathNamed(p, path)) return true;
+    return false;
+  }
+
+  private noteNews(call: CallRecord): void {
+    const result = call.result!;
+    // Reading back a file this session wrote, unchanged since, shows its own writing.
+    if (call.reads?.some((r) => this.wroteUnchanged(r.path))) return;
+    const outcome = `${result.ok ? "ok" : "fail"}\u0001${result.outputHash}`;
+    const before = this.outcomes.get(call.signature);
+    this.outcomes.delete(call.signature);
+    this.outcomes.set(call.signature, outcome);
+    if (this.outcomes.size > MAX_OUTCOMES) this.outcomes.delete(this.outcomes.keys().next().value as string);
+    // A first failure says "still broken"; a first success, or an outcome that changed, is new.
+    if (before === undefined ? result.ok : before !== outcome) this.newsValue++;
+  }
+
+  /** Whether a write or edit would leave its file as it is: see CallRecord.unchanging. */
+  private changesNothing(kind: ToolKind, input: Record<string, unknown>): boolean {
+    // A patch that adds a whole file is a write of that file.
+    if (kind === "edit" && addedFileOf(input) !== undefined) kind = "write";
+    if (kind === "edit") {
+      const replacement = replacementOf(input);
+      return replacement !== undefined && replacement.target !== "" && normaliseWhitespace(replacement.target) === normaliseWhitespace(replacement.text);
+    }
+    if (kind !== "write") return false;
+    const path = this.tools.pathOf(input);
+    const content = writtenContentOf(input);
+    if (path === undefined || content === undefined) return false;
+    const last = this.written.get(path);
+    // Anything that changed since (another write, a command) may have changed the file: rewriting it is not idle.
+    return last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.hash === hashText(content);
+  }
+
+  private noteWritten(call: CallRecord): void {
+    if (call.kind !== "write" && addedFileOf(call.input) === undefined) return;
+    const path = this.tools.pathOf(call.input);
+    const content = writtenContentOf(call.input);
+    if (path === undefined || content === undefined) return;
+    this.written.delete(path);
+    this.written.set(path, { hash: hashText(content), epoch: this.epochValue, news: this.newsValue });
+    if (this.written.size > MAX_WRITTEN_FILES) this.written.delete(this.written.keys().next().value as string);
   }
 
   /**
@@ -201,7 +289,7 @@ export class ToolLedger {
    * (hosts do not always report results). A mutation among them counts as progress.
    */
   settleUnanswered(): void {
-    for (const call of this.pending.values()) if (call.mutating) { this.epochValue++; break; }
+    for (const call of this.pending.values()) if (call.mutating && !call.unchanging) { this.epochValue++; break; }
     this.pending.clear();
   }
 

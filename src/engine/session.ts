@@ -14,6 +14,7 @@ import { StreamLines, type StreamLine, type StreamParagraph, type StreamSentence
 import { ToolLedger, type CallRecord } from "./ledger";
 import { createToolKnowledge, type ToolKnowledge } from "./toolKnowledge";
 import { capJsonDepth } from "./json";
+import { hashText, normaliseWhitespace } from "./signatures";
 
 export interface Intervention {
   /** 0-based index of the event during which the engine intervened. */
@@ -48,6 +49,8 @@ const RUNG_ORDER: Record<Action, number> = { warn: 1, block: 2, abort: 2, stop: 
 const CHANNEL_OF = new Map(DETECTOR_DEFINITIONS.map((d) => [d.id, d.channel]));
 /** Patterns whose rung is remembered at once; a long unattended run must not grow it without end. */
 const MAX_TRACKED_KEYS = 4096;
+/** User messages remembered to tell a repeated one (an autopilot's "continue"). */
+const MAX_USER_MESSAGES = 64;
 
 export class LoopSession {
   private config: EngineConfig;
@@ -70,6 +73,8 @@ export class LoopSession {
   private stopped = false;
   private faultCount = 0;
   private firstFault: string | undefined;
+  /** What the user said this session (hashed): a message said before word for word carries nothing new. */
+  private userMessages = new BoundedMap<string, true>(MAX_USER_MESSAGES);
   private readonly counters: SessionStats = {
     events: 0, requests: 0, toolCalls: 0, reasoningChars: 0, textChars: 0, tokensIn: 0, tokensOut: 0, cost: 0, interventions: 0,
   };
@@ -103,8 +108,14 @@ export class LoopSession {
   ignore(key: string): void { this.ignored.add(key); }
   get ignoredKeys(): readonly string[] { return [...this.ignored]; }
 
-  /** Forget all counts: manual reset, new user message, long silence. */
+  /** Forget all counts: manual reset, long silence. */
   reset(): void {
+    this.userMessages.clear();
+    this.resetCounts();
+  }
+
+  /** Forget all counts (a new user message); what the user said so far is kept. */
+  private resetCounts(): void {
     for (const d of this.detectors) d.reset();
     this.lines.reset();
     this.ledger.reset();
@@ -134,11 +145,16 @@ export class LoopSession {
     // State first (the request count, the ledger and its epoch), then one context that reflects it.
     let call: CallRecord | undefined;
     switch (ev.t) {
-      case "user":
-        if (this.config.resetOnUserMessage) this.reset();
+      case "user": {
+        // The same message again (a harness nudging "continue" after every turn) is no news: it does
+        // not wipe the evidence of a loop that it keeps going.
+        const said = hashText(normaliseWhitespace(ev.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ")));
+        if (this.config.resetOnUserMessage && this.userMessages.peek(said) === undefined) this.resetCounts();
+        this.userMessages.set(said, true);
         // The ledger remembers what the user asked for: runs they requested are not repeats.
         this.ledger.noteUserMessage(ev.text);
         break;
+      }
       case "request":
         this.lines.reset();
         this.streamMuted = false;

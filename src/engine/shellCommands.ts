@@ -10,6 +10,8 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\bsed\s+(-[a-zA-Z]*i|--in-place)/,
   /\bperl\s+-[a-zA-Z]*i/,
   /\bgit\s+(commit|add|rm|mv|checkout|switch|reset|revert|merge|rebase|stash|apply|am|cherry-pick|restore|pull|clone|init|tag)\b/,
+  // Bisecting checks out another commit at every step.
+  /\bgit\s+bisect\s+(start|good|bad|new|old|skip|reset|run|replay)\b/,
   /\b(npm|pnpm|yarn|bun)\s+(i|install|add|remove|uninstall|ci|update|upgrade|link)\b/,
   /\bpip3?\s+(install|uninstall)\b/,
   /\b(apt|apt-get|brew|cargo|go)\s+(install|remove|add|get|build)\b/,
@@ -19,6 +21,9 @@ const MUTATING_PATTERNS: RegExp[] = [
   // `cat > f <<EOF` / `cat <<EOF > f` write a file; a bare `cat <<EOF` only prints.
   /\bcat\s*(?:<<-?\s*\S+\s*)?>(?!&)/,
   /\bapply_patch\b|\bgit\s+apply\b/,
+  // Formatters and fixers that rewrite files in place.
+  /(^|[;&|(]\s*)(?:npx\s+|uvx\s+|python[\d.]*\s+-m\s+)?(?:black|isort|autopep8\s+.*(?:-i|--in-place)|yapf\s+.*(?:-i|--in-place)|rustfmt|gofmt\s+.*-w|goimports\s+.*-w|ruff\s+(?:format|check\s+.*--fix)|prettier\s+.*(?:--write|-w)|eslint\s+.*--fix|clang-format\s+.*-i|swiftformat|stylua)\b(?!\s+.*--(?:check|diff))/,
+  /\b(?:cargo\s+fmt|dotnet\s+format|go\s+fmt|terraform\s+fmt|mix\s+format)\b(?!.*--(?:check|diff))/,
   // Remote state: after a push or a PR/issue change, the same status query may rightly answer anew.
   /\bgit\s+(push|fetch)\b/,
   /\bgh\s+(pr|issue|release|repo|gist|label|workflow|run|secret|variable|cache)\s+(create|edit|ready|merge|close|reopen|comment|review|delete|rerun|cancel|run|set|fork|lock|unlock|transfer|develop|upload|enable|disable)\b/,
@@ -52,6 +57,26 @@ const WAIT_PATTERNS: RegExp[] = [
 export function isWaitCommand(command: string): boolean {
   const c = normaliseWhitespace(command);
   return WAIT_PATTERNS.some((re) => re.test(c));
+}
+
+const SLEEP_SECONDS = /(?:^|[;&|(]\s*)(?:sleep\s+(\d+(?:\.\d+)?)([smhd]?)|Start-Sleep\s+(?:-s(?:econds)?\s+)?(\d+)|timeout\s+\/t\s+(\d+))/gi;
+const UNIT_SECONDS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86400 };
+
+/**
+ * How long a waiting command waits, in seconds: the sum of its sleeps (`sleep 5 && tail log` → 5).
+ * Infinity for waits of unknown length (`gh run watch`, `wait`): they last until something moved.
+ */
+export function waitSeconds(command: string): number {
+  const c = normaliseWhitespace(command);
+  if (!isWaitCommand(c)) return 0;
+  let total = 0;
+  let sleeps = 0;
+  for (const m of c.matchAll(SLEEP_SECONDS)) {
+    sleeps++;
+    total += m[1] !== undefined ? Number(m[1]) * (UNIT_SECONDS[m[2].toLowerCase()] ?? 1) : Number(m[3] ?? m[4]);
+  }
+  const otherWait = WAIT_PATTERNS.slice(3).some((re) => re.test(c));
+  return sleeps === 0 || otherWait ? Infinity : total;
 }
 
 export function isMutatingCommand(command: string): boolean {
@@ -282,4 +307,28 @@ export function samePathNamed(named: string, read: string): boolean {
   const a = named.replace(/^\.\//, "");
   const b = read.replace(/^\.\//, "");
   return a === b || b.endsWith(`/${a}`) || a.endsWith(`/${b}`);
+}
+
+/** Programs that neither look at the project nor change it: their output tells nothing new. */
+const NO_OP_PROGRAM = /^(?:true|false|:|echo|printf|pwd|cd|clear|date|whoami|sleep|exit|hostname)$/;
+
+/**
+ * Whether a command only goes through the motions (`true`, `echo ok`, `cd .`, `pwd`, `sleep 1 && echo
+ * done`): every step is a no-op program and nothing is redirected to a file.
+ */
+export function isTrivialCommand(command: string): boolean {
+  const bare = withoutQuoted(normaliseWhitespace(command));
+  if (bare === "" || REDIRECT_TO_FILE.test(bare) || /[`$]\(|`/.test(bare)) return false;
+  return bare.split(/&&|\|\||[;|\n]/).every((step) => NO_OP_PROGRAM.test(step.trim().split(" ")[0] ?? ""));
+}
+
+/**
+ * The project file a command writes whole with a heredoc (`cat > src/a.py <<'EOF' … EOF`, possibly
+ * followed by running it): a whole-file write, as a write tool's. Undefined for other commands and
+ * for throwaway files in the temp directory.
+ */
+export function heredocWriteTarget(command: string): string | undefined {
+  const m = /^\s*cat\s*(?:<<-?\s*(['"]?)(\w+)\1\s*>\s*([^\s;&|<>]+)|>\s*([^\s;&|<>]+)\s*<<-?\s*(['"]?)(\w+)\5)[ \t]*\n/.exec(command);
+  const path = m?.[3] ?? m?.[4];
+  return path === undefined || isTempPath(path) ? undefined : path.replace(/^\.\//, "");
 }

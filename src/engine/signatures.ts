@@ -175,7 +175,7 @@ export function commandExitedNonZero(text: string): boolean {
 }
 
 /** Lines that wrap a result rather than say what went wrong (harness envelopes, exit-code banners). */
-const ENVELOPE_LINE = /^(?:command|directory|signal|background pids|process group pgid):.*$|^\((?:none|empty)\)$|^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^[-=_*#`~>|]+$|^=== (?:RUN|PAUSE|CONT|NAME)\b.*$/i;
+const ENVELOPE_LINE = /^(?:command|directory|signal|background pids|process group pgid):.*$|^\((?:none|empty)\)$|^(?:<\/?[a-z_]+>\s*)+$|^<returncode>.*<\/returncode>$|^exit(?:ed with)? code:? *-?\d+$|^\[[\w-]+ for .*\] result:?$|^(?:error|stderr|output|result)s?:?$|^command (?:failed|exited)\b.*\bcode\b.*$|^command executed in terminal\b.*$|^[-=_*#`~>|]+$|^=== (?:RUN|PAUSE|CONT|NAME)\b.*$/i;
 const ERROR_HINT = /\b(?:\w*Error|\w*Exception|ERR!|error|fatal|panic(?:ked)?|fail(?:s|ed|ure)?|not found|no such|cannot|can't|unable to|denied|refused|invalid|missing|undefined|unknown|unexpected|timed? ?out)\b/i;
 const EXCEPTION_LINE = /^(?:[\w.]*\.)?\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|$)/;
 
@@ -317,4 +317,62 @@ export function stableOutput(text: string): string {
     // Process ids a shell tool reports on a line of their own (Gemini CLI's "Process Group PGID: 5714").
     .replace(/^((?:process group )?(?:pgid|pids?)|background pids):[ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*$/gim, "$1: <pid>")
     .replace(/\/tmp\/(?:tmp|pytest-\d+\/)[\w.-]*/g, "/tmp/<tmp>");
+}
+
+/** Fields holding the whole content a write call puts in its file. */
+const WRITTEN_CONTENT_KEYS = ["content", "contents", "file_text", "text", "data"];
+
+/** The content a write call puts in its file, when it says. */
+export function writtenContentOf(input: Record<string, unknown>): string | undefined {
+  for (const k of WRITTEN_CONTENT_KEYS) if (typeof input[k] === "string") return input[k] as string;
+  return addedFileOf(input);
+}
+
+/** The whole content of a file an apply_patch envelope adds (`*** Add File: x` and only `+` lines): a write. */
+export function addedFileOf(input: Record<string, unknown>): string | undefined {
+  for (const k of ["input", "patch", "patchText", "patch_text"]) {
+    const v = input[k];
+    if (typeof v !== "string" || !/^\*\*\* Add File: /m.test(v)) continue;
+    const body = v.split("\n").filter((l) => !/^\*\*\* /.test(l));
+    if (body.some((l) => l !== "" && !l.startsWith("+"))) return undefined;
+    return body.filter((l) => l.startsWith("+")).map((l) => l.slice(1)).join("\n");
+  }
+  return undefined;
+}
+
+const TARGET_REPLACEMENT_PAIRS: [string, string][] = [
+  ["old_string", "new_string"], ["oldString", "newString"], ["old_str", "new_str"], ["old_text", "new_text"], ["oldText", "newText"], ["search", "replace"],
+];
+
+/**
+ * What an edit looks for and what it puts instead: a target/replacement pair of fields, or the
+ * halves of SEARCH/REPLACE blocks (Roo's apply_diff, Cline's replace_in_file). Undefined for other shapes.
+ */
+export function replacementOf(input: Record<string, unknown>): { target: string; text: string } | undefined {
+  for (const [t, r] of TARGET_REPLACEMENT_PAIRS) {
+    if (typeof input[t] === "string" && typeof input[r] === "string") return { target: input[t] as string, text: input[r] as string };
+  }
+  const patch = ["patch", "input", "patchText", "patch_text", "diff"].map((k) => input[k]).find((v): v is string => typeof v === "string" && v !== "");
+  if (patch !== undefined && /^(?:\*\*\* (?:Begin Patch|Update File)|@@|--- )/m.test(patch)) {
+    // A unified diff or apply_patch envelope: the removed lines are the target, the added ones the replacement.
+    const lines = patch.split("\n");
+    const removed = lines.filter((l) => l.startsWith("-") && !l.startsWith("---")).map((l) => l.slice(1));
+    const added = lines.filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1));
+    return removed.length + added.length === 0 ? undefined : { target: removed.join("\n"), text: added.join("\n") };
+  }
+  const diff = input.diff;
+  if (typeof diff !== "string") return undefined;
+  const targets: string[] = [];
+  const texts: string[] = [];
+  const re = /(?:<{7}|-{7}) SEARCH[^\n]*\n(?::start_line:\s*\d+\s*\n-{3,}\s*\n)?([\s\S]*?)\n?={7}\n([\s\S]*?)\n?(?:>{7}|\+{7}) REPLACE/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(diff)) !== null) { targets.push(m[1]); texts.push(m[2]); }
+  return targets.length === 0 ? undefined : { target: targets.join("\n---\n"), text: texts.join("\n---\n") };
+}
+
+/** A write or edit result saying that nothing changed ("No changes detected", "0 replacements", an empty diff). */
+const NOTHING_CHANGED = /\bno (?:changes?|modifications?|differences?|edits?)\b(?! (?:added|to commit))|\b(?:0|zero) (?:replacements?|occurrences? (?:were )?(?:replaced|changed)|changes?|edits?|substitutions?|lines? changed)\b|\bnothing (?:to (?:change|replace|update|apply)|(?:was |has been )?changed)\b|\b(?:is|are|was|were|remains?|left) (?:already )?unchanged\b|\bidentical to (?:the )?(?:current|existing)\b|\bempty (?:diff|patch)\b/i;
+
+export function saysNothingChanged(text: string): boolean {
+  return NOTHING_CHANGED.test(text.slice(0, 300));
 }

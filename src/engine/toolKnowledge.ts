@@ -107,6 +107,25 @@ function firstString(input: Record<string, unknown>, keys: readonly string[]): s
   return undefined;
 }
 
+/** Fields in which apply_patch tools (Codex and kin) take their patch. */
+const PATCH_KEYS = ["input", "patch", "patchText", "patch_text"];
+
+/** The one file an apply_patch envelope or unified diff changes (`*** Update File: a.ts`, `+++ b/a.ts`); undefined for several. */
+function patchPathOf(input: Record<string, unknown>): string | undefined {
+  for (const k of PATCH_KEYS) {
+    const v = input[k];
+    if (typeof v !== "string") continue;
+    const files = new Set<string>();
+    for (const m of v.slice(0, 20000).matchAll(/^(?:\*\*\* (?:Add|Update|Delete) File: (.+)|\+\+\+ (?:b\/)?(.+))$/gm)) {
+      const path = (m[1] ?? m[2]).trim();
+      if (path !== "/dev/null") files.add(path);
+    }
+    if (files.size === 1) return [...files][0];
+    if (files.size > 1) return undefined;
+  }
+  return undefined;
+}
+
 export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKnowledge {
   const byName = new Map<string, ToolKind>();
   const lowerByName = new Map<string, ToolKind>();
@@ -142,7 +161,7 @@ export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKno
       if (typeof sub === "string" && EDITOR_SUBCOMMANDS[sub] && /str_replace|editor|text_editor/i.test(name)) return EDITOR_SUBCOMMANDS[sub];
       return kindOf(name);
     },
-    pathOf: (input) => firstString(input, PATH_KEYS),
+    pathOf: (input) => firstString(input, PATH_KEYS) ?? patchPathOf(input),
     patternOf: (input) => firstString(input, PATTERN_KEYS),
     searchScopeOf(input) {
       // Where a search looks: the directory, plus the file filter when there is one (a new glob is a new place).

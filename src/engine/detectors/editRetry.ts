@@ -3,17 +3,55 @@
  * replacement may change every time, which is why exact-input repeat counts never see it). Counts
  * failed attempts per edit signature within a progress epoch: once any edit lands, the file may
  * have changed and the old target may now exist. Fires at the call, so a block can refuse it.
+ *
+ * Second shape, edits that land but go round: one file rewritten again and again (whole-file writes,
+ * or edits of the very lines an earlier edit of this streak wrote) with no new information from the
+ * environment in between: no call answered anything new (a changed output, a different error; the
+ * same failure again is nothing new). `rewriteEdits` such rewrites are a loop. Edits at new places
+ * in the file (a module grown function by function) are building, not rewriting.
  */
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
-import { errorLine } from "../signatures";
+import { heredocWriteTarget, samePathNamed } from "../shellCommands";
+import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, replacementOf } from "../signatures";
 
 const MAX_TRACKED_EDITS = 512;
 const MAX_EVIDENCE = 16;
 
 /** Counts are attempts, the one being made included: warn on the 3rd try after 2 failures. */
-export const EDIT_RETRY_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 3, blockAt: 4, stopAt: 6 };
+export const EDIT_RETRY_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 3, blockAt: 4, stopAt: 6, rewriteEdits: 5 };
+
+/** Files whose rewrites are followed at once. */
+const MAX_TRACKED_FILES = 256;
+/** Lines of a streak's replacements remembered, to tell an edit of the streak's own lines. */
+const MAX_WRITTEN_LINES = 512;
+/** Lines shorter than this (braces, `}`, `return;`) say nothing about where an edit is. */
+const MIN_LINE = 8;
+
+interface Rewrites {
+  /** The news count when the streak began: news since ends it. */
+  news: number;
+  /** Rewrites of the file in the streak, the first write or edit included. */
+  count: number;
+  /** Lines that the streak's edits put in the file. */
+  lines: Set<string>;
+  events: number[];
+}
+
+/** The file a call writes or edits, and whether it writes it whole (a write tool, an Add File patch, a heredoc). */
+function writeOf(call: CallRecord): { path: string; whole: boolean } | undefined {
+  if (call.kind === "command") {
+    const path = call.command === undefined ? undefined : heredocWriteTarget(call.command);
+    return path === undefined ? undefined : { path, whole: true };
+  }
+  if ((call.kind !== "edit" && call.kind !== "write") || call.target === undefined) return undefined;
+  return { path: call.target, whole: call.kind === "write" || addedFileOf(call.input) !== undefined };
+}
+
+function meaningfulLines(text: string): string[] {
+  return text.split("\n").map(normaliseWhitespace).filter((l) => l.length >= MIN_LINE);
+}
 
 interface Attempts {
   epoch: number;
@@ -32,11 +70,19 @@ class EditRetryDetector implements Detector {
   private strongest = { count: 0, detail: "" };
   /** The status shows the strongest retry since the last progress (epoch). */
   private statusEpoch = -1;
+  /** Per file, the rewrites since the environment last said something new. */
+  private rewrites = new BoundedMap<string, Rewrites>(MAX_TRACKED_FILES);
+  /** Calls that answered something new (outcome, output or error changed): the environment's news. */
+  private news = 0;
+  /** Latest outcome per call signature ("ok" + output hash, or "fail" + error fingerprint). */
+  private outcomes = new BoundedMap<string, string>(1024);
 
   constructor(private readonly settings: DetectorSettings) {}
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
     if (ctx.epoch !== this.statusEpoch) { this.statusEpoch = ctx.epoch; this.strongest = { count: 0, detail: "" }; }
+    const rewrite = this.rewriteFinding(call);
+    if (rewrite) return [rewrite];
     if (call.kind !== "edit") return;
     const a = this.edits.peek(call.signature);
     if (!a || a.epoch !== ctx.epoch || a.failures === 0) return;
@@ -57,7 +103,78 @@ class EditRetryDetector implements Detector {
     }];
   }
 
+  /** Whether the call rewrites what the file's streak already wrote: a whole-file write, or an edit of the streak's own lines. */
+  private rewrites_(call: CallRecord, r: Rewrites | undefined): boolean {
+    if (!r || r.count === 0) return false;
+    if (writeOf(call)?.whole) return true;
+    const edit = replacementOf(call.input);
+    return edit !== undefined && meaningfulLines(edit.target).some((l) => r.lines.has(l));
+  }
+
+  /** Whether a file (named as the read names it: relative or absolute) has a rewrite streak going. */
+  private isBeingRewritten(path: string): boolean {
+    for (const [p, r] of this.rewrites.entries()) if (r.news === this.news && samePathNamed(p, path)) return true;
+    return false;
+  }
+
+  private streakOf(path: string): Rewrites | undefined {
+    const r = this.rewrites.peek(path);
+    return r && r.news === this.news ? r : undefined;
+  }
+
+  private rewriteFinding(call: CallRecord): Finding | undefined {
+    const target = writeOf(call)?.path;
+    if (target === undefined) return;
+    const r = this.streakOf(target);
+    if (!this.rewrites_(call, r)) return;
+    const rewrites = r!.count + 1;
+    const at = Math.max(2, Number(this.settings.rewriteEdits) || 5);
+    // The count on the ladder's scale: `rewriteEdits` rewrites reach warnAt.
+    const count = rewrites - at + (Number(this.settings.warnAt) || 1);
+    if (count > this.strongest.count) this.strongest = { count, detail: `${call.name} ${target} rewritten ${rewrites}x` };
+    if (rewrites < at) return;
+    return {
+      detector: this.id,
+      key: `${this.id}:rewrite\u0001${target}`,
+      count,
+      tool: call.name,
+      toolCallId: call.id,
+      summary: `${target} rewritten ${rewrites} times with nothing new learnt in between (no command or check answered anything new)`,
+      suggestion: "Rewriting the file again will not tell you whether it works: run the test or the program to learn what is wrong, or read the error once more, before changing it again.",
+      evidence: { events: [...r!.events, call.eventIndex], count: rewrites, tool: call.name, path: target },
+    };
+  }
+
+  /** A result that told something new ends every file's rewrite streak; an own write or edit extends its file's. */
+  private noteRewrite(call: CallRecord): void {
+    const result = call.result!;
+    const written = writeOf(call);
+    if (written) {
+      if (!result.ok || call.unchanging) return;
+      let r = this.streakOf(written.path);
+      const rewrite = this.rewrites_(call, r);
+      if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(written.path, r); }
+      if (rewrite || r.count === 0) { r.count++; r.events.push(call.eventIndex); if (r.events.length > MAX_EVIDENCE) r.events.shift(); }
+      // A whole-file write's lines are not "the streak's own edits": editing them next is building on it.
+      const edit = call.kind === "edit" && !written.whole ? replacementOf(call.input) : undefined;
+      if (edit) for (const l of meaningfulLines(edit.text)) if (r.lines.size < MAX_WRITTEN_LINES) r.lines.add(l);
+      return;
+    }
+    // Reading back a file being rewritten shows the agent its own writing, not news.
+    if (call.reads?.some((f) => this.isBeingRewritten(f.path))) return;
+    // Roo reports a command that exited non-zero as a tool success: its envelope says it failed.
+    const ok = result.ok && !(call.kind === "command" && commandExitedNonZero(result.text));
+    // Output compared with per-run noise masked: "3 failed" → "2 failed" is news, a new duration is not.
+    const outcome = `${ok ? "ok" : "fail"}\u0001${result.outputHash}`;
+    const before = this.outcomes.get(call.signature);
+    this.outcomes.set(call.signature, outcome);
+    // A first failure says "still broken", which the rewrites were about; a first success, a changed
+    // output or a different error is new.
+    if (before === undefined ? ok : before !== outcome) this.news++;
+  }
+
   onToolResult(call: CallRecord, ctx: DetectorContext): void {
+    if (call.result) this.noteRewrite(call);
     if (call.kind !== "edit" || !call.result) return;
     if (call.result.ok) { this.edits.delete(call.signature); return; }
     let a = this.edits.get(call.signature);
@@ -77,6 +194,8 @@ class EditRetryDetector implements Detector {
 
   reset(): void {
     this.edits.clear();
+    this.rewrites.clear();
+    this.outcomes.clear();
     this.strongest = { count: 0, detail: "" };
   }
 
@@ -89,7 +208,7 @@ class EditRetryDetector implements Detector {
 export const editRetry: DetectorDefinition = {
   id: "edit-retry",
   title: "Failing edit retried",
-  description: "An edit of the same file and the same search text that fails again and again, whatever the replacement.",
+  description: "An edit of the same file and the same search text that fails again and again, whatever the replacement; or one file rewritten again and again with nothing learnt in between.",
   channel: "tool",
   defaults: EDIT_RETRY_DEFAULTS,
   create: (settings) => new EditRetryDetector(settings),

@@ -18,6 +18,7 @@ import type { StreamEvent } from "../events";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
 import type { CallRecord } from "../ledger";
+import { isTrivialCommand } from "../shellCommands";
 import { CatchCounter, jaccard, numberSetting, shingles, textKey, wordsOf } from "../streamText";
 
 export const STAGNATION_DEFAULTS: DetectorSettings = {
@@ -55,6 +56,13 @@ const MAX_WORDS = 800;
 interface RequestText {
   text: string;
   toolCalls: number;
+  /** Calls that only went through the motions (`true`, `echo ok`, `cd .`, `pwd`). */
+  noOps: number;
+  /** The user message the request answers (hashed) and which one it was, to tell answers to the same nudge. */
+  afterUser?: string;
+  userTurn: number;
+  /** The channel of the latest chunk. */
+  channel?: StreamEvent["t"];
   /** Results that were news: a success of a call not made before, or whose output changed. */
   news: number;
   epoch: number;
@@ -62,6 +70,10 @@ interface RequestText {
   shingles?: Set<number>;
   wordSet?: Set<string>;
   words?: number;
+}
+
+function isNoOp(call: CallRecord): boolean {
+  return call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
 }
 
 function wordSetJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -92,6 +104,9 @@ class StagnationDetector implements Detector {
   private outputs = new BoundedMap<string, string>(1024);
   /** First-time calls counted as news before their result, by call id. */
   private firstCalls = new BoundedMap<string, RequestText>(256);
+  /** The latest user message (hashed) and how many the user sent, given to each request that answers them. */
+  private lastUser: string | undefined;
+  private userTurn = 0;
 
   constructor(settings: DetectorSettings) {
     this.minSimilarity = numberSetting(settings, "minSimilarity", STAGNATION_DEFAULTS);
@@ -108,15 +123,27 @@ class StagnationDetector implements Detector {
   onRequestStart(ctx: DetectorContext): Finding[] | void {
     // a request that never ended (cut stream) is judged when the next one starts
     const out = this.current ? this.finish(ctx) : undefined;
-    this.current = { text: "", toolCalls: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
+    this.current = { text: "", toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
     this.counter.newRequest();
     return out;
   }
 
   onStream(ev: StreamEvent, ctx: DetectorContext): void {
-    if (!this.current) this.current = { text: "", toolCalls: 0, news: 0, epoch: ctx.epoch, event: ctx.index };
+    if (!this.current) this.current = { text: "", toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
+    // thinking and the visible answer are two texts: "…to do." + "Done." must not make one word
+    const delta = this.current.channel !== undefined && this.current.channel !== ev.t ? `\n${ev.delta}` : ev.delta;
+    this.current.channel = ev.t;
     const room = MAX_REQUEST_CHARS - this.current.text.length;
-    if (room > 0) this.current.text += ev.delta.slice(0, room);
+    if (room > 0) this.current.text += delta.slice(0, room);
+  }
+
+  /**
+   * The user spoke. The session resets the detectors on a new message, not on one said before word
+   * for word (an autopilot's "continue"): two answers to that same nudge can then be compared.
+   */
+  onUser(text: string): void {
+    this.lastUser = textKey(wordsOf(text, 200).join(" "));
+    this.userTurn++;
   }
 
   onToolCall(call: CallRecord): void {
@@ -124,6 +151,8 @@ class StagnationDetector implements Detector {
     const r = this.current ?? this.previous;
     if (!r) return;
     r.toolCalls++;
+    // `true`, `echo ok`, `cd .`, `pwd`: activity that learns nothing, whether run before or not.
+    if (isNoOp(call)) { r.noOps++; return; }
     // A call never made before (a file not read yet) is news already: some hosts never report
     // its result (Roo shows no read result). A failure reported later takes it back.
     if (this.outputs.peek(call.signature) === undefined) {
@@ -134,7 +163,7 @@ class StagnationDetector implements Detector {
   }
 
   onToolResult(call: CallRecord): void {
-    if (!call.result) return;
+    if (!call.result || isNoOp(call)) return;
     const before = this.outputs.get(call.signature);
     this.outputs.set(call.signature, call.result.outputHash);
     const counted = this.firstCalls.get(call.id);
@@ -180,13 +209,17 @@ class StagnationDetector implements Detector {
     }
     const curSig = this.signature(cur);
     const prevSig = this.signature(prev);
-    if (prevSig.words < this.minWords || curSig.words < this.minWords) {
+    // Answers to the same repeated nudge: a bare "Done." again is the loop, however short.
+    const nudged = cur.afterUser !== undefined && cur.afterUser === prev.afterUser && cur.userTurn !== prev.userTurn;
+    const short = prevSig.words < this.minWords || curSig.words < this.minWords;
+    if (short && !nudged) {
       this.streak = fresh;
       return;
     }
     const exact = jaccard(prevSig.shingles, curSig.shingles);
     // a message reworded each time keeps its words, not its word order
-    const wordSimilarity = exact < this.minSimilarity && Math.min(curSig.words, prevSig.words) >= this.paraphraseMinWords ? wordSetJaccard(prevSig.wordSet, curSig.wordSet) : 0;
+    // (answers to the same nudge are compared so however short: the nudge itself asks nothing new)
+    const wordSimilarity = exact < this.minSimilarity && (nudged || Math.min(curSig.words, prevSig.words) >= this.paraphraseMinWords) ? wordSetJaccard(prevSig.wordSet, curSig.wordSet) : 0;
     const reworded = wordSimilarity >= this.paraphraseSimilarity;
     const similarity = reworded ? wordSimilarity : exact;
     this.lastSimilarity = similarity;
@@ -197,15 +230,18 @@ class StagnationDetector implements Detector {
     // between the two messages: the previous request's tool calls, and what they changed
     // a message that comes with a tool call (a question to the user, a retry after an API error) is not a monologue
     const monologue = prev.toolCalls === 0 && cur.toolCalls === 0;
-    // around tool calls a reworded message must keep more of its words: tool talk shares vocabulary
-    const noProgress = (!reworded || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.words, prevSig.words) >= this.noProgressMinWords;
+    // around tool calls a reworded message must keep more of its words: tool talk shares vocabulary;
+    // not so around calls that were all no-ops (`true`, `pwd`): they are a monologue in disguise
+    const noOpsOnly = prev.noOps === prev.toolCalls;
+    const noProgress = (!reworded || noOpsOnly || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.words, prevSig.words) >= this.noProgressMinWords;
     this.streak = {
       monologue: monologue ? this.streak.monologue + 1 : 1,
       reworded: monologue && (reworded || (this.streak.monologue > 1 && this.streak.reworded)),
       noProgress: noProgress ? this.streak.noProgress + 1 : 1,
       events: [...this.streak.events.slice(-15), cur.event],
     };
-    const monologueAt = this.streak.reworded ? this.paraphraseCopies : this.monologueCopies;
+    // a short answer needs one copy more: short texts coincide more easily
+    const monologueAt = short ? Math.max(this.monologueCopies, this.noProgressCopies) : this.streak.reworded ? this.paraphraseCopies : this.monologueCopies;
     const isMonologue = this.streak.monologue >= monologueAt;
     const copies = isMonologue ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : 0;
     if (!copies) return;

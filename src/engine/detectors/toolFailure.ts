@@ -124,17 +124,28 @@ class ToolFailureDetector implements Detector {
    * A call whose input never failed before (a new SQL string piped to a linter) is an experiment, not
    * a retry: it is not refused or stopped unless every failure so far answered the very same thing.
    */
-  private countFor(f: FailureCount, novel: boolean): number {
-    if (!novel || f.sameOutput) return f.count;
+  private countFor(f: FailureCount, novel: boolean, attempts: number): number {
+    if (!novel || f.sameOutput) return attempts;
     const rungs = [Number(this.settings.blockAt), Number(this.settings.stopAt)].filter((n) => n > 0);
-    return rungs.length === 0 ? f.count : Math.min(f.count, Math.min(...rungs) - 1);
+    return rungs.length === 0 ? attempts : Math.min(attempts, Math.min(...rungs) - 1);
+  }
+
+  /**
+   * Failures so far; at a call that repeats a failed one exactly, once that retry would reach the
+   * refusal rung, the retry itself too: blockAt 4 refuses the 4th attempt (as tool-repeat and
+   * edit-retry count), not the 5th. The warning waits for the answer: the 3rd try may work.
+   */
+  private attempts(f: FailureCount, atCall: boolean, novel: boolean): number {
+    const blockAt = Number(this.settings.blockAt);
+    return atCall && !novel && blockAt > 0 && f.count + 1 >= blockAt ? f.count + 1 : f.count;
   }
 
   private finding(call: CallRecord, scope: string, fingerprint: string, f: FailureCount, atCall: boolean, novel: boolean): Finding {
     return {
       detector: this.id,
       key: `${this.id}:${scope}\u0001${fingerprint}`,
-      count: this.countFor(f, novel),
+      // Runs the user asked for are theirs, whatever they answer.
+      count: this.countFor(f, novel, this.attempts(f, atCall, novel)) - Math.max(0, call.requested - 1),
       tool: call.name,
       toolCallId: atCall ? call.id : undefined,
       summary: `${scope} failed ${f.count} times with the same error ("${f.sample}")${atCall ? `, and is being called again: ${describeCall(call, 60)}` : ""}`,
@@ -167,7 +178,10 @@ class ToolFailureDetector implements Detector {
       // The tool works for this (sub-)command again: its earlier failures were not one stuck streak.
       const s = this.scopes.peek(scope);
       if (s) {
-        for (const [fp, f] of s.byFingerprint) if (f.subs.has(scopes.sub)) s.byFingerprint.delete(fp);
+        // A read of another file that works says nothing of the missing one: only a success of the
+        // same attempt (or of a sub-command run on the project as a whole) ends its streak.
+        const input = inputText(call);
+        for (const [fp, f] of s.byFingerprint) if (f.subs.has(scopes.sub) && this.sameAttempt(f, input, scopes.wholeProject)) s.byFingerprint.delete(fp);
         if (s.last !== undefined && !s.byFingerprint.has(s.last)) s.last = undefined;
       }
       return;

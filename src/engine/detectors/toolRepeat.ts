@@ -3,15 +3,20 @@
  * edit or mutating command in between. Polling whose output changes is progress; so is a
  * re-run after an edit (the epoch changes). Failures are counted apart by tool-failure.
  * A repeat after a wait (`sleep 60`, or a command that sleeps itself) that gave the world time to
- * change (at least `pollMinIntervalSeconds` since the previous identical call) is a poll: unchanged
- * output then means "not yet", so polls count one repeat per `pollsPerRepeat` of them. So is a
- * repeat of a call whose output already changed on its own this epoch (a growing log tailed again).
- * A short wait (`sleep 2; ls` every turn) buys nothing: its unchanged output counts in full.
+ * change (at least `pollMinIntervalSeconds` since the previous identical call, by the clock or by
+ * the sleeps themselves) is a poll: unchanged output then means "not yet", so polls count one
+ * repeat per `pollsPerRepeat` of them. A short wait (`sleep 2; ls` every turn) buys nothing: its
+ * unchanged output counts in full. A target whose output already changed on its own this epoch (a
+ * growing log, a process status) is judged by its answers, not at the call: while the answers
+ * change it is progress; once they stop, the third identical answer is the loop. Once an answer
+ * says the polled thing has finished (`"status": "completed"`, a process that exited), waiting longer
+ * will not change it: later identical answers count in full, waits or not.
  * Runs of a call that the user asked for ("run it three times") are not counted.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
+import { isTrivialCommand } from "../shellCommands";
 
 /** Signatures remembered at once; the least recently used are forgotten first. */
 const MAX_TRACKED_SIGNATURES = 2048;
@@ -22,6 +27,8 @@ interface Streak {
   waitCount: number;
   /** Time of the latest call, to tell a poll that waited long enough from a short wait. */
   lastTs?: number;
+  /** The session's waited seconds at the latest call: what its sleeps waited since. */
+  waitedSeconds: number;
   /** Output of the latest answered call in the streak. */
   lastHash?: string;
   /** Answered calls in a row with identical output (polls excepted). */
@@ -30,12 +37,24 @@ interface Streak {
   polls: number;
   /** The output changed between identical calls this epoch: the target changes on its own. */
   live: boolean;
+  /** The latest answer says the polled job or process has finished. */
+  finished: boolean;
   /** Calls made but not yet answered (a parallel batch, or a host that reports no results), by id: whether each is a poll. */
   pending: Map<string, boolean>;
   events: number[];
   /** Distinct exact signatures in the streak (commands that differ only in flags or spelling). */
   spellings: Set<string>;
+  /** The detector's count of real (not no-op) calls at the streak's latest call. */
+  realCalls: number;
 }
+
+/**
+ * An answer saying the polled job or process is over: a status field with a final state (CI runs,
+ * background shells, deployments), or a process reported exited. A running state never matches.
+ */
+const FINISHED = /<status>\s*(?:completed|exited|failed|killed|done)\s*<\/status>|["']?\b(?:status|state|phase|conclusion)["']?\s*[:=]\s*["']?(?:completed|complete|finished|exited|done|succeeded|success|failed|failure|cancell?ed|terminated|dead|stopped)\b|\bprocess (?:has )?(?:exited|finished|completed|terminated)\b/i;
+/** How much of an answer is searched for a final state. */
+const FINISHED_CHARS = 2000;
 
 /** Evidence events kept per streak. */
 const MAX_EVIDENCE = 16;
@@ -62,6 +81,8 @@ class ToolRepeatDetector implements Detector {
   private strongest: { count: number; detail: string } = { count: 0, detail: "" };
   /** The status shows the strongest candidate since the last progress (epoch), not of all time. */
   private statusEpoch = -1;
+  /** Calls that were not no-ops (`true`, `echo ok`, `pwd`), to tell a no-op repeated back to back from one sprinkled through work. */
+  private realCalls = 0;
 
   constructor(private readonly settings: DetectorSettings) {}
 
@@ -72,7 +93,8 @@ class ToolRepeatDetector implements Detector {
   private countOf(s: Streak, requested: number): number {
     let fresh = 0;
     let polls = s.polls;
-    for (const isPoll of s.pending.values()) if (isPoll) polls++; else fresh++;
+    // A live target's next answer may well differ: only its answers count.
+    if (!s.live) for (const isPoll of s.pending.values()) if (isPoll) polls++; else fresh++;
     return s.identical + fresh + Math.floor(polls / this.pollsPerRepeat) - Math.max(0, requested - 1);
   }
 
@@ -82,25 +104,32 @@ class ToolRepeatDetector implements Detector {
 
   onToolCall(call: CallRecord): Finding[] | void {
     if (call.epoch !== this.statusEpoch) { this.statusEpoch = call.epoch; this.strongest = { count: 0, detail: "" }; }
+    // A no-op between real calls (`echo done` after each step) is punctuation: only back to back is it a repeat.
+    const noOp = call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
+    if (!noOp) this.realCalls++;
     let s = this.streaks.get(call.repeatKey);
-    if (!s || s.epoch !== call.epoch) {
-      s = { epoch: call.epoch, waitCount: call.waitCount, identical: 0, polls: 0, live: false, pending: new Map(), events: [], spellings: new Set() };
+    if (!s || s.epoch !== call.epoch || (noOp && s.realCalls !== this.realCalls)) {
+      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, finished: false, pending: new Map(), events: [], spellings: new Set(), realCalls: this.realCalls };
       this.streaks.set(call.repeatKey, s);
     }
     if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature);
-    // A poll: a wait since the previous identical call long enough for something outside to move, or
-    // a target whose output already changed on its own (a growing log, a job status): same output =
-    // not yet. Without timestamps a wait is taken at its word.
+    // A poll: a wait since the previous identical call long enough for something outside to move:
+    // same output = not yet. How long is told by the clock, or without one by the sleeps' own length.
     const waited = call.waitCount !== s.waitCount || call.waits;
-    const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : undefined;
-    const longEnough = interval === undefined || interval >= Number(this.settings.pollMinIntervalSeconds ?? 0);
-    const isPoll = s.events.length > 0 && ((waited && longEnough) || s.live);
+    const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : call.waitedSeconds - s.waitedSeconds;
+    const longEnough = interval >= Number(this.settings.pollMinIntervalSeconds ?? 0);
+    const isPoll = s.events.length > 0 && waited && longEnough && !s.finished;
     s.waitCount = call.waitCount;
+    s.waitedSeconds = call.waitedSeconds;
     s.lastTs = call.ts;
     s.pending.set(call.id, isPoll);
     if (s.pending.size > MAX_PENDING) s.pending.delete(s.pending.keys().next().value as string);
     s.events.push(call.eventIndex);
     if (s.events.length > MAX_EVIDENCE) s.events.shift();
+    return this.finding(call, s, true);
+  }
+
+  private finding(call: CallRecord, s: Streak, atCall: boolean): Finding[] | void {
     const count = this.countOf(s, call.requested);
     if (count > this.strongest.count) this.strongest = { count, detail: describeCall(call) };
     if (count < 2) return;
@@ -111,14 +140,14 @@ class ToolRepeatDetector implements Detector {
       key: `${this.id}:${call.repeatKey}`,
       count,
       tool: call.name,
-      toolCallId: call.id,
+      toolCallId: atCall ? call.id : undefined,
       summary: `${describeCall(call)} called ${count} times${input}${outputs}, nothing changed in between`,
       suggestion: suggestionForKind(call.kind),
       evidence: { events: [...s.events], count, tool: call.name, path: call.kind === "read" ? call.target : undefined, command: call.kind === "command" ? call.target : undefined, identicalOutput: s.identical > 1 },
     }];
   }
 
-  onToolResult(call: CallRecord): void {
+  onToolResult(call: CallRecord): Finding[] | void {
     const s = this.streaks.peek(call.repeatKey);
     if (!s || !call.result || s.epoch !== call.epoch) return;
     const isPoll = s.pending.get(call.id) ?? false;
@@ -141,6 +170,9 @@ class ToolRepeatDetector implements Detector {
       s.events = [call.eventIndex];
     }
     s.lastHash = call.result.outputHash;
+    s.finished = FINISHED.test(call.result.text.slice(0, FINISHED_CHARS));
+    // A live target is judged by its answers: the one that makes the count is reported here.
+    if (s.live && repeated) return this.finding(call, s, false);
   }
 
   reset(): void {

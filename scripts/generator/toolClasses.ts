@@ -1,0 +1,822 @@
+/**
+ * Tool-channel loop classes of issue 16 and their productive look-alikes, as parametric generators.
+ * Every draw varies the host's tool naming (Roo/Kilo, Cline, Claude Code, Gemini CLI, opencode),
+ * result envelopes, output drift (timestamps, pids, durations), reasoning chunked between calls,
+ * parallel batches and timestamps. A loop case marks where each copy of its repeated unit begins.
+ */
+import type { TraceEvent } from "../../src/engine/events";
+import type { CaseGenerator, GeneratedCase, Rng } from "./types";
+
+// ---------------------------------------------------------------------------------------------
+// Trace building
+
+class TraceBuilder {
+  readonly events: TraceEvent[] = [];
+  private ids = 0;
+  private clock: number | undefined;
+
+  constructor(private readonly rng: Rng, timed: boolean) {
+    this.clock = timed ? 1_700_000_000_000 + rng.int(0, 1e9) : undefined;
+  }
+
+  get at(): number { return this.events.length; }
+
+  /** Moves the clock on by `seconds` (no-op for untimed traces). */
+  wait(seconds: number): void { if (this.clock !== undefined) this.clock += Math.round(seconds * 1000); }
+
+  private push(e: TraceEvent): void {
+    // Streamed chunks come tens of milliseconds apart; calls, results and requests take longer.
+    if (this.clock !== undefined) { this.clock += e.t === "reasoning" || e.t === "text" ? this.rng.int(10, 80) : this.rng.int(200, 3000); e.ts = this.clock; }
+    this.events.push(e);
+  }
+
+  user(text: string): void { this.push({ t: "user", text }); }
+  request(): void { this.push({ t: "request" }); }
+  end(): void { this.push({ t: "end" }); }
+
+  /** Streams text in chunks of 1-40 characters, as hosts deliver it. */
+  stream(channel: "reasoning" | "text", text: string): void {
+    let i = 0;
+    while (i < text.length) {
+      const n = this.rng.int(1, 40);
+      this.push({ t: channel, delta: text.slice(i, i + n) });
+      i += n;
+    }
+  }
+
+  call(call: ToolCall): string {
+    const id = `call_${++this.ids}_${this.rng.int(1000, 9999)}`;
+    this.push({ t: "tool_call", id, name: call.name, input: call.input });
+    return id;
+  }
+
+  result(id: string, r: ToolOutcome): void {
+    this.push(r.ok ? { t: "tool_result", id, ok: true, output: r.text } : { t: "tool_result", id, ok: false, error: r.text });
+  }
+
+  /** One model step: optional reasoning, the calls (a parallel batch when several), their results. */
+  step(calls: { call: ToolCall; outcome: ToolOutcome }[], reasoning?: string, text?: string): void {
+    this.request();
+    if (reasoning) this.stream("reasoning", reasoning);
+    if (text) this.stream("text", text);
+    const ids = calls.map((c) => this.call(c.call));
+    this.end();
+    calls.forEach((c, i) => this.result(ids[i], c.outcome));
+  }
+
+  /** A step with text only (no tool call). */
+  say(text: string, reasoning?: string): void {
+    this.request();
+    if (reasoning) this.stream("reasoning", reasoning);
+    this.stream("text", text);
+    this.end();
+  }
+}
+
+interface ToolCall { name: string; input: Record<string, unknown> }
+interface ToolOutcome { ok: boolean; text: string }
+
+// ---------------------------------------------------------------------------------------------
+// Hosts: each one's tool names, input keys and result envelopes
+
+interface Host {
+  name: string;
+  shell(command: string): ToolCall;
+  /** The result of a shell command that printed `out` and exited with `exit`. */
+  shellResult(command: string, out: string, exit: number, rng: Rng): ToolOutcome;
+  read(path: string, range?: [number, number]): ToolCall;
+  write(path: string, content: string): ToolCall;
+  writeResult(path: string): ToolOutcome;
+  edit(path: string, oldText: string, newText: string): ToolCall;
+  editResult(path: string): ToolOutcome;
+  /** A reader of a background command's output, when the host has one. */
+  terminalReader?(handle: string): ToolCall;
+}
+
+const ROO: Host = {
+  name: "roo",
+  shell: (command) => ({ name: "execute_command", input: { command } }),
+  shellResult: (_c, out, exit) => ({
+    ok: true,
+    text: `Command executed in terminal within working directory '/work/app'. ${exit === 0 ? "Exit code: 0" : `Command failed with exit code ${exit}`}\nOutput:\n${out}`,
+  }),
+  read: (path, range) => ({ name: "read_file", input: { args: { file: [range ? { path, line_range: `${range[0]}-${range[1]}` } : { path }] } } }),
+  write: (path, content) => ({ name: "write_to_file", input: { path, content, line_count: content.split("\n").length } }),
+  writeResult: (path) => ({ ok: true, text: `The content was successfully saved to ${path}.` }),
+  edit: (path, oldText, newText) => ({ name: "apply_diff", input: { path, diff: `<<<<<<< SEARCH\n:start_line:1\n-------\n${oldText}\n=======\n${newText}\n>>>>>>> REPLACE` } }),
+  editResult: (path) => ({ ok: true, text: `Changes successfully applied to ${path}.` }),
+};
+
+const CLINE: Host = {
+  name: "cline",
+  shell: (command) => ({ name: "execute_command", input: { command, requires_approval: false } }),
+  shellResult: (_c, out, exit) => (exit === 0 ? { ok: true, text: `Command executed.\nOutput:\n${out}` } : { ok: false, text: `Command failed with exit code ${exit}.\nOutput:\n${out}` }),
+  read: (path) => ({ name: "read_file", input: { path } }),
+  write: (path, content) => ({ name: "write_to_file", input: { path, content } }),
+  writeResult: (path) => ({ ok: true, text: `The content was successfully saved to ${path}.` }),
+  edit: (path, oldText, newText) => ({ name: "replace_in_file", input: { path, diff: `------- SEARCH\n${oldText}\n=======\n${newText}\n+++++++ REPLACE` } }),
+  editResult: (path) => ({ ok: true, text: `The content was successfully saved to ${path}.` }),
+};
+
+const CLAUDE: Host = {
+  name: "claude-code",
+  shell: (command) => ({ name: "Bash", input: { command, description: "Run it" } }),
+  shellResult: (_c, out, exit) => (exit === 0 ? { ok: true, text: out } : { ok: false, text: `Exit code ${exit}\n${out}` }),
+  read: (path, range) => ({ name: "Read", input: range ? { file_path: `/work/app/${path}`, offset: range[0], limit: range[1] - range[0] + 1 } : { file_path: `/work/app/${path}` } }),
+  write: (path, content) => ({ name: "Write", input: { file_path: `/work/app/${path}`, content } }),
+  writeResult: (path) => ({ ok: true, text: `File created successfully at: /work/app/${path}` }),
+  edit: (path, oldText, newText) => ({ name: "Edit", input: { file_path: `/work/app/${path}`, old_string: oldText, new_string: newText } }),
+  editResult: (path) => ({ ok: true, text: `The file /work/app/${path} has been updated.` }),
+  terminalReader: (handle) => ({ name: "BashOutput", input: { bash_id: handle } }),
+};
+
+const GEMINI: Host = {
+  name: "gemini-cli",
+  shell: (command) => ({ name: "run_shell_command", input: { command, description: "Check" } }),
+  shellResult: (command, out, exit, rng) => ({
+    ok: true,
+    text: `Command: ${command}\nDirectory: (root)\nOutput: ${out}\nError: (none)\nExit Code: ${exit === 0 ? "(none)" : exit}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: ${rng.int(1000, 99999)}`,
+  }),
+  read: (path, range) => ({ name: "read_file", input: range ? { absolute_path: `/work/app/${path}`, offset: range[0], limit: range[1] - range[0] + 1 } : { absolute_path: `/work/app/${path}` } }),
+  write: (path, content) => ({ name: "write_file", input: { file_path: `/work/app/${path}`, content } }),
+  writeResult: (path) => ({ ok: true, text: `Successfully overwrote file: /work/app/${path}.` }),
+  edit: (path, oldText, newText) => ({ name: "replace", input: { file_path: `/work/app/${path}`, old_string: oldText, new_string: newText } }),
+  editResult: (path) => ({ ok: true, text: `Successfully modified file: /work/app/${path} (1 replacements).` }),
+};
+
+const OPENCODE: Host = {
+  name: "opencode",
+  shell: (command) => ({ name: "bash", input: { command, description: "Runs the command" } }),
+  shellResult: (_c, out, exit) => (exit === 0 ? { ok: true, text: out } : { ok: false, text: `${out}\n\nexit code ${exit}` }),
+  read: (path, range) => ({ name: "read", input: range ? { filePath: `/work/app/${path}`, offset: range[0], limit: range[1] - range[0] + 1 } : { filePath: `/work/app/${path}` } }),
+  write: (path, content) => ({ name: "write", input: { filePath: `/work/app/${path}`, content } }),
+  writeResult: () => ({ ok: true, text: "Wrote file successfully." }),
+  edit: (path, oldText, newText) => ({ name: "edit", input: { filePath: `/work/app/${path}`, oldString: oldText, newString: newText } }),
+  editResult: () => ({ ok: true, text: "Edit applied successfully." }),
+};
+
+const patchOf = (path: string, body: string) => `*** Begin Patch\n${body.replace("{path}", path)}\n*** End Patch`;
+const CODEX: Host = {
+  name: "codex",
+  shell: (command) => ({ name: "shell", input: { command: ["bash", "-lc", command], workdir: "/work/app" } }),
+  shellResult: (_c, out, exit, rng) => ({ ok: exit === 0, text: `Exit code: ${exit}\nWall time: ${rng.int(1, 9)}.${rng.int(0, 9)} seconds\nOutput:\n${out}` }),
+  read: (path, range) => ({ name: "shell", input: { command: ["bash", "-lc", `sed -n '${range ? `${range[0]},${range[1]}` : "1,200"}p' ${path}`], workdir: "/work/app" } }),
+  write: (path, content) => ({ name: "apply_patch", input: { input: patchOf(path, `*** Add File: {path}\n${content.split("\n").map((l) => `+${l}`).join("\n")}`) } }),
+  writeResult: (path) => ({ ok: true, text: `Success. Updated the following files:\nA ${path}` }),
+  edit: (path, oldText, newText) => ({ name: "apply_patch", input: { input: patchOf(path, `*** Update File: {path}\n@@\n${oldText.split("\n").map((l) => `-${l}`).join("\n")}\n${newText.split("\n").map((l) => `+${l}`).join("\n")}`) } }),
+  editResult: (path) => ({ ok: true, text: `Success. Updated the following files:\nM ${path}` }),
+  terminalReader: (handle) => ({ name: "write_stdin", input: { session_id: Number(handle.replace(/\D/g, "")) || 1, chars: "" } }),
+};
+
+const HOSTS: readonly Host[] = [ROO, CLINE, CLAUDE, GEMINI, OPENCODE, CODEX];
+
+// ---------------------------------------------------------------------------------------------
+// Vocabulary
+
+const FILES = ["src/server.ts", "src/config/loader.ts", "lib/parser.py", "app/models/user.rb", "pkg/cache/cache.go", "src/utils/format.js", "tests/test_api.py", "src/index.tsx"];
+const TESTS = ["npm test -- tests/api.test.ts", "pytest tests/test_api.py -x -q", "go test ./pkg/cache/...", "cargo test parser", "npx jest src/utils", "python -m pytest -k test_login"];
+const WORDS = "the handler config parser value token stream request response cache index module route session option default check update result output state field error schema client server".split(" ");
+
+function sentence(rng: Rng, n: number): string {
+  const w: string[] = [];
+  for (let i = 0; i < n; i++) w.push(rng.pick(WORDS));
+  return w.join(" ");
+}
+
+/** A few lines of plausible code with a fresh identifier, so that contents differ between draws. */
+function codeBlock(rng: Rng, lines: number, tag = ""): string {
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) out.push(`  const ${rng.pick(WORDS)}${tag}${i} = ${rng.pick(WORDS)}(${rng.int(0, 999)});`);
+  return out.join("\n");
+}
+
+/** Some words of `text` replaced by others (share 0..1): the same thought reworded. */
+function drift(rng: Rng, text: string, share: number): string {
+  return text.split(" ").map((w) => (rng.chance(share) ? rng.pick(WORDS) : w)).join(" ");
+}
+
+function isoTime(rng: Rng): string {
+  return new Date(1_780_000_000_000 + rng.int(0, 1e9)).toISOString();
+}
+
+/** Reasoning between calls: none, a short line, or a paragraph (chunked by the builder). */
+function maybeReasoning(rng: Rng, about: string): string | undefined {
+  if (rng.chance(0.35)) return undefined;
+  return rng.chance(0.5) ? `Let me check ${about} again.` : `I need to look at ${about}. ${sentence(rng, rng.int(6, 30))}.`;
+}
+
+function startCase(rng: Rng, task: string): { host: Host; b: TraceBuilder; params: Record<string, string | number | boolean> } {
+  const host = rng.pick(HOSTS);
+  const timed = rng.chance(0.6);
+  const b = new TraceBuilder(rng, timed);
+  b.user(task);
+  return { host, b, params: { host: host.name, timed } };
+}
+
+/** A parallel companion call (a fresh read of some other file) sometimes batched with the loop's call. */
+function companion(rng: Rng, host: Host, i: number): { call: ToolCall; outcome: ToolOutcome }[] {
+  if (!rng.chance(0.2)) return [];
+  const path = `docs/notes-${i}-${rng.int(0, 9999)}.md`;
+  return [{ call: host.read(path), outcome: { ok: true, text: `# Notes ${i}\n${sentence(rng, 12)}` } }];
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Polls whose output stopped changing
+
+function pollTarget(rng: Rng, host: Host): { call: (i: number) => ToolCall; out: (i: number, final: boolean) => string; viaShell: boolean; command: string; what: string } {
+  const kinds = ["tail", "ps", "git-status", "log-tail", "reader", "finished"];
+  const kind = rng.pick(host.terminalReader ? kinds : kinds.filter((k) => k !== "reader" && k !== "finished"));
+  const stamp = rng.chance(0.4);
+  const finalLine = rng.pick(["Compiled successfully.", "Waiting for file changes...", "Server listening on http://localhost:3000", "ERROR in ./src/index.tsx 12:4", "webpack 5.91.0 compiled with 1 warning", "INFO  Application startup complete."]);
+  switch (kind) {
+    case "tail": {
+      const command = rng.pick(["tail -n 1 build.log", "tail -1 /tmp/dev-server.log", "tail -n 1 logs/app.log"]);
+      return { call: () => host.shell(command), viaShell: true, command, what: "the log", out: (i, final) => (final ? finalLine : `step ${i}: building module ${i * 7}`) };
+    }
+    case "log-tail": {
+      const command = rng.pick(["tail -n 5 server.log", "tail -n 20 logs/worker.log", "journalctl -u app -n 5 --no-pager"]);
+      return {
+        call: () => host.shell(command), viaShell: true, command, what: "the server log",
+        out: (i, final) => (final ? `${stamp ? isoTime(rng) + " " : ""}${finalLine}\n${stamp ? isoTime(rng) + " " : ""}idle` : `${isoTime(rng)} processed batch ${i}`),
+      };
+    }
+    case "ps": {
+      const pid = rng.int(1000, 60000);
+      const command = rng.pick([`ps -p ${pid} -o pid,stat,cmd`, `pgrep -fl "node server.js"`, `ps aux | grep -v grep | grep uvicorn`]);
+      return { call: () => host.shell(command), viaShell: true, command, what: "the process", out: (i, final) => (final ? `${pid} Sl   node server.js --port 3000` : `${pid} R    node build.js --stage ${i}`) };
+    }
+    case "git-status": {
+      const command = rng.pick(["git status", "git status --short", "git status -sb"]);
+      return { call: () => host.shell(command), viaShell: true, command, what: "the working tree", out: (i, final) => (final ? "On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit, working tree clean" : ` M src/file${i}.ts`) };
+    }
+    case "reader": {
+      const handle = `bash_${rng.int(1, 9)}`;
+      return {
+        call: () => host.terminalReader!(handle), viaShell: false, command: handle, what: "the background command",
+        out: (i, final) => (final ? `<status>running</status>\n\n<stdout>\n(no new output)\n</stdout>${stamp ? `\n\n<timestamp>${isoTime(rng)}</timestamp>` : ""}` : `<status>running</status>\n\n<stdout>\nbuilt chunk ${i}\n</stdout>`),
+      };
+    }
+    default: {
+      const handle = `bash_${rng.int(1, 9)}`;
+      return {
+        call: () => host.terminalReader!(handle), viaShell: false, command: handle, what: "the finished command",
+        out: (i, final) => (final ? `<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<stdout>\n${finalLine}\n</stdout>${stamp ? `\n\n<timestamp>${isoTime(rng)}</timestamp>` : ""}` : `<status>running</status>\n\n<stdout>\nstep ${i}\n</stdout>`),
+      };
+    }
+  }
+}
+
+const unchangedPoll: CaseGenerator = {
+  family: "unchanged-poll", kind: "loop", imitates: "unchanged-poll",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, rng.pick(["Start the dev server and make sure it comes up.", "Run the build in the background and tell me when it finishes.", "Commit is done; check everything is clean."]));
+    const t = pollTarget(rng, host);
+    const changingFirst = rng.int(0, 3);
+    const copies = rng.int(5, 7);
+    // Polling what already finished, with long waits between: waiting longer cannot change it.
+    const done = rng.chance(0.25);
+    const shortWait = !done && rng.chance(0.3);
+    const ciDone = done && rng.chance(0.5);
+    const conclusion = rng.pick(["failure", "success"]);
+    const ciCommand = rng.pick(["gh run list --branch fix --limit 1 --json status,conclusion", "gh run view 812 --json status,conclusion"]);
+    Object.assign(params, { target: ciDone ? ciCommand : t.command, changingFirst, copies, shortWait, done });
+    for (let i = 0; i < changingFirst; i++) {
+      b.wait(rng.int(3, 20));
+      b.step([{ call: t.call(i), outcome: t.viaShell ? host.shellResult(t.command, t.out(i, false), 0, rng) : { ok: true, text: t.out(i, false) } }], maybeReasoning(rng, t.what));
+    }
+    const copyStarts: number[] = [];
+    for (let k = 0; k < copies; k++) {
+      copyStarts.push(b.at);
+      if (done) {
+        const s = rng.int(30, 120);
+        b.step([{ call: host.shell(`sleep ${s}`), outcome: host.shellResult(`sleep ${s}`, "", 0, rng) }]);
+        b.wait(s);
+        const out = ciDone ? `[{"conclusion":"${conclusion}","status":"completed"}]` : `<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<stdout>\nbuild finished\n</stdout>`;
+        const call = ciDone ? host.shell(ciCommand) : host.terminalReader ? host.terminalReader("bash_1") : host.shell("ps -p 4242 -o stat= || echo 'process has exited'");
+        const text = !ciDone && !host.terminalReader ? "process has exited" : out;
+        b.step([{ call, outcome: call.name === "BashOutput" ? { ok: true, text } : host.shellResult("", text, 0, rng) }], maybeReasoning(rng, "the job"));
+        continue;
+      }
+      if (shortWait) {
+        // A few seconds' pause between polls, said in a sleep of its own: too short for anything to move.
+        const s = rng.int(2, 10);
+        b.step([{ call: host.shell(`sleep ${s}`), outcome: host.shellResult(`sleep ${s}`, "", 0, rng) }]);
+        b.wait(s);
+      } else b.wait(rng.int(2, 15));
+      b.step([...companion(rng, host, k), { call: t.call(changingFirst + k), outcome: t.viaShell ? host.shellResult(t.command, t.out(changingFirst + k, true), 0, rng) : { ok: true, text: t.out(changingFirst + k, true) } }], maybeReasoning(rng, t.what));
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** Polling whose output keeps changing (a build progressing), with at most one unchanged answer in a row. */
+const changingPoll: CaseGenerator = {
+  family: "changing-poll", kind: "lookalike", imitates: "unchanged-poll",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Run the build in the background and tell me when it finishes.");
+    const t = pollTarget(rng, host);
+    const n = rng.int(5, 14);
+    Object.assign(params, { target: t.command, polls: n });
+    let step = 0;
+    let held = false;
+    for (let i = 0; i < n; i++) {
+      // At most one unchanged answer in a row: the third identical answer is the loop class itself.
+      // The first two answers differ: two identical answers of a target never seen changing, then a
+      // third call, is tool-repeat's documented warning (at the 3rd identical call, before its answer).
+      held = i > 1 && !held && rng.chance(0.3);
+      if (!held) step++;
+      b.wait(rng.int(2, 20));
+      const out = t.out(step, false);
+      b.step([{ call: t.call(step), outcome: t.viaShell ? host.shellResult(t.command, out, 0, rng) : { ok: true, text: out } }], maybeReasoning(rng, t.what));
+    }
+    b.say("The build finished.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+/** Waiting for CI with a real wait between polls: "in progress" a few times, then done. */
+const waitedPoll: CaseGenerator = {
+  family: "waited-poll", kind: "lookalike", imitates: "unchanged-poll",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Push the branch and wait until CI is green.");
+    const command = rng.pick(["gh run list --branch fix --limit 1 --json status,conclusion", "gh pr checks 42", "kubectl rollout status deploy/api --watch=false"]);
+    const waits = rng.int(2, 4);
+    const wait = rng.int(30, 120);
+    Object.assign(params, { command, waits, wait });
+    for (let i = 0; i < waits; i++) {
+      b.step([{ call: host.shell(command), outcome: host.shellResult(command, `[{"status":"in_progress","conclusion":""}]`, 0, rng) }], maybeReasoning(rng, "CI"));
+      b.step([{ call: host.shell(`sleep ${wait}`), outcome: host.shellResult(`sleep ${wait}`, "", 0, rng) }]);
+      b.wait(wait);
+    }
+    b.step([{ call: host.shell(command), outcome: host.shellResult(command, `[{"status":"completed","conclusion":"success"}]`, 0, rng) }]);
+    b.say("CI is green.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// 4. Writes that change nothing
+
+const NO_CHANGE_RESULTS = [
+  "No changes detected.",
+  "No changes were made to the file.",
+  "Applied 0 replacements.",
+  "Made 0 replacements in {path}.",
+  "The file {path} is unchanged: the new content is identical to the current content.",
+  "Diff is empty; nothing to apply.",
+  "0 occurrences replaced.",
+];
+
+const nullWrite: CaseGenerator = {
+  family: "null-write", kind: "loop", imitates: "null-write",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Fix the lint warnings in the config loader.");
+    const path = rng.pick(FILES);
+    const content = `export function load() {\n${codeBlock(rng, rng.int(2, 12))}\n}\n`;
+    const shape = rng.pick(["same-write", "noop-edit", "no-change-result", "heredoc"]);
+    const between = rng.pick(["none", "same-failure", "read", "cat"]);
+    const copies = rng.int(5, 6);
+    const noChange = rng.pick(NO_CHANGE_RESULTS).replace("{path}", path);
+    const test = rng.pick(TESTS);
+    const failure = `FAIL ${path}\n  ✕ loads defaults (${rng.int(3, 90)} ms)\n  Expected: 3\n  Received: 2`;
+    const oldText = `  const value = parse(${rng.int(0, 99)});`;
+    Object.assign(params, { shape, between, copies, path });
+    // The file gets its content once, for real: a productive first write.
+    const heredoc = `cat > ${path} <<'EOF'\n${content}EOF`;
+    if (shape === "same-write") b.step([{ call: host.write(path, content), outcome: host.writeResult(path) }], maybeReasoning(rng, path));
+    if (shape === "heredoc") b.step([{ call: host.shell(heredoc), outcome: host.shellResult(heredoc, "", 0, rng) }], maybeReasoning(rng, path));
+    const copyStarts: number[] = [];
+    for (let k = 0; k < copies; k++) {
+      copyStarts.push(b.at);
+      const reasoning = maybeReasoning(rng, path);
+      if (shape === "same-write") b.step([{ call: host.write(path, content), outcome: host.writeResult(path) }], reasoning);
+      else if (shape === "heredoc") b.step([{ call: host.shell(heredoc), outcome: host.shellResult(heredoc, "", 0, rng) }], reasoning);
+      else if (shape === "noop-edit") b.step([{ call: host.edit(path, oldText, oldText), outcome: host.editResult(path) }], reasoning);
+      else {
+        b.step([{ call: host.edit(path, oldText, `  const value = parse(${rng.int(100, 999)});`), outcome: { ok: true, text: noChange } }], reasoning);
+      }
+      if (between === "same-failure") b.step([{ call: host.shell(test), outcome: host.shellResult(test, failure.replace(/\(\d+ ms\)/, `(${rng.int(3, 90)} ms)`), 1, rng) }]);
+      else if (between === "read") b.step([{ call: host.read(path), outcome: { ok: true, text: content } }]);
+      else if (between === "cat") b.step([{ call: host.shell(`cat ${path}`), outcome: host.shellResult(`cat ${path}`, content, 0, rng) }]);
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** The same content written to many files (scaffolding), and a file restored after a command changed it. */
+const sameContentElsewhere: CaseGenerator = {
+  family: "scaffold-writes", kind: "lookalike", imitates: "null-write",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Create the package skeleton with empty __init__ files, then format.");
+    const n = rng.int(3, 8);
+    const content = rng.pick(["", "# package\n", "export {};\n"]);
+    Object.assign(params, { files: n });
+    for (let i = 0; i < n; i++) b.step([{ call: host.write(`pkg/mod${i}/__init__.py`, content), outcome: host.writeResult(`pkg/mod${i}/__init__.py`) }], maybeReasoning(rng, `module ${i}`));
+    // Rewrite the same content after a formatter touched the file: the command may have changed it.
+    const path = "pkg/settings.py";
+    const body = `DEBUG = False\n${codeBlock(rng, 3)}\n`;
+    for (let i = 0; i < rng.int(2, 4); i++) {
+      b.step([{ call: host.write(path, body), outcome: host.writeResult(path) }]);
+      const fmt = rng.pick(["black pkg/settings.py", "ruff format pkg/settings.py", "npx prettier --write pkg/settings.py"]);
+      b.step([{ call: host.shell(fmt), outcome: host.shellResult(fmt, "1 file reformatted", 0, rng) }]);
+      b.step([{ call: host.read(path), outcome: { ok: true, text: body + `# formatted ${i}` } }]);
+    }
+    b.say("Skeleton created.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+/** The same patch written again after reading new parts of the code each time (a considered choice, not idling). */
+const rewriteAfterReading: CaseGenerator = {
+  family: "rewrite-after-reading", kind: "lookalike", imitates: "null-write",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Fix the resolver bug and leave a patch file.");
+    const path = rng.pick(["fix.patch", "patches/resolver.diff"]);
+    const patch = `--- a/src/resolver.py\n+++ b/src/resolver.py\n@@ -27,6 +27,7 @@\n${codeBlock(rng, rng.int(2, 6))}\n`;
+    const viaShell = rng.chance(0.5);
+    const rounds = rng.int(3, 5);
+    Object.assign(params, { viaShell, rounds });
+    const write = () => {
+      const cmd = `cat > ${path} << 'EOF'\n${patch}EOF`;
+      b.step([viaShell ? { call: host.shell(cmd), outcome: host.shellResult(cmd, "", 0, rng) } : { call: host.write(path, patch), outcome: host.writeResult(path) }], maybeReasoning(rng, "the patch"));
+    };
+    for (let i = 0; i < rounds; i++) {
+      write();
+      const from = 200 + i * 20 + rng.int(0, 9);
+      const cmd = `sed -n '${from},${from + 20}p' src/resolver.py`;
+      b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, codeBlock(rng, 5, `_${i}`), 0, rng) }], maybeReasoning(rng, `lines ${from}`));
+    }
+    b.say("The patch is in place.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// 5. Rewriting one file over and over
+
+const rewriteChurn: CaseGenerator = {
+  family: "rewrite-churn", kind: "loop", imitates: "rewrite-churn",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Make the parser handle nested quotes.");
+    const path = rng.pick(FILES);
+    const shape = rng.pick(["full-write", "re-edit", "heredoc"]);
+    const between = rng.pick(["none", "same-failure", "reasoning", "read-back"]);
+    const edits = rng.int(7, 9);
+    const test = rng.pick(TESTS);
+    const failure = `FAIL tests/parser.test.ts\n  ● nested quotes › keeps escaped quote\n    Expected: "a\\"b"\n    Received: "a"`;
+    Object.assign(params, { shape, between, edits, path });
+    let current = `  return tokens.map((t) => t.value);`;
+    const copyStarts: number[] = [];
+    for (let k = 0; k < edits; k++) {
+      // Copy 0 is the third edit: five edits with nothing learnt between them are the loop.
+      if (k >= 2) copyStarts.push(b.at);
+      const next = `  return tokens.map((t) => ${rng.pick(WORDS)}(t.value, ${rng.int(0, 999)}));`;
+      const reasoning = between === "reasoning" ? `Maybe the issue is the ${rng.pick(WORDS)}. ${sentence(rng, rng.int(5, 25))}. Let me rewrite it.` : maybeReasoning(rng, path);
+      if (shape === "heredoc") {
+        const cmd = `cat > ${path} <<'EOF'\nexport function parse(tokens) {\n${next}\n}\nEOF`;
+        b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, "", 0, rng) }], reasoning);
+      } else if (shape === "full-write") b.step([{ call: host.write(path, `export function parse(tokens) {\n${next}\n${codeBlock(rng, rng.int(1, 6), `_${k}`)}\n}\n`), outcome: host.writeResult(path) }], reasoning);
+      else b.step([{ call: host.edit(path, current, next), outcome: host.editResult(path) }], reasoning);
+      current = next;
+      if (between === "same-failure") b.step([{ call: host.shell(test), outcome: host.shellResult(test, failure, 1, rng) }]);
+      // Reading back what it just wrote: its own writing, nothing from the environment.
+      else if (between === "read-back") {
+        const call = rng.chance(0.5) ? host.read(path) : host.shell(`cat ${path}`);
+        b.step([{ call, outcome: call.name === host.shell("").name && host.name !== "codex" ? host.shellResult("", `export function parse(tokens) {\n${next}\n}`, 0, rng) : { ok: true, text: `export function parse(tokens) {\n${next}\n}` } }]);
+      }
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** Edit, run the tests, read the new failure, edit again: the output changes every time. */
+const tddEdits: CaseGenerator = {
+  family: "tdd-edits", kind: "lookalike", imitates: "rewrite-churn",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Make the failing tests in the parser pass.");
+    const path = rng.pick(FILES);
+    const test = rng.pick(TESTS);
+    const rounds = rng.int(5, 10);
+    const full = rng.chance(0.5);
+    const heredoc = full && rng.chance(0.4);
+    Object.assign(params, { rounds, full, heredoc, path });
+    let current = `  return parse(${rng.int(0, 9)});`;
+    let failing = rounds;
+    for (let k = 0; k < rounds; k++) {
+      const next = `  return parse${k}(${rng.int(0, 999)});`;
+      const cmd = `cat > ${path} <<'EOF'\nexport function f() {\n${next}\n}\nEOF`;
+      if (heredoc) b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, "", 0, rng) }], maybeReasoning(rng, "the failure"));
+      else if (full) b.step([{ call: host.write(path, `export function f() {\n${next}\n}\n`), outcome: host.writeResult(path) }], maybeReasoning(rng, "the failure"));
+      else b.step([{ call: host.edit(path, current, next), outcome: host.editResult(path) }], maybeReasoning(rng, "the failure"));
+      current = next;
+      failing -= rng.int(0, 1) || (k % 2);
+      const out = failing > 0 ? `Tests: ${failing} failed, ${20 - failing} passed\n  ● case ${k} › ${rng.pick(WORDS)} ${rng.pick(WORDS)}` : "Tests: 20 passed";
+      b.step([{ call: host.shell(test), outcome: host.shellResult(test, out, failing > 0 ? 1 : 0, rng) }]);
+    }
+    b.say("Done: the parser tests pass.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+/** A new file written once, then grown by edits at new places (functions added one after another). */
+const incrementalBuild: CaseGenerator = {
+  family: "incremental-build", kind: "lookalike", imitates: "rewrite-churn",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Add CRUD handlers for users to the API module.");
+    const path = rng.pick(FILES);
+    const n = rng.int(5, 10);
+    Object.assign(params, { edits: n, path });
+    const anchors: string[] = [];
+    for (let i = 0; i < n; i++) anchors.push(`// --- section ${i}: ${rng.pick(WORDS)} ${rng.pick(WORDS)} ---`);
+    b.step([{ call: host.write(path, `import { db } from "./db";\n\n${anchors.join("\n\n")}\n`), outcome: host.writeResult(path) }], maybeReasoning(rng, path));
+    for (let i = 0; i < n; i++) {
+      const fn = `export function handler${i}(req, res) {\n${codeBlock(rng, rng.int(2, 6), `_${i}`)}\n}`;
+      b.step([{ call: host.edit(path, anchors[i], `${anchors[i]}\n${fn}`), outcome: host.editResult(path) }], maybeReasoning(rng, `handler ${i}`));
+    }
+    const test = rng.pick(TESTS);
+    b.step([{ call: host.shell(test), outcome: host.shellResult(test, "Tests: 12 passed", 0, rng) }]);
+    b.say("Added the handlers.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// 6. Stagnation dressed up as activity
+
+const TRIVIAL = ["true", "echo ok", "cd .", "pwd", "echo 'checking'", "printf 'ready\\n'", ":", "echo $?", "cd . && pwd"];
+
+const busyStagnation: CaseGenerator = {
+  family: "busy-stagnation", kind: "loop", imitates: "busy-stagnation",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Refactor the session handling so that tokens are refreshed before they expire.");
+    const plan = `My plan is to first ${sentence(rng, 6)}, then update the ${rng.pick(WORDS)} ${rng.pick(WORDS)} so that ${sentence(rng, 8)}, and finally ${sentence(rng, 6)}. Let me proceed with the first step now.`;
+    const share = rng.pick([0, 0.05, 0.1, 0.15, 0.2, 0.3]);
+    const cycles = rng.int(4, 6);
+    const rotate = rng.chance(0.5);
+    const channel = rng.pick(["reasoning", "text", "both"]);
+    Object.assign(params, { drift: share, cycles, rotate, channel });
+    const copyStarts: number[] = [];
+    const fixed = rng.pick(TRIVIAL);
+    for (let k = 0; k < cycles; k++) {
+      copyStarts.push(b.at);
+      const cmd = rotate ? TRIVIAL[(k + rng.int(0, 8)) % TRIVIAL.length] : fixed;
+      const out = cmd.startsWith("pwd") || cmd.endsWith("pwd") ? "/work/app" : cmd.startsWith("echo") || cmd.startsWith("printf") ? cmd.replace(/^(echo|printf) /, "").replace(/['\\n]/g, "") : "";
+      const said = drift(rng, plan, share);
+      b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, out, 0, rng) }], channel === "text" ? undefined : said, channel === "reasoning" ? undefined : said);
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** A quick `pwd`/`ls` to get bearings, then real work: reads of new files, edits, test runs. */
+const bearingsThenWork: CaseGenerator = {
+  family: "bearings-then-work", kind: "lookalike", imitates: "busy-stagnation",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Refactor the session handling so that tokens are refreshed before they expire.");
+    const plan = `My plan is to first ${sentence(rng, 6)}, then update the handler so that ${sentence(rng, 8)}. Let me proceed.`;
+    const steps = rng.int(4, 8);
+    Object.assign(params, { steps });
+    b.step([{ call: host.shell("pwd"), outcome: host.shellResult("pwd", "/work/app", 0, rng) }], plan, plan);
+    for (let i = 0; i < steps; i++) {
+      const path = FILES[i % FILES.length];
+      const said = `${plan} Step ${i + 1}: now ${sentence(rng, 10)} in ${path}.`;
+      if (i % 3 === 2) {
+        const test = rng.pick(TESTS);
+        b.step([{ call: host.shell(test), outcome: host.shellResult(test, `Tests: ${i} passed`, 0, rng) }], said);
+      } else if (i % 3 === 1) b.step([{ call: host.edit(path, `old ${i}`, `new ${i}`), outcome: host.editResult(path) }], said);
+      else b.step([{ call: host.read(path), outcome: { ok: true, text: codeBlock(rng, 5, `_${i}`) } }], said);
+      if (rng.chance(0.3)) b.step([{ call: host.shell("echo done"), outcome: host.shellResult("echo done", "done", 0, rng) }], said);
+    }
+    b.say("Refactor complete.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// 8. Loops across automatic nudges
+
+const NUDGES = ["continue", "Continue.", "Please continue with the task.", "keep going", "Continue working on the task until it is complete."];
+
+const nudgeLoop: CaseGenerator = {
+  family: "nudge-loop", kind: "loop", imitates: "nudge-loop",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Update the changelog for the release.");
+    const nudge = rng.pick(NUDGES);
+    const answer = rng.pick(["Done.", "Done!", "All tasks are complete.", "The task is complete.", "I have finished the task. Let me know if you need anything else."]);
+    const shape = rng.pick(["text", "check-then-text", "completion-tool"]);
+    const copies = rng.int(5, 7);
+    const thinks = rng.chance(0.5);
+    const spelled = rng.chance(0.3);
+    const thought = `The user wants me to continue. ${rng.pick(["The task is already complete.", "Everything is done.", "The changelog entry is already there, nothing else to do."])}`;
+    Object.assign(params, { nudge, answer, shape, copies, thinks, spelled });
+    b.step([{ call: host.edit("CHANGELOG.md", "## Unreleased", `## Unreleased\n- ${sentence(rng, 6)}`), outcome: host.editResult("CHANGELOG.md") }], maybeReasoning(rng, "the changelog"));
+    b.say(answer);
+    const copyStarts: number[] = [];
+    for (let k = 0; k < copies; k++) {
+      copyStarts.push(b.at);
+      b.wait(rng.int(1, 5));
+      // Some harnesses vary case and punctuation ("continue", "Continue."): the same words all the same.
+      b.user(spelled && k % 2 === 1 ? `${nudge.charAt(0).toUpperCase()}${nudge.slice(1).replace(/\.?$/, ".")}` : nudge);
+      // The model's reasoning, when it shows any, says the same short thing each time.
+      const reasoning = thinks ? drift(rng, thought, 0.1) : undefined;
+      if (shape === "text") b.say(answer, reasoning);
+      else if (shape === "check-then-text") {
+        b.step([{ call: host.shell("git status --short"), outcome: host.shellResult("git status --short", " M CHANGELOG.md", 0, rng) }], reasoning);
+        b.say(answer);
+      } else b.step([{ call: { name: "attempt_completion", input: { result: answer } }, outcome: { ok: true, text: `<feedback>\n${nudge}\n</feedback>` } }], reasoning);
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** The same nudge after every turn, but each turn does new work (new files, new output). */
+const nudgedProgress: CaseGenerator = {
+  family: "nudged-progress", kind: "lookalike", imitates: "nudge-loop",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Migrate every module to the new logger.");
+    const nudge = rng.pick(NUDGES);
+    const turns = rng.int(4, 8);
+    Object.assign(params, { nudge, turns });
+    for (let k = 0; k < turns; k++) {
+      if (k > 0) b.user(nudge);
+      const path = `src/mod${k}/index.ts`;
+      b.step([{ call: host.read(path), outcome: { ok: true, text: codeBlock(rng, 4, `_${k}`) } }], maybeReasoning(rng, path));
+      b.step([{ call: host.edit(path, `console.log(${k})`, `logger.info(${k})`), outcome: host.editResult(path) }]);
+      b.say(`Migrated ${path}. ${turns - k - 1} modules left.`);
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// 9. The same failing call, which must fire at its documented threshold (warn at the 3rd)
+
+const repeatedFailure: CaseGenerator = {
+  family: "repeated-failure", kind: "loop", imitates: "repeated-failure",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Get the tests passing.");
+    const shape = rng.pick(["same-command", "same-read", "same-fetch"]);
+    const copies = rng.int(5, 6);
+    const command = rng.pick([...TESTS, "npm run build", "python manage.py migrate", "make -j4"]);
+    const err = rng.pick([
+      "Error: Cannot find module './config/loader'\nRequire stack:\n- /work/app/src/index.js",
+      "ModuleNotFoundError: No module named 'yaml'",
+      "error[E0425]: cannot find value `tokens` in this scope\n --> src/parser.rs:42:9",
+      "src/server.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+      "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200",
+    ]);
+    const batch = rng.chance(0.2);
+    const fetchTool = rng.pick(["fetch", "web_fetch", "WebFetch"]);
+    const resource = rng.pick(["users", "items"]);
+    Object.assign(params, { shape, copies, batch });
+    const copyStarts: number[] = [];
+    for (let k = 0; k < copies; k++) {
+      copyStarts.push(b.at);
+      const reasoning = maybeReasoning(rng, "the error");
+      const extra = batch ? companion(rng, host, k) : [];
+      if (shape === "same-command") b.step([...extra, { call: host.shell(command), outcome: host.shellResult(command, `${err}\n(${rng.int(1, 60)}.${rng.int(10, 99)}s)`, rng.pick([1, 2]), rng) }], reasoning);
+      else if (shape === "same-read") {
+        const p = `src/missing/${rng.pick(WORDS)}.ts`;
+        const path = k === 0 ? p : (params.path as string);
+        params.path = path;
+        b.step([...extra, { call: host.read(path), outcome: { ok: false, text: `File not found: /work/app/${path}` } }], reasoning);
+      } else {
+        const url = `https://api.example.com/v2/${resource}?page=${k + 1}`;
+        b.step([...extra, { call: { name: fetchTool, input: { url } }, outcome: { ok: false, text: `Request failed with status code 404 Not Found for ${url}` } }], reasoning);
+      }
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// 10. Mixed-outcome re-runs (look-alike)
+
+const flakyReruns: CaseGenerator = {
+  family: "flaky-reruns", kind: "lookalike", imitates: "repeated-failure",
+  draw(rng) {
+    const test = rng.pick(TESTS);
+    const runs = rng.int(4, 8);
+    const asked = rng.chance(0.6);
+    const task = asked
+      ? rng.pick([`Is \`${test}\` flaky? Run it ${runs} times.`, `I suspect the token refresh test is flaky. Run it ${runs} times and tell me what you see.`, `Run ${test} ${runs} times and tell me how often it fails.`, `Please run \`${test}\` ${["", "", "", "three", "four", "five", "six", "seven", "eight"][runs] || runs} times to check for flakiness.`])
+      : `I think ${test} is flaky, can you check?`;
+    const { host, b, params } = startCase(rng, task);
+    Object.assign(params, { runs, asked });
+    // Without a request the outcomes alternate; with one, they are any mix.
+    let fail = rng.chance(0.5);
+    for (let k = 0; k < runs; k++) {
+      fail = asked ? rng.chance(0.5) : !fail;
+      const out = fail ? `FAIL tests/api.test.ts\n  ✕ refreshes the token (${rng.int(100, 900)} ms)\n\nTests: 1 failed, 11 passed\nTime: ${rng.int(1, 9)}.${rng.int(10, 99)} s` : `PASS tests/api.test.ts\n\nTests: 12 passed\nTime: ${rng.int(1, 9)}.${rng.int(10, 99)} s`;
+      b.step([{ call: host.shell(test), outcome: host.shellResult(test, out, fail ? 1 : 0, rng) }], maybeReasoning(rng, `run ${k + 1}`));
+    }
+    b.say(`The test failed in some runs and passed in others: it is flaky.`);
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// 11. Bisecting (look-alike)
+
+const bisecting: CaseGenerator = {
+  family: "bisecting", kind: "lookalike", imitates: "unchanged-poll",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Find which commit broke the login test.");
+    const test = rng.pick(TESTS);
+    const steps = rng.int(4, 7);
+    const verb = rng.pick(["bisect", "checkout", "pull", "reset"]);
+    Object.assign(params, { steps, verb });
+    const failOut = `FAIL tests/login.test.ts\n  ✕ logs in (${rng.int(10, 90)} ms)`;
+    const passOut = "PASS tests/login.test.ts\nTests: 4 passed";
+    if (verb === "bisect") b.step([{ call: host.shell("git bisect start HEAD v1.2.0"), outcome: host.shellResult("git bisect start HEAD v1.2.0", "Bisecting: 31 revisions left to test after this (roughly 5 steps)", 0, rng) }]);
+    let left = 31;
+    for (let k = 0; k < steps; k++) {
+      const bad = rng.chance(0.5);
+      b.step([{ call: host.shell(test), outcome: host.shellResult(test, bad ? failOut : passOut, bad ? 1 : 0, rng) }], maybeReasoning(rng, "the test"));
+      left = Math.floor(left / 2);
+      const sha = rng.int(0x1000000, 0xfffffff).toString(16);
+      let cmd: string;
+      let out: string;
+      if (verb === "bisect") { cmd = `git bisect ${bad ? "bad" : "good"}`; out = `Bisecting: ${left} revisions left to test after this (roughly ${Math.max(0, k)} steps)\n[${sha}] ${sentence(rng, 5)}`; }
+      else if (verb === "checkout") { cmd = `git checkout ${sha}`; out = `HEAD is now at ${sha} ${sentence(rng, 5)}`; }
+      else if (verb === "pull") { cmd = "git pull --ff-only"; out = `Updating ${sha}..${(Number.parseInt(sha, 16) + 1).toString(16)}\nFast-forward\n src/login.ts | ${k + 1} +-`; }
+      else { cmd = `git reset --hard HEAD~${k + 1}`; out = `HEAD is now at ${sha} ${sentence(rng, 5)}`; }
+      b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, out, 0, rng) }]);
+    }
+    b.say("Found the first bad commit.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// General look-alikes
+
+const rerunAfterEdit: CaseGenerator = {
+  family: "rerun-after-edit", kind: "lookalike", imitates: "repeated-failure",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Fix the failing test.");
+    const test = rng.pick(TESTS);
+    const rounds = rng.int(3, 7);
+    Object.assign(params, { rounds });
+    const out = `FAIL tests/api.test.ts\n  ✕ works (${rng.int(10, 90)} ms)`;
+    for (let k = 0; k < rounds; k++) {
+      b.step([{ call: host.shell(test), outcome: host.shellResult(test, out, 1, rng) }], maybeReasoning(rng, "the failure"));
+      const path = rng.pick(FILES);
+      b.step([{ call: host.edit(path, `old ${k} ${rng.int(0, 9999)}`, `new ${k}`), outcome: host.editResult(path) }]);
+    }
+    b.step([{ call: host.shell(test), outcome: host.shellResult(test, "PASS tests/api.test.ts", 0, rng) }]);
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+const paging: CaseGenerator = {
+  family: "paging", kind: "lookalike", imitates: "unchanged-poll",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Summarise what the big module does.");
+    const path = rng.pick(FILES);
+    const pages = rng.int(4, 12);
+    const size = rng.pick([50, 100, 200]);
+    Object.assign(params, { pages, size });
+    for (let k = 0; k < pages; k++) {
+      const range: [number, number] = [k * size + 1, (k + 1) * size];
+      const call = host.name === "cline" ? host.shell(`sed -n '${range[0]},${range[1]}p' ${path}`) : host.read(path, range);
+      const text = codeBlock(rng, 6, `_${k}`);
+      b.step([{ call, outcome: call.name === "execute_command" ? host.shellResult("", text, 0, rng) : { ok: true, text } }], maybeReasoning(rng, `lines ${range[0]}-${range[1]}`));
+    }
+    b.say("Summary follows.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+const parallelReads: CaseGenerator = {
+  family: "parallel-reads", kind: "lookalike", imitates: "unchanged-poll",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Review the modules for error handling.");
+    const batches = rng.int(2, 4);
+    Object.assign(params, { batches });
+    let n = 0;
+    for (let k = 0; k < batches; k++) {
+      const calls = [];
+      for (let i = 0; i < rng.int(3, 6); i++) {
+        const path = `src/area${k}/file${n++}.ts`;
+        calls.push({ call: host.read(path), outcome: { ok: true, text: codeBlock(rng, 4, `_${n}`) } });
+      }
+      b.step(calls, maybeReasoning(rng, `batch ${k}`));
+    }
+    b.say("Review done.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+export const toolClasses: CaseGenerator[] = [
+  unchangedPoll, changingPoll, waitedPoll,
+  nullWrite, sameContentElsewhere, rewriteAfterReading,
+  rewriteChurn, tddEdits, incrementalBuild,
+  busyStagnation, bearingsThenWork,
+  nudgeLoop, nudgedProgress,
+  repeatedFailure, flakyReruns,
+  bisecting, rerunAfterEdit, paging, parallelReads,
+];
+
+/** For readers that want the case type without importing the contract separately. */
+export type { GeneratedCase };
