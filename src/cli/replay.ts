@@ -1,17 +1,17 @@
 /** `loop-sentinel replay FILE|DIR... [--json] [--explain] [--config FILE] [--set k=v] [--lenient]` */
 import type { Intervention } from "../engine/session";
-import { replayEvents } from "../engine/replay";
-import { collectSessions, ignoredCount, SESSION_READERS } from "../formats";
-import { EVENT_KINDS } from "../engine/events";
-import type { RecordedSession } from "../formats/reader";
+import { LoopSession } from "../engine/session";
+import type { EngineConfig } from "../engine/config";
+import { discoverSessions, ignoredCount, readFound, SESSION_READERS } from "../formats";
+import { EVENT_KINDS, type TraceEvent } from "../engine/events";
+import { SessionFormatError, type StreamedSession } from "../formats/reader";
 import { flag, parseArgs, UsageError } from "./args";
 import { loadCliConfig } from "./loadConfig";
 import { reportReadErrors, type CliIO } from "./io";
 
 export const REPLAY_USAGE = "replay FILE|DIR... [--json] [--explain] [--config FILE] [--set key=value] [--lenient]";
 
-function describeEvent(s: RecordedSession, i: number): string {
-  const e = s.events[i];
+function describeEvent(e: TraceEvent | undefined): string {
   if (!e) return "";
   switch (e.t) {
     case "tool_call": return `tool_call ${e.name}`;
@@ -20,26 +20,44 @@ function describeEvent(s: RecordedSession, i: number): string {
   }
 }
 
-/** Seconds since the session's first timestamp, when the trace has timestamps. */
-function elapsed(s: RecordedSession, i: number): string {
-  const t0 = s.events.find((e) => e.ts !== undefined)?.ts;
-  const t = s.events[i]?.ts;
-  return t0 === undefined || t === undefined ? "" : `+${((t - t0) / 1000).toFixed(1)}s`;
-}
+/** An intervention with what the timeline says about the event it came at, taken while that event was at hand. */
+interface Fired { iv: Intervention; at: string; elapsed: string }
 
-/** Events of a session counted by kind, in the trace's kind order. */
-export function eventsByKind(s: RecordedSession): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const k of EVENT_KINDS) counts[k] = 0;
-  for (const e of s.events) counts[e.t] = (counts[e.t] ?? 0) + 1;
-  return counts;
+/**
+ * One session through a fresh engine, event by event: it keeps the interventions and counts, never
+ * the events, so a streamed file replays in memory that does not grow with its length.
+ */
+class SessionReplay {
+  private readonly session: LoopSession;
+  readonly fired: Fired[] = [];
+  readonly byKind: Record<string, number> = {};
+  events = 0;
+  private firstTs: number | undefined;
+
+  constructor(config: EngineConfig) {
+    this.session = new LoopSession(config);
+    for (const k of EVENT_KINDS) this.byKind[k] = 0;
+  }
+
+  push(e: TraceEvent): void {
+    this.events++;
+    this.byKind[e.t] = (this.byKind[e.t] ?? 0) + 1;
+    if (this.firstTs === undefined && e.ts !== undefined) this.firstTs = e.ts;
+    for (const iv of this.session.push(e)) {
+      // Seconds since the session's first timestamp, when the trace has timestamps.
+      const elapsed = this.firstTs === undefined || e.ts === undefined ? "" : `+${((e.ts - this.firstTs) / 1000).toFixed(1)}s`;
+      this.fired.push({ iv, at: describeEvent(e), elapsed });
+    }
+  }
+
+  get faults(): { count: number; first?: string } { return this.session.faults; }
 }
 
 /** What the reader made of a file: its format, the events by kind, what it skipped or set aside and why. */
-function formatExplanation(s: RecordedSession): string[] {
-  const reader = SESSION_READERS.find((r) => r.format === s.format);
+function formatExplanation(s: StreamedSession, r: SessionReplay): string[] {
+  const reader = SESSION_READERS.find((x) => x.format === s.format);
   const lines = [`  read as: ${s.format}${reader ? ` (${reader.description})` : ""}`];
-  lines.push(`  events: ${Object.entries(eventsByKind(s)).map(([k, n]) => `${k} ${n}`).join(", ")}`);
+  lines.push(`  events: ${Object.entries(r.byKind).map(([k, n]) => `${k} ${n}`).join(", ")}`);
   if (s.skipped) lines.push(`  skipped: ${s.skipped} bad line(s) or record(s) (--lenient)`);
   const ignored = Object.entries(s.ignored ?? {}).sort((a, b) => b[1] - a[1]);
   if (ignored.length === 0) lines.push("  set aside: nothing");
@@ -50,14 +68,14 @@ function formatExplanation(s: RecordedSession): string[] {
   return lines;
 }
 
-function formatTimeline(s: RecordedSession, interventions: Intervention[], explain: boolean): string[] {
+function formatTimeline(s: StreamedSession, r: SessionReplay, explain: boolean): string[] {
   const aside = ignoredCount(s);
-  const lines = [`${s.file}  (${s.format}, ${s.events.length} events${s.skipped ? `, ${s.skipped} skipped` : ""}${aside ? `, ${aside} records set aside` : ""})`];
-  if (explain) lines.push(...formatExplanation(s));
-  if (interventions.length === 0) { lines.push("  nothing fired"); return lines; }
+  const lines = [`${s.file}  (${s.format}, ${r.events} events${s.skipped ? `, ${s.skipped} skipped` : ""}${aside ? `, ${aside} records set aside` : ""})`];
+  if (explain) lines.push(...formatExplanation(s, r));
+  if (r.fired.length === 0) { lines.push("  nothing fired"); return lines; }
   const guided = new Set<string>();
-  for (const iv of interventions) {
-    lines.push(`  event ${String(iv.event).padStart(5)} ${elapsed(s, iv.event).padStart(8)}  ${iv.action.toUpperCase().padEnd(5)}  ${iv.detector.padEnd(14)}  at ${describeEvent(s, iv.event)}`);
+  for (const { iv, at, elapsed } of r.fired) {
+    lines.push(`  event ${String(iv.event).padStart(5)} ${elapsed.padStart(8)}  ${iv.action.toUpperCase().padEnd(5)}  ${iv.detector.padEnd(14)}  at ${at}`);
     lines.push(`        why: ${iv.summary}`);
     if (iv.evidence.span) lines.push(`        repeated: "${iv.evidence.span}"`);
     if (iv.evidence.cycle) lines.push(`        cycle: ${iv.evidence.cycle.join(" → ")}`);
@@ -74,27 +92,45 @@ export function runReplay(argv: string[], io: CliIO): number {
   const config = loadCliConfig(flag(args, "config"), args.flags.get("set") ?? [], io.err);
   const lenient = args.flags.has("lenient");
   // Every path is read before anything is printed; the paths that could not be read are named after
-  // the results, and the exit code says so: bad input never looks like a complete success.
-  const { sessions, errors } = collectSessions(args.positionals, { lenient });
+  // the results, and the exit code says so: bad input never looks like a complete success. Sessions
+  // are replayed as they are read (streamed where the format allows), one at a time.
   const json = args.flags.has("json");
   const out: string[] = [];
+  const errors: SessionFormatError[] = [];
+  const done: StreamedSession[] = [];
   let fired = 0;
-  for (const s of sessions) {
-    const { interventions, faults } = replayEvents(s.events, config);
-    if (faults.count > 0) io.err(`${s.file}: ${faults.count} detector failure(s), the first: ${faults.first} (a bug: please report it)`);
-    fired += interventions.length ? 1 : 0;
+  const finish = (s: StreamedSession, r: SessionReplay) => {
+    if (r.faults.count > 0) io.err(`${s.file}: ${r.faults.count} detector failure(s), the first: ${r.faults.first} (a bug: please report it)`);
+    fired += r.fired.length ? 1 : 0;
+    done.push({ file: s.file, format: s.format, skipped: s.skipped, ignored: s.ignored });
     if (json) {
       out.push(JSON.stringify({
         file: s.file,
         format: s.format,
-        events: s.events.length,
+        events: r.events,
         ...(s.skipped ? { skipped: s.skipped } : {}),
-        ...(explain ? { eventsByKind: eventsByKind(s), ignored: s.ignored ?? {} } : {}),
-        interventions: interventions.map((iv) => ({ event: iv.event, detector: iv.detector, action: iv.action, message: iv.message, key: iv.key, evidence: iv.evidence })),
+        ...(explain ? { eventsByKind: r.byKind, ignored: s.ignored ?? {} } : {}),
+        interventions: r.fired.map(({ iv }) => ({ event: iv.event, detector: iv.detector, action: iv.action, message: iv.message, key: iv.key, evidence: iv.evidence })),
       }));
-    } else out.push(...formatTimeline(s, interventions, explain), "");
+    } else out.push(...formatTimeline(s, r, explain), "");
     if (lenient && s.skipped) io.err(`${s.file}: skipped ${s.skipped} bad line(s)`);
+  };
+  for (const found of discoverSessions(args.positionals)) {
+    if ("error" in found) { errors.push(found.error); continue; }
+    let streaming: SessionReplay | undefined;
+    try {
+      readFound(found, { lenient }, {
+        onStreamStart: () => { streaming = new SessionReplay(config); },
+        onEvent: (e) => streaming!.push(e),
+        onStreamEnd: (s) => finish(s, streaming!),
+        onSession: (s) => { const r = new SessionReplay(config); for (const e of s.events) r.push(e); finish(s, r); },
+      });
+    } catch (err) {
+      if (!(err instanceof SessionFormatError)) throw err;
+      errors.push(err);
+    }
   }
+  const sessions = done;
   if (!json) {
     const aside = sessions.reduce((n, s) => n + ignoredCount(s), 0);
     const unknown = sessions.reduce((n, s) => n + Object.entries(s.ignored ?? {}).filter(([reason]) => reason.startsWith("unknown")).reduce((a, [, c]) => a + c, 0), 0);

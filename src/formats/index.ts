@@ -5,8 +5,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { capJsonDepth } from "../engine/json";
-import type { ToolCallEvent } from "../engine/events";
-import { SessionFormatError, type ReadOptions, type RecordedSession, type SessionReader } from "./reader";
+import type { ToolCallEvent, TraceEvent } from "../engine/events";
+import { SessionFormatError, type ReadOptions, type RecordedSession, type SessionReader, type StreamedSession } from "./reader";
 import { traceReader } from "./traceFile";
 import { rooTaskReader } from "./rooTask";
 import { CLINE_READERS } from "./clineTask";
@@ -53,7 +53,7 @@ function withShallowInput(e: ToolCallEvent): ToolCallEvent {
 }
 
 /** Total of a session's records set aside. */
-export function ignoredCount(s: RecordedSession): number {
+export function ignoredCount(s: Pick<RecordedSession, "ignored">): number {
   return Object.values(s.ignored ?? {}).reduce((a, b) => a + b, 0);
 }
 
@@ -73,12 +73,32 @@ function readDetected(reader: SessionReader, p: string, named: boolean, options:
   for (const s of sessions) {
     // Inputs of any depth become shallow here, once for every reader: converting or printing them stays safe.
     s.events = s.events.map((e) => (e.t === "tool_call" ? withShallowInput(e) : e));
-    if (named && s.events.length === 0 && ignoredCount(s) > 0) {
-      const why = Object.entries(s.ignored ?? {}).map(([reason, n]) => `${n} × ${reason}`).join("; ");
-      throw new SessionFormatError(p, `detected as ${reader.description}, but none of its records is one this reader replays (${why}); is it another format?`, undefined, reader.format);
-    }
+    checkReplayable(reader, p, named, s, s.events.length);
   }
   return sessions;
+}
+
+/** A file named directly whose records were all set aside was most likely guessed wrong: say so. */
+function checkReplayable(reader: SessionReader, p: string, named: boolean, s: StreamedSession, events: number): void {
+  if (named && events === 0 && ignoredCount(s) > 0) {
+    const why = Object.entries(s.ignored ?? {}).map(([reason, n]) => `${n} × ${reason}`).join("; ");
+    throw new SessionFormatError(p, `detected as ${reader.description}, but none of its records is one this reader replays (${why}); is it another format?`, undefined, reader.format);
+  }
+}
+
+/** As readDetected, the events handed to `onEvent` as they are read (the reader must stream). */
+function streamDetected(reader: SessionReader & Required<Pick<SessionReader, "stream">>, p: string, named: boolean, options: ReadOptions, onEvent: (e: TraceEvent) => void): StreamedSession & { eventCount: number } {
+  let eventCount = 0;
+  let s: StreamedSession;
+  try {
+    s = reader.stream(p, options, (e) => { eventCount++; onEvent(e.t === "tool_call" ? withShallowInput(e) : e); });
+  } catch (err) {
+    if (err instanceof SessionFormatError) throw err;
+    if (typeof (err as NodeJS.ErrnoException).code === "string") throw new SessionFormatError(p, (err as Error).message);
+    throw err;
+  }
+  checkReplayable(reader, p, named, s, eventCount);
+  return { ...s, eventCount };
 }
 
 /** The file-system calls the walk makes, replaceable in tests (errors a root user cannot provoke). */
@@ -118,22 +138,38 @@ function asFormatError(p: string, err: unknown): SessionFormatError {
 export function collectSessions(paths: string[], options: ReadOptions, walkFs: WalkFs = nodeWalkFs): SessionsRead {
   const sessions: RecordedSession[] = [];
   const errors: SessionFormatError[] = [];
+  for (const found of discoverSessions(paths, walkFs)) {
+    if ("error" in found) { errors.push(found.error); continue; }
+    try { sessions.push(...readDetected(found.reader, found.path, found.named, options)); } catch (err) { errors.push(asFormatError(found.path, err)); }
+  }
+  return { sessions, errors };
+}
+
+/** A path a reader claimed, not yet read; or a path that could not be read, located. */
+export type FoundPath = { path: string; reader: SessionReader; named: boolean } | { error: SessionFormatError };
+
+/**
+ * The walk of collectSessions without the reading, in the same order: a caller can then read each
+ * path its own way (stream it) and hold one session at a time.
+ */
+export function discoverSessions(paths: string[], walkFs: WalkFs = nodeWalkFs): FoundPath[] {
+  const out: FoundPath[] = [];
   const visited = new Set<string>();
   const visit = (p: string, named: boolean, depth: number) => {
     let stat: fs.Stats;
     let real: string;
-    try { stat = walkFs.statSync(p); real = walkFs.realpathSync(p); } catch (err) { errors.push(asFormatError(p, err)); return; }
+    try { stat = walkFs.statSync(p); real = walkFs.realpathSync(p); } catch (err) { out.push({ error: asFormatError(p, err) }); return; }
     if (visited.has(real)) return;
     visited.add(real);
     const isDirectory = stat.isDirectory();
     // A FIFO or device would block or never end: only regular files and folders are read.
     if (!isDirectory && !stat.isFile()) {
-      if (named) errors.push(new SessionFormatError(p, "not a regular file or folder"));
+      if (named) out.push({ error: new SessionFormatError(p, "not a regular file or folder") });
       return;
     }
     try {
       const reader = readerFor(p, isDirectory);
-      if (reader) { sessions.push(...readDetected(reader, p, named, options)); return; }
+      if (reader) { out.push({ path: p, reader, named }); return; }
       if (isDirectory) {
         if (depth > MAX_WALK_DEPTH) return;
         for (const name of walkFs.readdirSync(p).sort()) {
@@ -142,11 +178,30 @@ export function collectSessions(paths: string[], options: ReadOptions, walkFs: W
         }
         return;
       }
-    } catch (err) { errors.push(asFormatError(p, err)); return; }
-    if (named) errors.push(new SessionFormatError(p, `not a session file this tool can read (known formats: ${SESSION_READERS.map((r) => r.description).join("; ")})`));
+    } catch (err) { out.push({ error: asFormatError(p, err) }); return; }
+    if (named) out.push({ error: new SessionFormatError(p, `not a session file this tool can read (known formats: ${SESSION_READERS.map((r) => r.description).join("; ")})`) });
   };
   for (const p of paths) visit(p, true, 0);
-  return { sessions, errors };
+  return out;
+}
+
+/**
+ * Reads one found path: streamed to `onEvent` when its reader streams (memory flat in its size),
+ * else read whole. Either way each session is handed to `onSession` with its event count.
+ */
+export function readFound(
+  found: { path: string; reader: SessionReader; named: boolean },
+  options: ReadOptions,
+  handlers: { onStreamStart(file: string): void; onEvent(e: TraceEvent): void; onStreamEnd(s: StreamedSession, eventCount: number): void; onSession(s: RecordedSession): void },
+): void {
+  const { reader } = found;
+  if (reader.stream) {
+    handlers.onStreamStart(found.path);
+    const s = streamDetected(reader as SessionReader & Required<Pick<SessionReader, "stream">>, found.path, found.named, options, handlers.onEvent);
+    handlers.onStreamEnd(s, s.eventCount);
+    return;
+  }
+  for (const s of readDetected(reader, found.path, found.named, options)) handlers.onSession(s);
 }
 
 /** Every session under the given paths; throws the first error (see collectSessions for all of them). */

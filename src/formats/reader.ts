@@ -19,6 +19,9 @@ export interface RecordedSession {
   ignored?: Record<string, number>;
 }
 
+/** A session whose events were handed over one by one instead of kept. */
+export type StreamedSession = Omit<RecordedSession, "events">;
+
 export interface ReadOptions {
   /** Skip bad lines/messages (counting them) instead of failing. */
   lenient: boolean;
@@ -35,6 +38,11 @@ export interface SessionReader {
   detect(path: string, isDirectory: boolean, head: string | undefined): boolean;
   /** Reads one path; a folder of many sessions may yield several. Throws SessionFormatError. */
   read(path: string, options: ReadOptions): RecordedSession[];
+  /**
+   * Formats read line by line can also hand each event over as it is read, holding none of them:
+   * one file, one session, in memory that does not grow with its size. Throws SessionFormatError.
+   */
+  stream?(path: string, options: ReadOptions, onEvent: (e: TraceEvent) => void): StreamedSession;
 }
 
 /** A bad input, located: "file:line: message" (line counted from 1), or "file: message". */

@@ -1,35 +1,62 @@
 /** Reader for trace format v1 files (`*.trace.jsonl`, one event a line). */
-import * as fs from "node:fs";
 import { toTraceEvent, TraceEventError, type TraceEvent } from "../engine/events";
+import { forEachLineOfFile } from "./lines";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
 
-/** Parses trace JSONL text; bad lines throw (file:line) unless lenient, where they are counted. */
-export function parseTrace(text: string, file: string, lenient: boolean): { events: TraceEvent[]; skipped: number } {
-  const events: TraceEvent[] = [];
-  let skipped = 0;
-  const lines = text.split("\n");
-  let last = lines.length - 1;
-  while (last >= 0 && lines[last].trim() === "") last--;
-  for (let i = 0; i <= last; i++) {
-    const line = lines[i].trim();
-    if (line === "") continue;
+/**
+ * One trace line at a time: bad lines throw (file:line) unless lenient, where they are counted; a
+ * last line cut off mid-write (a trace still being recorded) is only counted, as in every JSONL reader.
+ */
+class TraceLineParser {
+  skipped = 0;
+  constructor(private readonly file: string, private readonly lenient: boolean) {}
+
+  parse(raw: string, lineNo: number, terminated: boolean): TraceEvent | undefined {
+    const line = raw.trim();
+    if (line === "") return undefined;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (err) {
-      // A last line cut off mid-write (a trace still being recorded) is only counted, as in every JSONL reader.
-      if (lenient || (i === last && !text.endsWith("\n"))) { skipped++; continue; }
-      throw new SessionFormatError(file, `not valid JSON (${(err as Error).message})`, i + 1);
+      if (this.lenient || !terminated) { this.skipped++; return undefined; }
+      throw new SessionFormatError(this.file, `not valid JSON (${(err as Error).message})`, lineNo);
     }
     try {
-      events.push(toTraceEvent(value));
+      return toTraceEvent(value);
     } catch (err) {
-      if (lenient) { skipped++; continue; }
+      if (this.lenient) { this.skipped++; return undefined; }
       const why = err instanceof TraceEventError ? err.message : `not valid JSON (${(err as Error).message})`;
-      throw new SessionFormatError(file, why, i + 1);
+      throw new SessionFormatError(this.file, why, lineNo);
     }
   }
-  return { events, skipped };
+}
+
+/** Parses trace JSONL text (a whole file or a command's output). */
+export function parseTrace(text: string, file: string, lenient: boolean): { events: TraceEvent[]; skipped: number } {
+  const parser = new TraceLineParser(file, lenient);
+  const events: TraceEvent[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const e = parser.parse(lines[i], i + 1, i < lines.length - 1);
+    if (e) events.push(e);
+  }
+  return { events, skipped: parser.skipped };
+}
+
+/** Streams a trace file's events without holding the file or the events: memory does not grow with its size. */
+export function streamTrace(file: string, lenient: boolean, onEvent: (e: TraceEvent) => void): { skipped: number } {
+  const parser = new TraceLineParser(file, lenient);
+  try {
+    forEachLineOfFile(file, (line, lineNo, terminated) => {
+      const e = parser.parse(line, lineNo, terminated);
+      if (e) onEvent(e);
+    });
+  } catch (err) {
+    // The file system's errors are the input's; anything else thrown on the way is not ours to rename.
+    if (typeof (err as NodeJS.ErrnoException).code === "string") throw new SessionFormatError(file, (err as Error).message);
+    throw err;
+  }
+  return { skipped: parser.skipped };
 }
 
 export const traceReader: SessionReader = {
@@ -43,9 +70,12 @@ export const traceReader: SessionReader = {
     return /^\{.*"t"\s*:\s*"(user|request|reasoning|text|tool_call|tool_result|end)"/.test(first);
   },
   read(path, options): RecordedSession[] {
-    let text: string;
-    try { text = fs.readFileSync(path, "utf8"); } catch (err) { throw new SessionFormatError(path, (err as Error).message); }
-    const { events, skipped } = parseTrace(text, path, options.lenient);
+    const events: TraceEvent[] = [];
+    const { skipped } = streamTrace(path, options.lenient, (e) => events.push(e));
     return [{ file: path, format: "trace", events, skipped }];
+  },
+  stream(path, options, onEvent) {
+    const { skipped } = streamTrace(path, options.lenient, onEvent);
+    return { file: path, format: "trace", skipped };
   },
 };
