@@ -9,6 +9,8 @@ const entries = [
   { entryPoints: ["src/extension/extension.ts"], outfile: "dist/extension.js", external: ["vscode"] },
   { entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
   { entryPoints: ["scripts/bench.ts"], outfile: "dist/bench.js" },
+  // Cline's PreToolUse hook: run by Cline for every tool call, so small and on its own.
+  { entryPoints: ["src/hosts/cline/hookScript.ts"], outfile: "dist/cline-hook.js", sourcemap: false },
 ];
 
 for (const e of entries) {

@@ -6,6 +6,7 @@ import { REPLAY_USAGE, runReplay } from "./replay";
 import { WATCH_USAGE, runWatch } from "./watch";
 import { CONVERT_USAGE, runConvert } from "./convert";
 import { STATS_USAGE, runStats } from "./stats";
+import { CLINE_HOOK_USAGE, runClineHook } from "./clineHook";
 
 type Command = { usage: string; run: (argv: string[], io: CliIO) => number | Promise<number> };
 
@@ -15,6 +16,7 @@ export const COMMANDS: Record<string, Command> = {
   watch: { usage: WATCH_USAGE, run: (argv, io) => runWatch(argv, io) },
   convert: { usage: CONVERT_USAGE, run: runConvert },
   stats: { usage: STATS_USAGE, run: runStats },
+  "cline-hook": { usage: CLINE_HOOK_USAGE, run: runClineHook },
 };
 
 function usage(): string {

@@ -1,0 +1,33 @@
+/**
+ * `loop-sentinel cline-hook install|uninstall|status [--hooks-dir DIR]`: puts Loop Sentinel's
+ * PreToolUse hook into Cline's global hooks folder (or the given ones), for the Cline CLI guarded
+ * by `loop-sentinel watch`. The extension offers the same through its commands.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { clineHookDirs, hookDirStatus, installHook, uninstallHook, SCRIPT_NAME, type HookDirStatus } from "../hosts/cline/hookInstall";
+import { parseArgs, UsageError } from "./args";
+import type { CliIO } from "./io";
+
+export const CLINE_HOOK_USAGE = "cline-hook install|uninstall|status [--hooks-dir DIR]...";
+
+export function runClineHook(argv: string[], io: CliIO): number {
+  const args = parseArgs(argv, ["hooks-dir"], []);
+  const [verb, ...extra] = args.positionals;
+  if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  const dirs = args.flags.get("hooks-dir")?.map((d) => path.resolve(d)) ?? clineHookDirs();
+  let report: HookDirStatus[];
+  switch (verb) {
+    case "install": {
+      const script = path.join(__dirname, SCRIPT_NAME);
+      if (!fs.existsSync(script)) { io.err(`loop-sentinel cline-hook: ${script} is missing (run \`npm run build\`)`); return 1; }
+      report = installHook({ script, nodePath: process.execPath, dirs });
+      break;
+    }
+    case "uninstall": report = uninstallHook(dirs); break;
+    case "status": report = dirs.map(hookDirStatus); break;
+    default: throw new UsageError(`expected install, uninstall or status\nusage: loop-sentinel ${CLINE_HOOK_USAGE}`);
+  }
+  for (const r of report) io.out(`${r.state.padEnd(9)} ${r.detail}`);
+  return verb === "install" && report.some((r) => r.state !== "installed") ? 1 : 0;
+}
