@@ -11,6 +11,8 @@ const entries = [
   { entryPoints: ["scripts/bench.ts"], outfile: "dist/bench.js" },
   // Cline's PreToolUse hook: run by Cline for every tool call, so small and on its own.
   { entryPoints: ["src/hosts/cline/hookScript.ts"], outfile: "dist/cline-hook.js", sourcemap: false },
+  // Run by VS Code after an uninstall: removes that hook.
+  { entryPoints: ["src/extension/uninstall.ts"], outfile: "dist/uninstall.js", sourcemap: false },
 ];
 
 for (const e of entries) {

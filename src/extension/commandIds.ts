@@ -6,6 +6,8 @@ export const COMMANDS = {
   toggleEnabled: "loopSentinel.toggleEnabled",
   toggleWarnOnly: "loopSentinel.toggleWarnOnly",
   replay: "loopSentinel.replaySession",
+  installClineHook: "loopSentinel.installClineHook",
+  removeClineHook: "loopSentinel.removeClineHook",
 } as const;
 
 /** Titles as shown in the Command Palette (category "Loop Sentinel"). */
@@ -16,6 +18,8 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   toggleEnabled: "Toggle Enabled",
   toggleWarnOnly: "Toggle Warn-Only",
   replay: "Replay Session File…",
+  installClineHook: "Install Cline Hook (refuse looping tool calls)",
+  removeClineHook: "Remove Cline Hook",
 };
 
 /** Commands behind the panel's buttons: not in the Command Palette (they need a session). */
