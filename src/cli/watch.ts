@@ -104,7 +104,7 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
       dir,
       answer: (q) => {
         const reply = guard.decide(q);
-        if (reply.action !== "allow") print(`${clock()}  task ${q.taskId}  hook: ${reply.action} ${q.toolName}`, { type: "hook", taskId: q.taskId, toolName: q.toolName, toolCallId: q.toolCallId, action: reply.action, detector: reply.detector });
+        if (reply.action !== "allow" || json) print(`${clock()}  task ${q.taskId}  hook: ${reply.action} ${q.toolName}`, { type: "hook", taskId: q.taskId, toolName: q.toolName, toolCallId: q.toolCallId, action: reply.action, detector: reply.detector });
         return reply;
       },
       onError: (m) => io.err(`loop-sentinel watch: ${m}`),

@@ -13,6 +13,7 @@ import { hookDirStatus, HOOK_FILE, installHook, SCRIPT_NAME, uninstallHook } fro
 import { clineOutputFor, encodeReply, endpointFor, parseHookInput, type HookQuery, type HookReply } from "../../src/hosts/cline/hookProtocol";
 import { runHook } from "../../src/hosts/cline/hookScript";
 import { ClineSessionTranslator } from "../../src/hosts/cline/sessionTranslator";
+import { ClineClassicTranslator } from "../../src/hosts/cline/classicTranslator";
 
 const REPO = path.resolve(__dirname, "../../..");
 const FIXTURES = path.join(REPO, "test/fixtures/cline-hook");
@@ -264,5 +265,23 @@ describe("Cline session files: hook context is not the user speaking", () => {
     assert.deepEqual(events, []);
     const user = t.message(1, { id: "m2", role: "user", content: [{ type: "text", text: "<user_input mode=\"act\">go on</user_input>" }] });
     assert.deepEqual(user.map((e) => e.t), ["user"]);
+  });
+});
+
+describe("Cline classic task file with hooks on: rows that move", () => {
+  it("a command row pushed down by the hook_status row Cline inserts before it is still one call (recorded from CLI 2.18.0)", () => {
+    const rows = JSON.parse(fs.readFileSync(path.join(FIXTURES, "classic-cli-2.18.0-hook-rows.ui_messages.json"), "utf8")) as Record<string, unknown>[];
+    // As Cline writes it: the command row first, then the hook row spliced in before it.
+    const t = new ClineClassicTranslator();
+    const calls: string[] = [];
+    const take = (events: TraceEvent[]) => { for (const e of events) if (e.t === "tool_call") calls.push(e.id); };
+    for (let i = 0; i < rows.length; i++) {
+      if (rows[i].say === "hook_status" && rows[i + 1]?.say === "command") take(t.message(i, rows[i + 1]));
+      take(t.message(i, rows[i]));
+    }
+    const commandRows = rows.filter((r) => r.say === "command").length;
+    assert.equal(commandRows, 5);
+    assert.equal(calls.length, commandRows, calls.join(", "));
+    assert.equal(new Set(calls).size, calls.length);
   });
 });

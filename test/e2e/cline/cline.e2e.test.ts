@@ -105,7 +105,8 @@ function v4Calls(r: RunResult): { id: string; command: string; ran: boolean }[] 
   return calls.map((c) => ({ ...c, ran: results.has(c.id) }));
 }
 
-const hookRecords = (r: RunResult): WatchRecord[] => r.watch.filter((w) => w.type === "hook");
+/** The hook's answers other than "let it through". */
+const hookRecords = (r: RunResult): WatchRecord[] => r.watch.filter((w) => w.type === "hook" && w.action !== "allow");
 
 describe(`Cline CLI end to end with Loop Sentinel's PreToolUse hook (cline@${CLI_VERSIONS.v4})`, function () {
   this.timeout(300_000);
@@ -152,6 +153,16 @@ describe(`Cline CLI end to end with Loop Sentinel's PreToolUse hook (cline@${CLI
     assert.deepEqual(r.requestLog.flatMap((q) => q.hookContexts), [], describeRun(r));
     assert.equal(r.manifest?.status, "completed", describeRun(r));
     assert.ok(v4Calls(r).every((c) => c.ran), describeRun(r));
+  });
+
+  it("classic core (cline@" + CLI_VERSIONS.classic + "): the guidance reaches the model with the third call's result, and it stops repeating", async () => {
+    ensureCli("classic");
+    const r = await runScenario({ kind: "classic", scenario: "repeat-until-guided", server, port, interrupt: false, hook: true, timeoutMs: 120_000 });
+    const guided = r.requestLog.findIndex((q) => q.hookContexts.some((c) => c.startsWith("Loop Sentinel")));
+    assert.equal(guided, 3, `guidance first in request ${guided + 1}: ${describeRun(r)}`);
+    assert.deepEqual(hookRecords(r).map((h) => h.action), ["warn"], describeRun(r));
+    assert.equal(r.messages.filter((m) => m.say === "command").length, 3, describeRun(r));
+    assert.ok(r.messages.some((m) => m.say === "completion_result"), describeRun(r));
   });
 
   it("with Loop Sentinel absent, the installed hook lets every call through at once", async () => {

@@ -138,8 +138,9 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   // A short path of its own: a Unix socket path must stay under ~100 bytes.
   const channel = fs.mkdtempSync(path.join(os.tmpdir(), "lsc-"));
   if (o.hook) {
-    // The SDK core reads ~/Documents/Cline/Hooks (HOME is the run's own).
-    execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "cline-hook", "install", "--hooks-dir", path.join(home, "Documents", "Cline", "Hooks")], { stdio: "pipe" });
+    // Into the folders Cline reads under the run's HOME, found the way a user's install finds them
+    // (the SDK core: ~/Documents/Cline/Hooks; the classic core on Linux: xdg-user-dir's Documents).
+    execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "cline-hook", "install"], { stdio: "pipe", env: cliEnv(home) });
   }
   o.server.play(o.scenario);
 
