@@ -1,7 +1,8 @@
 /**
- * `loop-sentinel cline-hook install|uninstall|status [--hooks-dir DIR]`: puts Loop Sentinel's
- * PreToolUse hook into Cline's global hooks folder (or the given ones), for the Cline CLI guarded
- * by `loop-sentinel watch`. The extension offers the same through its commands.
+ * `loop-sentinel cline-hook install|uninstall|status [--hooks-dir DIR] [--chain]`: puts Loop
+ * Sentinel's PreToolUse hook into Cline's global hooks folder (or the given ones), for the Cline CLI
+ * guarded by `loop-sentinel watch`. A folder holding the user's own PreToolUse is skipped, or with
+ * `--chain` ours takes its place and runs it. The extension offers the same through its commands.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -9,10 +10,10 @@ import { clineHookDirs, hookDirStatus, installHook, uninstallHook, SCRIPT_NAME, 
 import { parseArgs, UsageError } from "./args";
 import type { CliIO } from "./io";
 
-export const CLINE_HOOK_USAGE = "cline-hook install|uninstall|status [--hooks-dir DIR]...";
+export const CLINE_HOOK_USAGE = "cline-hook install|uninstall|status [--hooks-dir DIR]... [--chain]";
 
 export function runClineHook(argv: string[], io: CliIO): number {
-  const args = parseArgs(argv, ["hooks-dir"], []);
+  const args = parseArgs(argv, ["hooks-dir"], ["chain"]);
   const [verb, ...extra] = args.positionals;
   if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const dirs = args.flags.get("hooks-dir")?.map((d) => path.resolve(d)) ?? clineHookDirs();
@@ -21,7 +22,7 @@ export function runClineHook(argv: string[], io: CliIO): number {
     case "install": {
       const script = path.join(__dirname, SCRIPT_NAME);
       if (!fs.existsSync(script)) { io.err(`loop-sentinel cline-hook: ${script} is missing (run \`npm run build\`)`); return 1; }
-      report = installHook({ script, nodePath: process.execPath, dirs });
+      report = installHook({ script, nodePath: process.execPath, dirs, chain: args.flags.has("chain") });
       break;
     }
     case "uninstall": report = uninstallHook(dirs); break;

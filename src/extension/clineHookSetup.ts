@@ -11,9 +11,9 @@ import { channelDir, listEndpoints } from "../hosts/cline/hookProtocol";
 import { COMMANDS } from "./commandIds";
 import type { SessionManager } from "./sessionManager";
 
-/** "installed": the user asked for the hook; "declined": never offer again. */
+/** "installed": the user asked for the hook ("chained": in place of their own, which it runs); "declined": never offer again. */
 const CONSENT_KEY = "loopSentinel.clineHook.consent";
-type Consent = "installed" | "declined" | undefined;
+type Consent = "installed" | "chained" | "declined" | undefined;
 
 function describe(report: HookDirStatus[]): string {
   return report.map((r) => r.detail).join("; ");
@@ -22,26 +22,36 @@ function describe(report: HookDirStatus[]): string {
 export function setupClineHook(context: vscode.ExtensionContext, manager: SessionManager, log: (line: string) => void): vscode.Disposable {
   const script = context.asAbsolutePath(`dist/${SCRIPT_NAME}`);
   const consent = () => context.globalState.get<Consent>(CONSENT_KEY);
-  const install = (): HookDirStatus[] => {
-    const report = installHook({ script, nodePath: process.execPath });
+  const install = (chain = consent() === "chained"): HookDirStatus[] => {
+    const report = installHook({ script, nodePath: process.execPath, chain });
     log(`Cline hook: ${describe(report)}`);
     return report;
   };
 
   // The user asked for it earlier: bring it back (a disable removed it) or refresh it to this version.
-  if (consent() === "installed") {
+  if (consent() === "installed" || consent() === "chained") {
     try { install(); } catch (err) { log(`Cline hook: could not refresh it: ${(err as Error).message}`); }
   }
 
   const disposables: vscode.Disposable[] = [];
   disposables.push(
-    vscode.commands.registerCommand(COMMANDS.installClineHook, async () => {
+    vscode.commands.registerCommand(COMMANDS.installClineHook, async (options?: { chain?: boolean }) => {
+      let chain = options?.chain ?? consent() === "chained";
+      const theirs = clineHookDirs().filter((d) => hookDirStatus(d).state === "user-hook");
+      if (theirs.length && options?.chain === undefined && !chain) {
+        const pick = await vscode.window.showWarningMessage(
+          `You have a PreToolUse hook of your own in ${theirs.join(", ")}. Classic Cline runs one file of that name per folder. ` +
+          "Chain: Loop Sentinel's hook takes its place and runs yours, unchanged, on every call (removing Loop Sentinel's puts yours back).",
+          { modal: true }, "Chain", "Skip That Folder");
+        if (pick === undefined) return [];
+        chain = pick === "Chain";
+      }
       let report: HookDirStatus[];
-      try { report = install(); } catch (err) {
+      try { report = install(chain); } catch (err) {
         void vscode.window.showErrorMessage(`Loop Sentinel could not install the Cline hook: ${(err as Error).message}`);
         return [];
       }
-      await context.globalState.update(CONSENT_KEY, "installed");
+      await context.globalState.update(CONSENT_KEY, chain ? "chained" : "installed");
       const skipped = report.filter((r) => r.state !== "installed");
       if (skipped.length) void vscode.window.showWarningMessage(`Loop Sentinel: ${describe(report)}`);
       else void vscode.window.showInformationMessage(`Loop Sentinel: Cline's looping tool calls are now refused through its PreToolUse hook (${report.map((r) => r.dir).join(", ")}).`);
@@ -59,7 +69,7 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
   // The offer, once, the first time Cline shows up.
   let offered = false;
   const maybeOffer = () => {
-    if (offered || consent() !== undefined) return;
+    if (offered || consent() !== undefined || process.platform === "win32") return; // Cline wants PreToolUse.ps1 there: not supported yet
     const cline = manager.hostStatuses().find((h) => h.hostId === "cline");
     if (!cline || cline.state === "not-found") return;
     offered = true;
@@ -80,7 +90,7 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
       for (const d of disposables) d.dispose();
       // Disabled (or the last window closed): remove it unless another window still answers it;
       // the next activation puts it back from the recorded consent.
-      if (consent() !== "installed") return;
+      if (consent() !== "installed" && consent() !== "chained") return;
       const others = listEndpoints(channelDir()).filter((e) => e.pid !== process.pid && alive(e.pid));
       if (others.length === 0) {
         try { log(`Cline hook: ${describe(uninstallHook())}`); } catch { /* best effort on the way out */ }

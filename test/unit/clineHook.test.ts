@@ -11,7 +11,7 @@ import { ClineGuard } from "../../src/hosts/cline/guard";
 import { askChannel, HookServer } from "../../src/hosts/cline/hookChannel";
 import { hookDirStatus, HOOK_FILE, installHook, SCRIPT_NAME, uninstallHook } from "../../src/hosts/cline/hookInstall";
 import { clineOutputFor, encodeReply, endpointFor, parseHookInput, type HookQuery, type HookReply } from "../../src/hosts/cline/hookProtocol";
-import { runHook } from "../../src/hosts/cline/hookScript";
+import { lastJsonObject, runHook } from "../../src/hosts/cline/hookScript";
 import { ClineSessionTranslator } from "../../src/hosts/cline/sessionTranslator";
 import { ClineClassicTranslator } from "../../src/hosts/cline/classicTranslator";
 
@@ -283,5 +283,49 @@ describe("Cline classic task file with hooks on: rows that move", () => {
     assert.equal(commandRows, 5);
     assert.equal(calls.length, commandRows, calls.join(", "));
     assert.equal(new Set(calls).size, calls.length);
+  });
+});
+
+describe("Cline hook chained to the user's own PreToolUse", () => {
+  const userHook = "#!/bin/sh\ncat > /dev/null\necho 'checking policy...'\necho '{\"cancel\":false,\"contextModification\":\"USER RULES: never touch prod\"}'\n";
+
+  it("with --chain, takes the user's hook's place, runs it on every call, and puts it back byte for byte", function () {
+    if (process.platform === "win32") this.skip();
+    const dir = path.join(tempDir("lshc-"), "Hooks");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, HOOK_FILE), userHook, { mode: 0o750 });
+    const [r] = installHook({ script: HOOK_SCRIPT, nodePath: process.execPath, dirs: [dir], chain: true });
+    assert.equal(r.state, "installed");
+    assert.match(r.detail, /your own PreToolUse alongside/);
+    const run = spawnSync("/bin/sh", ["-c", `'${path.join(dir, HOOK_FILE)}'`], { input: SDK_INPUT, encoding: "utf8", env: { ...process.env, LOOP_SENTINEL_CHANNEL_DIR: path.join(dir, "none") }, timeout: 10_000 });
+    assert.deepEqual(JSON.parse(run.stdout), { cancel: false, contextModification: "USER RULES: never touch prod" });
+    const [u] = uninstallHook([dir]);
+    assert.match(u.detail, /put your own PreToolUse back/);
+    assert.equal(fs.readFileSync(path.join(dir, HOOK_FILE), "utf8"), userHook);
+    assert.equal(fs.statSync(path.join(dir, HOOK_FILE)).mode & 0o777, 0o750);
+    assert.deepEqual(fs.readdirSync(dir), [HOOK_FILE]);
+  });
+
+  it("merges the two answers as Cline merges two hooks: either cancels, texts joined; a failing user hook is ignored", async () => {
+    const dir = tempDir("lshm-");
+    const server = new HookServer({ dir, answer: () => ({ known: true, action: "block", message: "Loop Sentinel refused this call." }) });
+    await server.listen();
+    try {
+      const chained = path.join(dir, "user-hook");
+      fs.writeFileSync(chained, userHook, { mode: 0o755 });
+      assert.deepEqual(await runHook(SDK_INPUT, { LOOP_SENTINEL_CHANNEL_DIR: dir }, chained),
+        { cancel: true, contextModification: "USER RULES: never touch prod", errorMessage: "Loop Sentinel refused this call." });
+      fs.writeFileSync(chained, "#!/bin/sh\necho broken >&2\nexit 3\n", { mode: 0o755 });
+      assert.deepEqual(await runHook(SDK_INPUT, { LOOP_SENTINEL_CHANNEL_DIR: dir }, chained), { cancel: true, errorMessage: "Loop Sentinel refused this call." });
+      fs.writeFileSync(chained, "#!/bin/sh\necho '{\"cancel\":true,\"errorMessage\":\"user says no\"}'\n", { mode: 0o755 });
+      const both = await runHook(SDK_INPUT, { LOOP_SENTINEL_CHANNEL_DIR: path.join(dir, "none") }, chained);
+      assert.deepEqual(both, { cancel: true, errorMessage: "user says no" }, "the user's cancel stands when Loop Sentinel is absent");
+    } finally { await server.close(); }
+  });
+
+  it("reads the last JSON object of a hook's output, after debug lines", () => {
+    assert.deepEqual(lastJsonObject("debug {not json}\n{\"cancel\":true}\n"), { cancel: true });
+    assert.deepEqual(lastJsonObject("{\"a\":{\"b\":1}}"), { a: { b: 1 } });
+    assert.equal(lastJsonObject("no json here"), undefined);
   });
 });

@@ -23,8 +23,13 @@ export const HOOK_MARKER = "# loop-sentinel-cline-hook";
 /** Folder beside the hook file holding the script it runs (Cline ignores folders there). */
 export const SUPPORT_DIR = ".loop-sentinel";
 export const SCRIPT_NAME = "cline-hook.js";
+/** The user's own PreToolUse, kept here when Loop Sentinel's runs in its place and calls it. */
+export const CHAINED_NAME = "PreToolUse.chained";
 
 export type HookDirState = "installed" | "absent" | "user-hook";
+
+/** Installed in place of the user's hook, which it runs first (the user's file is kept, byte for byte). */
+function chainedFile(dir: string): string { return path.join(dir, SUPPORT_DIR, CHAINED_NAME); }
 
 export interface HookDirStatus { dir: string; state: HookDirState; detail: string }
 
@@ -52,11 +57,14 @@ function isOurs(file: string): boolean {
 export function hookDirStatus(dir: string): HookDirStatus {
   const file = path.join(dir, HOOK_FILE);
   if (!fs.existsSync(file)) return { dir, state: "absent", detail: `no ${HOOK_FILE} hook in ${dir}` };
-  if (isOurs(file)) return { dir, state: "installed", detail: `Loop Sentinel's hook is installed in ${dir}` };
+  if (isOurs(file)) {
+    const chained = fs.existsSync(chainedFile(dir));
+    return { dir, state: "installed", detail: `Loop Sentinel's hook is installed in ${dir}${chained ? ", running your own PreToolUse alongside" : ""}` };
+  }
   return {
     dir, state: "user-hook",
     detail: `${file} is a hook you (or another tool) installed; classic Cline runs only one file of that name per folder, so Loop Sentinel left it alone. ` +
-      `To use both, end your hook by handing its stdin to Loop Sentinel's: node "<Loop Sentinel>/dist/${SCRIPT_NAME}"`,
+      `Install with chaining to keep it: Loop Sentinel's hook then takes its place and runs it, unchanged, on every call (removing Loop Sentinel's puts it back).`,
   };
 }
 
@@ -83,6 +91,8 @@ export interface InstallOptions {
   /** The Node to run it with (the extension host's, or the CLI's). */
   nodePath?: string;
   dirs?: string[];
+  /** Where the user has a PreToolUse of their own: move it aside and run it from ours. */
+  chain?: boolean;
 }
 
 /** Installs (or refreshes) the hook in each folder that has no hook of the user's. */
@@ -91,11 +101,16 @@ export function installHook(o: InstallOptions): HookDirStatus[] {
   const code = fs.readFileSync(o.script);
   return (o.dirs ?? clineHookDirs()).map((dir) => {
     const before = hookDirStatus(dir);
-    if (before.state === "user-hook") return before;
+    if (before.state === "user-hook" && !o.chain) return before;
     fs.mkdirSync(path.join(dir, SUPPORT_DIR), { recursive: true });
     writeAtomic(path.join(dir, SUPPORT_DIR, SCRIPT_NAME), code, 0o644);
+    if (before.state === "user-hook") {
+      if (fs.existsSync(chainedFile(dir))) return { ...before, detail: `${chainedFile(dir)} already exists: not moving ${path.join(dir, HOOK_FILE)} over it` };
+      fs.renameSync(path.join(dir, HOOK_FILE), chainedFile(dir)); // rename keeps the file as it is, mode included
+    }
     writeAtomic(path.join(dir, HOOK_FILE), hookFileText(o.nodePath ?? process.execPath), 0o755);
-    return { dir, state: "installed", detail: `${before.state === "installed" ? "refreshed" : "installed"} Loop Sentinel's hook in ${dir}` };
+    const chained = fs.existsSync(chainedFile(dir)) ? ", running your own PreToolUse alongside" : "";
+    return { dir, state: "installed", detail: `${before.state === "installed" ? "refreshed" : "installed"} Loop Sentinel's hook in ${dir}${chained}` };
   });
 }
 
@@ -104,6 +119,12 @@ export function uninstallHook(dirs: string[] = clineHookDirs()): HookDirStatus[]
   return dirs.map((dir) => {
     const before = hookDirStatus(dir);
     if (before.state !== "installed") return before;
+    if (fs.existsSync(chainedFile(dir))) {
+      // The user's own hook goes back where it was.
+      fs.renameSync(chainedFile(dir), path.join(dir, HOOK_FILE));
+      fs.rmSync(path.join(dir, SUPPORT_DIR), { recursive: true, force: true });
+      return { dir, state: "user-hook", detail: `removed Loop Sentinel's hook from ${dir} and put your own PreToolUse back` };
+    }
     fs.rmSync(path.join(dir, HOOK_FILE), { force: true });
     fs.rmSync(path.join(dir, SUPPORT_DIR), { recursive: true, force: true });
     return { dir, state: "absent", detail: `removed Loop Sentinel's hook from ${dir}` };
