@@ -14,6 +14,7 @@ import type { SessionManager } from "./sessionManager";
 /** "installed": the user asked for the hook ("chained": in place of their own, which it runs); "declined": never offer again. */
 const CONSENT_KEY = "loopSentinel.clineHook.consent";
 type Consent = "installed" | "chained" | "declined" | undefined;
+const OFFER_LOOK_MS = 5_000;
 
 function describe(report: HookDirStatus[]): string {
   return report.map((r) => r.detail).join("; ");
@@ -68,8 +69,13 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
 
   // The offer, once, the first time Cline shows up.
   let offered = false;
+  let lastLook = 0;
   const maybeOffer = () => {
     if (offered || consent() !== undefined || process.platform === "win32") return; // Cline wants PreToolUse.ps1 there: not supported yet
+    // The manager changes with every event of every task: look for Cline now and then only.
+    const now = Date.now();
+    if (now - lastLook < OFFER_LOOK_MS) return;
+    lastLook = now;
     const cline = manager.hostStatuses().find((h) => h.hostId === "cline");
     if (!cline || cline.state === "not-found") return;
     offered = true;
