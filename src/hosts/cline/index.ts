@@ -147,7 +147,7 @@ class ClineAdapter implements HostAdapter {
   status(): HostStatus { return this.current; }
 
   act(taskId: string, intervention: Intervention): Promise<ActionOutcome> {
-    return this.actions.act(taskId, intervention);
+    return this.actions.act(taskId, intervention, this.guard?.answeredByHook(intervention) ?? false);
   }
 
   handledByHost(taskId: string, iv: Intervention): ActionOutcome | undefined {
