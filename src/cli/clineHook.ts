@@ -29,6 +29,6 @@ export function runClineHook(argv: string[], io: CliIO): number {
     case "status": report = dirs.map(hookDirStatus); break;
     default: throw new UsageError(`expected install, uninstall or status\nusage: loop-sentinel ${CLINE_HOOK_USAGE}`);
   }
-  for (const r of report) io.out(`${r.state.padEnd(9)} ${r.detail}`);
+  for (const r of report) io.out(r.detail);
   return verb === "install" && report.some((r) => r.state !== "installed") ? 1 : 0;
 }
