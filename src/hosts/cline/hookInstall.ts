@@ -68,7 +68,7 @@ export function hookDirStatus(dir: string): HookDirStatus {
   };
 }
 
-/** The shell file Cline runs; it starts the bundled script with the given Node (or `node` on PATH). */
+/** The shell file Cline runs; it starts the bundled script with `node` on PATH, else the given runtime. */
 export function hookFileText(nodePath: string): string {
   const quoted = `'${nodePath.replace(/'/g, `'\\''`)}'`;
   return [
@@ -76,9 +76,10 @@ export function hookFileText(nodePath: string): string {
     HOOK_MARKER,
     "# Installed by Loop Sentinel: asks it whether this tool call repeats a loop; lets the call through when nothing answers.",
     "# Remove with the command \"Loop Sentinel: Remove Cline Hook\" or `loop-sentinel cline-hook uninstall`.",
-    `script="$(dirname "$0")/${SUPPORT_DIR}/${SCRIPT_NAME}"`,
-    `node=${quoted}`,
-    `if [ ! -x "$node" ]; then node="$(command -v node)"; fi`,
+    `script="\${0%/*}/${SUPPORT_DIR}/${SCRIPT_NAME}"`,
+    // Node on PATH starts faster than an editor's own runtime; the recorded one is the fallback.
+    `node="$(command -v node)"`,
+    `if [ -z "$node" ] && [ -x ${quoted} ]; then node=${quoted}; fi`,
     `if [ -z "$node" ] || [ ! -f "$script" ]; then echo '{"cancel":false}'; exit 0; fi`,
     `ELECTRON_RUN_AS_NODE=1 exec "$node" "$script"`,
     "",
