@@ -216,6 +216,40 @@ describe("Cline guard: the hook asks the watcher's engine", () => {
     assert.equal(fed.filter((f) => f.event.t === "tool_call").length, 5);
   });
 
+  it("classic: a warning raised from the file before the hook asks is left to the hook, once the hook is seen running for the task", () => {
+    const warnings: Intervention[] = [];
+    const sessions = new Map<string, LoopSession>();
+    const guard = new ClineGuard({
+      feed: (taskId, event) => {
+        if (!sessions.has(taskId)) sessions.set(taskId, new LoopSession(defaultConfig()));
+        const out = sessions.get(taskId)!.push(event);
+        warnings.push(...out.filter((iv) => iv.action === "warn"));
+        return out;
+      },
+      knowsTask: () => true,
+    });
+    const loop = (taskId: string, withHook: boolean) => {
+      for (let i = 1; i <= 3; i++) {
+        guard.onWatcherEvent(fileEvent(taskId, { t: "request" }));
+        guard.onWatcherEvent(fileEvent(taskId, { t: "tool_call", id: `${taskId}-${i}`, name: "execute_command", input: { command: "ls" } }));
+        if (i === 3) {
+          const iv = warnings[0];
+          assert.ok(iv, "warned at the third call");
+          assert.equal(guard.hookWillCarry(taskId, iv), withHook);
+          if (withHook) {
+            assert.equal(guard.decide({ engine: "classic", taskId, toolName: "execute_command", input: { command: "ls" } }).action, "warn");
+            assert.equal(guard.answeredByHook(iv), true);
+          }
+        } else if (withHook) guard.decide({ engine: "classic", taskId, toolName: "execute_command", input: { command: "ls" } });
+        guard.onWatcherEvent(fileEvent(taskId, { t: "tool_result", id: `${taskId}-${i}`, ok: true, output: "README.txt" }));
+        guard.onWatcherEvent(fileEvent(taskId, { t: "end" }));
+      }
+      warnings.length = 0;
+    };
+    loop("with-hook", true);
+    loop("no-hook", false);
+  });
+
   it("classic, hook before the file: matched by name and target, its result counted under the hook's id", () => {
     const { guard, fed } = guardKit();
     const q = parseHookInput(CLASSIC_INPUT.replace("1795551327691", "t1"))!;

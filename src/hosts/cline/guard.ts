@@ -21,6 +21,8 @@ const MAX_CALLS = 64;
 const MAX_TASKS = 64;
 /** A call the hook reported is matched to the file's copy only within this long. */
 const MATCH_WINDOW_MS = 120_000;
+/** A task whose calls the hook asked about within this long is taken to run the hook for its next ones. */
+const HOOK_ACTIVE_MS = 10 * 60_000;
 
 export interface GuardOptions {
   /** Feeds one event to the task's engine session; returns the interventions it caused. */
@@ -47,6 +49,8 @@ interface CallRecord {
 }
 
 interface TaskCalls {
+  /** When the hook last asked about a call of this task (ms): the hook runs for it. */
+  lastAsked?: number;
   calls: BoundedMap<string, CallRecord>;
   /** Ids the task file gives calls the hook reported first → the id they were counted under. */
   aliases: BoundedMap<string, string>;
@@ -117,6 +121,7 @@ export class ClineGuard {
     try { this.options.catchUp?.(); } catch { /* answer from what is known */ }
     if (!this.options.knowsTask(q.taskId) && !this.tasks.peek(q.taskId)) return { known: false, action: "allow" };
     const t = this.task(q.taskId);
+    t.lastAsked = this.now();
     let record = this.alreadyCounted(t, q);
     if (!record) {
       const id = q.toolCallId ?? `hook-${++this.synthetic}`;
@@ -146,5 +151,17 @@ export class ClineGuard {
   /** The hook already carried this intervention to Cline (the API need not send it again). */
   answeredByHook(iv: Intervention): boolean {
     return this.answered.has(iv);
+  }
+
+  /**
+   * The task file showed the call first (classic Cline writes it, then runs the hook): the hook,
+   * which runs for this task, is about to ask and will carry this intervention.
+   */
+  hookWillCarry(taskId: string, iv: Intervention): boolean {
+    if (this.options.mayAct && !this.options.mayAct()) return false;
+    const t = this.tasks.peek(taskId);
+    if (!t || t.lastAsked === undefined || this.now() - t.lastAsked > HOOK_ACTIVE_MS) return false;
+    for (const c of t.calls.values()) if (!c.asked && c.name !== "attempt_completion" && c.interventions.includes(iv)) return true;
+    return false;
   }
 }

@@ -151,7 +151,7 @@ class ClineAdapter implements HostAdapter {
   }
 
   handledByHost(taskId: string, iv: Intervention): ActionOutcome | undefined {
-    if (!this.guard?.answeredByHook(iv)) return undefined;
+    if (!this.guard || !(this.guard.answeredByHook(iv) || this.guard.hookWillCarry(taskId, iv))) return undefined;
     if (iv.action === "warn") return { done: "Loop Sentinel's PreToolUse hook added the guidance to the call's result: the model reads it in its next request", ok: true };
     // Classic Cline asks to resume after a hook's cancel: the API then sends the guidance as the answer.
     if (this.watcher?.snapshot(taskId)?.layout === "classic") return undefined;
