@@ -262,6 +262,20 @@ describe("Cline guard: the hook asks the watcher's engine", () => {
     assert.equal(result.t === "tool_result" && result.id, calls[0].event.t === "tool_call" && calls[0].event.id);
   });
 
+  it("SDK, two identical calls in one response: each matched to its own copy by id", () => {
+    const { guard, fed } = guardKit();
+    guard.onWatcherEvent(fileEvent("t1", { t: "request" }));
+    guard.decide({ engine: "sdk", taskId: "t1", toolCallId: "a", toolName: "read_files", input: { paths: ["x"] } });
+    // The file shows b before the hook has asked about it, then a.
+    guard.onWatcherEvent(fileEvent("t1", { t: "tool_call", id: "b", name: "read_files", input: { paths: ["x"] } }));
+    guard.onWatcherEvent(fileEvent("t1", { t: "tool_call", id: "a", name: "read_files", input: { paths: ["x"] } }));
+    guard.decide({ engine: "sdk", taskId: "t1", toolCallId: "b", toolName: "read_files", input: { paths: ["x"] } });
+    for (const id of ["a", "b"]) guard.onWatcherEvent(fileEvent("t1", { t: "tool_result", id, ok: true, output: "x" }));
+    const ids = (t: string) => fed.filter((f) => f.event.t === t).map((f) => (f.event as { id: string }).id);
+    assert.deepEqual(ids("tool_call"), ["a", "b"]);
+    assert.deepEqual(ids("tool_result"), ["a", "b"]);
+  });
+
   it("different calls are counted apart and never refused", () => {
     const { guard } = guardKit();
     const actions = ["cat README.txt", "wc -l README.txt", "ls", "git status", "npm test"].map((c, i) =>

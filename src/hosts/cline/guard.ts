@@ -43,6 +43,8 @@ interface CallRecord {
   interventions: Intervention[];
   /** Counted from the hook's report; its copy in the task file is still to come. */
   awaitingFile: boolean;
+  /** The hook gave the call's own id (SDK): its copy is matched by that id only. */
+  exactId: boolean;
   /** The hook asked about it already (a classic call is matched to one question only). */
   asked: boolean;
   at: number;
@@ -98,7 +100,7 @@ export class ClineGuard {
         return;
       }
       const interventions = this.options.feed(e.taskId, ev, e);
-      t.calls.set(ev.id, { id: ev.id, name: ev.name, target: callTarget(ev.input), interventions, awaitingFile: false, asked: false, at: this.now() });
+      t.calls.set(ev.id, { id: ev.id, name: ev.name, target: callTarget(ev.input), interventions, awaitingFile: false, exactId: true, asked: false, at: this.now() });
       return;
     }
     if (ev.t === "tool_result") {
@@ -112,7 +114,7 @@ export class ClineGuard {
     const byId = t.calls.peek(id);
     if (byId?.awaitingFile) return byId;
     const cutoff = this.now() - MATCH_WINDOW_MS;
-    for (const c of t.calls.values()) if (c.awaitingFile && c.at >= cutoff && c.name === name && c.target === target) return c;
+    for (const c of t.calls.values()) if (c.awaitingFile && !c.exactId && c.at >= cutoff && c.name === name && c.target === target) return c;
     return undefined;
   }
 
@@ -127,7 +129,7 @@ export class ClineGuard {
       const id = q.toolCallId ?? `hook-${++this.synthetic}`;
       const event: TraceEvent = { t: "tool_call", id, name: q.toolName, input: q.input, ts: this.now() };
       const interventions = this.options.feed(q.taskId, event, undefined);
-      record = { id, name: q.toolName, target: callTarget(q.input), interventions, awaitingFile: true, asked: true, at: this.now() };
+      record = { id, name: q.toolName, target: callTarget(q.input), interventions, awaitingFile: true, exactId: q.toolCallId !== undefined, asked: true, at: this.now() };
       t.calls.set(id, record);
     }
     record.asked = true;
