@@ -11,9 +11,12 @@ const entries = [
   { entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
   // Loaded by opencode / Kilo 7 from their plugin folder: ESM, one named export (see its header).
   { entryPoints: ["src/hosts/opencode/plugin.ts"], outfile: "dist/opencode-plugin.js", format: "esm", sourcemap: false, banner: { js: `// loop-sentinel opencode plugin ${version}` } },
-  // Run by VS Code once Loop Sentinel is uninstalled (package.json "vscode:uninstall").
-  { entryPoints: ["src/extension/uninstall.ts"], outfile: "dist/uninstall.js" },
   { entryPoints: ["scripts/bench.ts"], outfile: "dist/bench.js" },
+  // Cline's PreToolUse hook: run by Cline for every tool call, so small and on its own.
+  { entryPoints: ["src/hosts/cline/hookScript.ts"], outfile: "dist/cline-hook.js", sourcemap: false },
+  // Run by VS Code once Loop Sentinel is uninstalled (package.json "vscode:uninstall"): removes the
+  // Kilo / opencode plugin and that hook.
+  { entryPoints: ["src/extension/uninstall.ts"], outfile: "dist/uninstall.js", sourcemap: false },
 ];
 
 for (const e of entries) {

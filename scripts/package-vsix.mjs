@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-const SHIPPED = ["dist/extension.js", "dist/opencode-plugin.js", "dist/uninstall.js", "media/panel.js", "media/panel.css", "media/icon.png", "README.md", "LICENSE", "CHANGELOG.md"];
+const SHIPPED = ["dist/extension.js", "dist/opencode-plugin.js", "dist/cline-hook.js", "dist/uninstall.js", "media/panel.js", "media/panel.css", "media/icon.png", "README.md", "LICENSE", "CHANGELOG.md"];
 
 execFileSync(process.execPath, [path.join(root, "scripts/gen-settings.mjs")], { cwd: root, stdio: "inherit" });
 execFileSync(process.execPath, [path.join(root, "scripts/build.mjs"), "--production"], { cwd: root, stdio: "inherit" });
@@ -21,7 +21,7 @@ for (const f of SHIPPED) {
 }
 // The README image ships in the package (relative link kept): the Extensions view shows it offline.
 if (fs.existsSync(path.join(root, "docs"))) fs.cpSync(path.join(root, "docs"), path.join(stage, "docs"), { recursive: true });
-// Of the scripts only the uninstall hook ships: it takes the Kilo / opencode plugin out again.
+// Of the scripts only the uninstall hook ships: it takes the Kilo / opencode plugin and the Cline hook out again.
 const staged = { ...pkg, scripts: { "vscode:uninstall": pkg.scripts["vscode:uninstall"] }, devDependencies: {} };
 fs.writeFileSync(path.join(stage, "package.json"), JSON.stringify(staged, null, 2));
 fs.copyFileSync(path.join(root, ".vscodeignore"), path.join(stage, ".vscodeignore"));

@@ -7,6 +7,7 @@ import { WATCH_USAGE, runWatch } from "./watch";
 import { CONVERT_USAGE, runConvert } from "./convert";
 import { STATS_USAGE, runStats } from "./stats";
 import { INSTALL_PLUGIN_USAGE, REMOVE_PLUGIN_USAGE, runInstallPlugin, runRemovePlugin } from "./plugin";
+import { CLINE_HOOK_USAGE, runClineHook } from "./clineHook";
 
 type Command = { usage: string; run: (argv: string[], io: CliIO) => number | Promise<number> };
 
@@ -18,6 +19,7 @@ export const COMMANDS: Record<string, Command> = {
   stats: { usage: STATS_USAGE, run: runStats },
   "install-plugin": { usage: INSTALL_PLUGIN_USAGE, run: (argv, io) => runInstallPlugin(argv, io) },
   "remove-plugin": { usage: REMOVE_PLUGIN_USAGE, run: runRemovePlugin },
+  "cline-hook": { usage: CLINE_HOOK_USAGE, run: runClineHook },
 };
 
 function usage(): string {

@@ -8,6 +8,8 @@ export const COMMANDS = {
   replay: "loopSentinel.replaySession",
   connectKilo: "loopSentinel.connectKilo",
   disconnectKilo: "loopSentinel.disconnectKilo",
+  installClineHook: "loopSentinel.installClineHook",
+  removeClineHook: "loopSentinel.removeClineHook",
 } as const;
 
 /** Titles as shown in the Command Palette (category "Loop Sentinel"). */
@@ -20,6 +22,8 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   replay: "Replay Session File…",
   connectKilo: "Connect Kilo Code",
   disconnectKilo: "Disconnect Kilo Code",
+  installClineHook: "Install Cline Hook (refuse looping tool calls)",
+  removeClineHook: "Remove Cline Hook",
 };
 
 /** Commands behind the panel's buttons: not in the Command Palette (they need a session). */

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Intervention } from "../engine/session";
 import { createHostAdapters } from "../hosts/registry";
+import { setupClineHook } from "./clineHookSetup";
 import { COMMANDS, INTERNAL_COMMANDS } from "./commandIds";
 import { DiagnosticsPanel, type RenderReport } from "./diagnosticsPanel";
 import { SessionManager, type ConfirmAnswer, type OverallState, type SessionSnapshot, type SessionSummary } from "./sessionManager";
@@ -191,8 +192,10 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   const adapters = createHostAdapters({
     log: (line) => log.info(line),
     globalStorageRoot: path.dirname(context.globalStorageUri.fsPath),
+    mayIntervene: () => manager.config.engine.enabled && manager.config.engine.mode !== "warnOnly",
   });
   manager.addAdapters(adapters);
+  context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line)));
   log.info(`hosts: ${adapters.length ? adapters.map((a) => a.label).join(", ") : "no host adapter available"}`);
 
   const activationMs = performance.now() - started;

@@ -247,6 +247,7 @@ export class SessionManager implements Disposable {
       // Our guidance coming back through the host: it is not the user speaking, counts must stay.
       this.pushTimeline(s, { index: s.eventIndex + 1, kind: "echo", label: "guidance delivered", ts: ev.ts });
       this.changed.fire();
+      e.onInterventions?.([]);
       return;
     }
     s.eventIndex++;
@@ -262,6 +263,8 @@ export class SessionManager implements Disposable {
       interventions = [];
     }
     if (ev.t === "user" && this.settings.engine.resetOnUserMessage) s.alert = "none";
+    // Before the actions start: a host that carries them itself (Cline's hook) marks them first.
+    try { e.onInterventions?.(interventions); } catch (err) { this.deps.log.error(`${e.hostId}: intervention listener failed: ${String(err)}`); }
     for (const iv of interventions) this.onIntervention(s, iv);
     this.changed.fire();
   }
@@ -355,6 +358,16 @@ export class SessionManager implements Disposable {
     if (s.summary.replay) { record.outcome = "replay: nothing sent"; return; }
     if (this.settings.engine.mode === "warnOnly") {
       record.outcome = "warn-only mode: shown here, nothing sent to the agent";
+      this.deps.notify?.(s.summary, iv, record.outcome);
+      return;
+    }
+    let handled: ActionOutcome | undefined;
+    try { handled = this.adapters.get(s.summary.hostId)?.handledByHost?.(s.summary.taskId, iv); } catch { handled = undefined; }
+    if (handled) {
+      // Done already, by the user's consent to the host's guard: nothing to ask or send.
+      record.outcome = handled.done;
+      record.ok = handled.ok;
+      if (iv.action === "warn" && handled.ok) record.delivery = "delivered";
       this.deps.notify?.(s.summary, iv, record.outcome);
       return;
     }

@@ -1,10 +1,19 @@
 /**
- * Run by VS Code (in plain Node) after Loop Sentinel is uninstalled: takes its plugin out of Kilo
- * Code's and opencode's global plugin folders, so nothing of it keeps running inside those agents.
- * Only our own file is removed; the settings file and the report stay (they are the user's).
+ * Run by VS Code after Loop Sentinel is uninstalled (`vscode:uninstall`, plain Node, no `vscode`):
+ * takes out what it put into other agents, so nothing of it keeps running there. Only our own files
+ * are removed: a Cline hook the user wrote stays, and so do the settings file and the report.
  */
+import { uninstallHook } from "../hosts/cline/hookInstall";
 import { pluginFolder, PLUGIN_HOSTS, removePlugin } from "../hosts/opencode/install";
 
+// Kilo Code's and opencode's global plugin folders.
 for (const host of PLUGIN_HOSTS) {
   try { removePlugin(pluginFolder(host)); } catch { /* nothing to report to: VS Code runs this unattended */ }
+}
+
+// Cline's PreToolUse hook.
+try {
+  for (const r of uninstallHook()) process.stdout.write(`${r.detail}\n`);
+} catch (err) {
+  process.stderr.write(`Loop Sentinel: could not remove the Cline hook: ${(err as Error).message}\n`);
 }

@@ -38,6 +38,8 @@ export interface HostSessionEvent {
   /** A readable task name (first user message), when known. */
   title?: string;
   event: TraceEvent;
+  /** Called at once with the interventions this event caused (Cline's hook answers from them). */
+  onInterventions?(interventions: Intervention[]): void;
 }
 
 export interface ActionOutcome {
@@ -70,6 +72,11 @@ export interface HostAdapter extends Disposable {
    * cannot do an action says so in the outcome.
    */
   act(taskId: string, intervention: Intervention): Promise<ActionOutcome>;
+  /**
+   * The host carried this intervention out on its own, before it was raised (Cline's PreToolUse
+   * hook answers the agent synchronously): what was done, or undefined when it is still to do.
+   */
+  handledByHost?(taskId: string, intervention: Intervention): ActionOutcome | undefined;
 }
 
 /** A tiny event emitter with the Subscribe shape (vscode.EventEmitter is not available in plain Node). */
@@ -92,4 +99,6 @@ export interface HostEnvironment {
   log(line: string): void;
   /** Global storage folder of VS Code (…/User/globalStorage), where hosts keep their task files. */
   globalStorageRoot: string | undefined;
+  /** False while Loop Sentinel is off or warn-only: a host's own guard (Cline's hook) must let everything through. */
+  mayIntervene?(): boolean;
 }

@@ -97,3 +97,21 @@ describe("Cline actions (through its four-function API)", () => {
     assert.deepEqual([outcome.ok, /webview gone/.test(outcome.done)], [false, true]);
   });
 });
+
+describe("Cline actions after the PreToolUse hook refused a call (classic engine)", () => {
+  it("holds the guidance until Cline asks to resume the cancelled task, then answers with it", async () => {
+    const { api, actions, write } = setup();
+    const command = { ts: 3, type: "say", say: "command", text: "ls" };
+    const hookRows = [
+      { ts: 4, type: "say", say: "hook_status", text: JSON.stringify({ hookName: "PreToolUse", status: "cancelled" }) },
+      { ts: 5, type: "say", say: "hook_output_stream", text: "[global stdout Cline/Hooks/PreToolUse] {\"cancel\":true}" },
+    ];
+    write([...base, command, ...hookRows]);
+    const outcome = await actions.act("100", iv("block", "Loop Sentinel refused this call: stop listing", "cline-3"), true);
+    assert.match(outcome.done, /PreToolUse hook refused the call.*held/);
+    assert.deepEqual(api.calls, []);
+    write([...base, command, ...hookRows, { ts: 6, type: "ask", ask: "resume_task" }]);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(api.calls, ["sendMessage Loop Sentinel refused this call: stop listing"]);
+  });
+});

@@ -15,7 +15,7 @@ class FakeAdapter implements HostAdapter {
   failWith: Error | undefined;
   /** When set, act() reports guidance sent and settles its delivery with this later. */
   deliveryOf: ((iv: Intervention) => Promise<ActionOutcome>) | undefined;
-  private readonly events = new Emitter<HostSessionEvent>();
+  readonly events = new Emitter<HostSessionEvent>();
   private readonly statuses = new Emitter<HostStatus>();
   readonly onEvent = this.events.subscribe;
   readonly onStatusChange = this.statuses.subscribe;
@@ -28,6 +28,7 @@ class FakeAdapter implements HostAdapter {
     return { done: `did ${iv.action}`, ok: true };
   }
   emit(taskId: string, event: TraceEvent): void { this.events.fire({ hostId: this.hostId, taskId, event }); }
+  handledByHost?: (taskId: string, iv: Intervention) => ActionOutcome | undefined;
   dispose(): void { this.events.dispose(); this.statuses.dispose(); }
 }
 
@@ -264,5 +265,33 @@ describe("session manager", () => {
     for (let i = 0; i < MAX_SESSIONS + 10; i++) adapter.emit(`t${i}`, { t: "user", text: "x" });
     assert.equal(manager.snapshots().length, MAX_SESSIONS);
     assert.equal(manager.snapshot("fake:long"), undefined, "the least recently active session went first");
+  });
+});
+
+describe("session manager and a host's own guard (Cline's PreToolUse hook)", () => {
+  it("hands each event's interventions to the host at once, and does not ask about or send what the host already did", async () => {
+    const { adapter, manager, asked } = setup({ policy: "ask", answer: "act" });
+    const caused: Intervention[][] = [];
+    const carried = new Set<Intervention>();
+    adapter.handledByHost = (_taskId: string, iv: Intervention) => (carried.has(iv) ? { done: "carried by the hook", ok: true } : undefined);
+    const emitWithReply = (event: TraceEvent) => adapter.events.fire({
+      hostId: adapter.hostId, taskId: "T", event,
+      onInterventions: (ivs) => { caused.push(ivs); for (const iv of ivs) if (iv.action === "warn") carried.add(iv); },
+    });
+    for (let i = 0; i < 5; i++) {
+      emitWithReply({ t: "request" });
+      emitWithReply({ t: "tool_call", id: `c${i}`, name: "read_file", input: { path: "src/config.ts" } });
+      emitWithReply({ t: "end" });
+      emitWithReply({ t: "tool_result", id: `c${i}`, ok: true, output: "same\n" });
+    }
+    await settle();
+    const actions = caused.flat().map((iv) => iv.action);
+    assert.deepEqual(actions, ["warn", "block"]);
+    const records = manager.snapshot("fake:T")!.interventions;
+    assert.equal(records[0].outcome, "carried by the hook");
+    assert.equal(records[0].delivery, "delivered");
+    // The block was not carried by the host: the usual policy applies (asked, then acted).
+    assert.deepEqual(asked.map((iv) => iv.action), ["block"]);
+    assert.deepEqual(adapter.acts.map((a) => a.action), ["block"]);
   });
 });

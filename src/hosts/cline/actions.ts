@@ -65,9 +65,10 @@ export class ClineActions {
     return t !== "" && (this.sent.get(taskId)?.includes(t) ?? false);
   }
 
-  async act(taskId: string, iv: Intervention): Promise<ActionOutcome> {
+  /** `refusedByHook`: Loop Sentinel's PreToolUse hook already refused the call (Cline cancelled the task). */
+  async act(taskId: string, iv: Intervention, refusedByHook = false): Promise<ActionOutcome> {
     try {
-      return await this.perform(taskId, iv);
+      return await this.perform(taskId, iv, refusedByHook);
     } catch (err) {
       return { done: `Cline's API failed: ${(err as Error).message ?? String(err)}`, ok: false };
     }
@@ -89,7 +90,7 @@ export class ClineActions {
     }
   }
 
-  private async perform(taskId: string, iv: Intervention): Promise<ActionOutcome> {
+  private async perform(taskId: string, iv: Intervention, refusedByHook: boolean): Promise<ActionOutcome> {
     const api = this.deps.api();
     if (!api) return { done: "Cline's API is not available (extension missing or not active): nothing sent", ok: false };
     const snap = this.deps.snapshot(taskId);
@@ -108,7 +109,7 @@ export class ClineActions {
     }
     if (waiting === "reply") {
       await this.send(api, taskId, iv.message);
-      return { done: "sent the guidance (Cline was waiting for a reply)", ok: true };
+      return { done: refusedByHook ? "refused the call through the PreToolUse hook, then resumed the task with the guidance" : "sent the guidance (Cline was waiting for a reply)", ok: true };
     }
     if (snap.layout === "v4") {
       return { done: "Cline v4 does not show in its files when it waits for a reply, so the guidance was not sent", ok: false };
@@ -117,7 +118,8 @@ export class ClineActions {
     if (!queue.includes(iv.message)) queue.push(iv.message);
     if (queue.length > MAX_HELD) queue.shift();
     this.held.set(taskId, queue);
-    const why = iv.action === "block" ? "Cline already ran the call (auto-approved)" : iv.action === "abort" ? "Cline cannot cancel a response from outside" : "Cline is busy";
+    const why = refusedByHook ? "the PreToolUse hook refused the call and Cline cancelled the task"
+      : iv.action === "block" ? "Cline already ran the call (auto-approved)" : iv.action === "abort" ? "Cline cannot cancel a response from outside" : "Cline is busy";
     return { done: `${why}: guidance held until Cline waits for a reply`, ok: true };
   }
 

@@ -119,6 +119,9 @@ export function resultFailed(text: string): boolean {
   return exit !== null && exit[1] !== "0";
 }
 
+/** Call ids remembered to recognise a moved row (only the last few rows ever move). */
+const RECENT_CALL_IDS = 32;
+
 export class ClineClassicTranslator {
   private readonly states: MessageState[] = [];
   /** Messages in the file now; `states` may hold more, removed by a truncation and perhaps written again. */
@@ -134,6 +137,8 @@ export class ClineClassicTranslator {
    * identical row milliseconds later; the model said it once.
    */
   private readonly lastComplete: { text?: CompleteRow; reasoning?: CompleteRow } = {};
+  /** Ids of the calls emitted last: a call row that moves to another index is not a new call. */
+  private readonly recentCalls: string[] = [];
   /** The task's first user message. */
   title: string | undefined;
 
@@ -263,12 +268,19 @@ export class ClineClassicTranslator {
       return;
     }
     const call = this.callOf(m);
+    const callId = `cline-${m.ts ?? this.states.length}`;
+    if (call && m.ts !== undefined && this.recentCalls.includes(callId)) {
+      // The same row moved down: Cline inserts its hook rows (hook_status) before the call they run for.
+      state.called = true;
+      return;
+    }
     if (call) {
       state.called = true;
+      if (m.ts !== undefined) { this.recentCalls.push(callId); if (this.recentCalls.length > RECENT_CALL_IDS) this.recentCalls.shift(); }
       this.openIfNeeded(out, ts);
       // Text after a tool call is new output even when it repeats the words before the call.
       this.forgetCompleteRows();
-      const id = `cline-${m.ts ?? this.states.length}`;
+      const id = callId;
       this.pending.push({ id, name: call.name });
       out.push(withTs({ t: "tool_call", id, name: call.name, input: call.input }, ts));
     }

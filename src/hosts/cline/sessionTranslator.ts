@@ -51,7 +51,8 @@ function userWords(text: string): string | undefined {
   const wrapped = /^\s*<user_input[^>]*>([\s\S]*?)<\/user_input>\s*$/.exec(text);
   if (wrapped) return wrapped[1].trim();
   const t = text.trim();
-  if (t === "" || /^(\[ERROR\]|\[TASK RESUMPTION\]|<environment_details>|<system)/.test(t)) return undefined;
+  // Hooks' context (`<hook_context source="PreToolUse" …>`, Loop Sentinel's guidance among them) is the runtime speaking.
+  if (t === "" || /^(\[ERROR\]|\[TASK RESUMPTION\]|<environment_details>|<system|<hook_context[\s>])/.test(t)) return undefined;
   return t;
 }
 

@@ -165,6 +165,9 @@ export class ClineWatcher {
 
   get taskCount(): number { return this.tasks.size; }
 
+  /** Whether a task or session folder of this id was found under the roots. */
+  hasTask(taskId: string): boolean { return this.tasks.has(taskId); }
+
   snapshot(taskId: string): ClineTaskSnapshot | undefined {
     const t = this.tasks.get(taskId);
     if (!t) return undefined;

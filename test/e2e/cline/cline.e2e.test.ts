@@ -90,3 +90,86 @@ describe(`Cline CLI end to end (cline@${CLI_VERSIONS.classic}, cline@${CLI_VERSI
     });
   }
 });
+
+/** Tool calls of a v4 session and whether each got a result (a refused call never runs). */
+function v4Calls(r: RunResult): { id: string; command: string; ran: boolean }[] {
+  const results = new Set<string>();
+  const calls: { id: string; command: string }[] = [];
+  for (const m of r.messages) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as Record<string, unknown>[]) {
+      if (b.type === "tool_use") calls.push({ id: String(b.id), command: JSON.stringify((b.input as Record<string, unknown>)?.commands) });
+      if (b.type === "tool_result") results.add(String(b.tool_use_id));
+    }
+  }
+  return calls.map((c) => ({ ...c, ran: results.has(c.id) }));
+}
+
+/** The hook's answers other than "let it through". */
+const hookRecords = (r: RunResult): WatchRecord[] => r.watch.filter((w) => w.type === "hook" && w.action !== "allow");
+
+describe(`Cline CLI end to end with Loop Sentinel's PreToolUse hook (cline@${CLI_VERSIONS.v4})`, function () {
+  this.timeout(300_000);
+  const server = new FakeModelServer({ chunkDelayMs: 10 });
+  let port = 0;
+
+  before(function () {
+    if (!fs.existsSync(path.join(REPO, "dist", "cline-hook.js"))) throw new Error("dist/cline-hook.js missing: run `npm run build` first");
+    ensureCli("v4");
+  });
+  before(async () => { port = await server.listen(); });
+  after(async () => { await server.close(); });
+
+  it("the model receives the guidance with the third identical call's result, and stops repeating", async () => {
+    const r = await runScenario({ kind: "v4", scenario: "repeat-until-guided", server, port, interrupt: false, hook: true, timeoutMs: 90_000 });
+    const guided = r.requestLog.findIndex((q) => q.hookContexts.some((c) => c.startsWith("Loop Sentinel")));
+    assert.equal(guided, 3, `guidance first in request ${guided + 1}: ${describeRun(r)}`);
+    assert.match(r.requestLog[3].hookContexts.join("\n"), /run_commands/, describeRun(r));
+    assert.deepEqual(hookRecords(r).map((h) => `${h.action} ${h.toolCallId}`), ["warn call_3"], describeRun(r));
+    assert.equal(v4Calls(r).length, 3, describeRun(r));
+    assert.equal(r.manifest?.status, "completed", describeRun(r));
+    assert.equal(r.requests, 4, describeRun(r));
+  });
+
+  it("a loop that ignores the guidance is refused at the block rung, before the stop rung (Cline's own guard never stops it)", async () => {
+    const r = await runScenario({ kind: "v4", scenario: "varied-loop", server, port, interrupt: false, hook: true, timeoutMs: 90_000 });
+    assert.equal(r.timedOut, false, describeRun(r));
+    const hooks = hookRecords(r);
+    assert.deepEqual(hooks.map((h) => h.action), ["warn", "block"], describeRun(r));
+    const calls = v4Calls(r);
+    const refused = calls.find((c) => c.id === hooks[1].toolCallId);
+    assert.ok(refused, describeRun(r));
+    assert.equal(refused!.ran, false, `the refused call ran: ${describeRun(r)}`);
+    assert.deepEqual(calls.filter((c) => !c.ran).map((c) => c.id), [refused!.id], describeRun(r));
+    // The model had the warning before the refusal; nothing reached the stop rung.
+    assert.ok(r.requestLog.some((q) => q.hookContexts.some((c) => c.startsWith("Loop Sentinel"))), describeRun(r));
+    assert.ok(!interventions(r).some((w) => w.action === "stop"), describeRun(r));
+    assert.equal(r.manifest?.status, "cancelled", describeRun(r));
+  });
+
+  it("leaves a productive run alone: every call allowed, nothing added to the model's requests", async () => {
+    const r = await runScenario({ kind: "v4", scenario: "productive", server, port, interrupt: false, hook: true, timeoutMs: 90_000 });
+    assert.deepEqual(hookRecords(r), [], describeRun(r));
+    assert.deepEqual(r.requestLog.flatMap((q) => q.hookContexts), [], describeRun(r));
+    assert.equal(r.manifest?.status, "completed", describeRun(r));
+    assert.ok(v4Calls(r).every((c) => c.ran), describeRun(r));
+  });
+
+  it("classic core (cline@" + CLI_VERSIONS.classic + "): the guidance reaches the model with the third call's result, and it stops repeating", async () => {
+    ensureCli("classic");
+    const r = await runScenario({ kind: "classic", scenario: "repeat-until-guided", server, port, interrupt: false, hook: true, timeoutMs: 120_000 });
+    const guided = r.requestLog.findIndex((q) => q.hookContexts.some((c) => c.startsWith("Loop Sentinel")));
+    assert.equal(guided, 3, `guidance first in request ${guided + 1}: ${describeRun(r)}`);
+    assert.deepEqual(hookRecords(r).map((h) => h.action), ["warn"], describeRun(r));
+    assert.equal(r.messages.filter((m) => m.say === "command").length, 3, describeRun(r));
+    assert.ok(r.messages.some((m) => m.say === "completion_result"), describeRun(r));
+  });
+
+  it("with Loop Sentinel absent, the installed hook lets every call through at once", async () => {
+    const r = await runScenario({ kind: "v4", scenario: "repeat-command", server, port, interrupt: false, hook: true, noGuard: true, timeoutMs: 90_000 });
+    assert.deepEqual(r.requestLog.flatMap((q) => q.hookContexts), [], describeRun(r));
+    // Cline's own guard ends it at the fifth identical call, as without the hook.
+    assert.equal(v4Calls(r).length, 5, describeRun(r));
+    assert.equal(r.timedOut, false, describeRun(r));
+  });
+});

@@ -8,7 +8,10 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type ScenarioName = "reasoning-loop" | "repeat-command" | "varied-loop" | "productive";
+export type ScenarioName = "reasoning-loop" | "repeat-command" | "varied-loop" | "productive" | "repeat-until-guided";
+
+/** What Loop Sentinel's hook adds to a request (Cline wraps a hook's context in this tag). */
+const HOOK_CONTEXT = /<hook_context[^>]*>([\s\S]*?)<\/hook_context>/g;
 
 /** One model response. */
 interface Step {
@@ -20,7 +23,11 @@ interface Step {
   write?: { path: string; content: string };
 }
 
-export interface RequestRecord { n: number; at: number; scenario: ScenarioName; nativeTools: string[]; lastText: string }
+export interface RequestRecord {
+  n: number; at: number; scenario: ScenarioName; nativeTools: string[]; lastText: string;
+  /** Texts of every hook context block the request carries (earlier turns' included). */
+  hookContexts: string[];
+}
 
 const THOUGHTS = [
   "The user wants to know which files are here, so a directory listing is the natural first step.",
@@ -40,9 +47,13 @@ const LOOP_THOUGHT =
 /** Variants of one listing (same output) that an exact-repeat guard sees as different calls. */
 const LISTING_VARIANTS = ["ls", "ls .", "ls ./", "ls -1"];
 
-function stepOf(scenario: ScenarioName, n: number): Step {
+function stepOf(scenario: ScenarioName, n: number, guided: boolean): Step {
   const thought = THOUGHTS[(n - 1) % THOUGHTS.length];
   switch (scenario) {
+    case "repeat-until-guided":
+      // A model that repeats itself until it is told it does, then takes the hint and answers.
+      if (guided) return { reasoning: "I was told I keep repeating the listing; I already have the answer.", text: "The directory contains README.txt." };
+      return { reasoning: thought, text: `Step ${n}: listing the directory.`, command: "ls" };
     case "reasoning-loop":
       // One response whose thinking goes round in circles for a long time, then a final answer.
       if (n === 1) return { reasoning: LOOP_THOUGHT.repeat(60), text: "The directory contains README.txt." };
@@ -122,8 +133,10 @@ export class FakeModelServer {
       const n = ++this.count;
       const nativeTools = (body.tools ?? []).map((t) => t.function?.name ?? "").filter(Boolean);
       const last = body.messages?.[body.messages.length - 1]?.content;
-      this.requests.push({ n, at: Date.now(), scenario: this.scenario, nativeTools, lastText: (typeof last === "string" ? last : JSON.stringify(last ?? "")).slice(0, 300) });
-      this.stream(res, n, stepOf(this.scenario, n), nativeTools).catch(() => res.destroy());
+      const hookContexts = [...raw.replace(/\\n/g, "\n").replace(/\\"/g, '"').matchAll(HOOK_CONTEXT)].map((m) => m[1].trim());
+      this.requests.push({ n, at: Date.now(), scenario: this.scenario, nativeTools, lastText: (typeof last === "string" ? last : JSON.stringify(last ?? "")).slice(0, 300), hookContexts });
+      const guided = hookContexts.some((c) => c.includes("Loop Sentinel"));
+      this.stream(res, n, stepOf(this.scenario, n, guided), nativeTools).catch(() => res.destroy());
     });
   }
 

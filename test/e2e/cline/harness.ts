@@ -5,8 +5,9 @@
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import type { FakeModelServer, ScenarioName } from "./fakeModel";
+import type { FakeModelServer, RequestRecord, ScenarioName } from "./fakeModel";
 
 export const REPO = path.resolve(__dirname, "../../../..");
 const CLI_ROOT = path.join(REPO, ".tmp", "cline-cli");
@@ -36,9 +37,12 @@ function cliCommand(kind: CliKind): { file: string; args: string[] } {
   return { file: process.execPath, args: [path.join(cliDir(kind), "node_modules", "cline", "dist", "cli.mjs")] };
 }
 
-function cliEnv(home: string): NodeJS.ProcessEnv {
+function cliEnv(home: string, channel?: string): NodeJS.ProcessEnv {
   // Own HOME so nothing touches the machine's ~/.cline; no self-update (it spawns a global npm install).
-  return { ...process.env, HOME: home, CLINE_NO_AUTO_UPDATE: "1", NO_COLOR: "1" };
+  // The hook channel folder is the run's own, for the CLI's hooks and the guard alike.
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, CLINE_NO_AUTO_UPDATE: "1", NO_COLOR: "1" };
+  if (channel) env.LOOP_SENTINEL_CHANNEL_DIR = channel;
+  return env;
 }
 
 /** Writes the provider settings once per CLI into a template data folder, copied for each run. */
@@ -67,6 +71,8 @@ export interface WatchRecord {
   summary?: string;
   taskId?: string;
   evidence?: { count?: number };
+  toolName?: string;
+  toolCallId?: string;
   source?: { index: number; kind: string; partial: boolean; chars: number };
   pid?: number;
 }
@@ -88,6 +94,8 @@ export interface RunResult {
   /** v4 session manifest (status, ...). */
   manifest?: Record<string, unknown>;
   requests: number;
+  /** What the model received, request by request. */
+  requestLog: RequestRecord[];
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
@@ -111,6 +119,10 @@ export interface RunOptions {
   timeoutMs: number;
   /** More `watch` options (e.g. `--interrupt-on`). */
   watchArgs?: string[];
+  /** Install Loop Sentinel's PreToolUse hook in the run's global Cline hooks folder. */
+  hook?: boolean;
+  /** Run no guard at all (Loop Sentinel absent): only the hook, with nothing to answer it. */
+  noGuard?: boolean;
 }
 
 export async function runScenario(o: RunOptions): Promise<RunResult> {
@@ -123,6 +135,13 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   const work = path.join(run, "work");
   fs.mkdirSync(work, { recursive: true });
   fs.writeFileSync(path.join(work, "README.txt"), "hello\n");
+  // A short path of its own: a Unix socket path must stay under ~100 bytes.
+  const channel = fs.mkdtempSync(path.join(os.tmpdir(), "lsc-"));
+  if (o.hook) {
+    // Into the folders Cline reads under the run's HOME, found the way a user's install finds them
+    // (the SDK core: ~/Documents/Cline/Hooks; the classic core on Linux: xdg-user-dir's Documents).
+    execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "cline-hook", "install"], { stdio: "pipe", env: cliEnv(home) });
+  }
   o.server.play(o.scenario);
 
   const { file, args } = cliCommand(o.kind);
@@ -130,7 +149,7 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
     ? [...args, "--data-dir", data, "-c", work, "--json", PROMPT]
     : [...args, "task", "--yolo", "--json", "--config", data, "-c", work, PROMPT];
   const started = Date.now();
-  const cli = spawn(file, cliArgs, { env: cliEnv(home), stdio: ["ignore", "pipe", "pipe"] });
+  const cli = spawn(file, cliArgs, { env: cliEnv(home, channel), stdio: ["ignore", "pipe", "pipe"] });
   let cliStdout = "";
   cli.stdout!.on("data", (d) => { cliStdout += d; });
   cli.stderr!.on("data", () => { /* drained; the CLI's own logs are in its data folder */ });
@@ -138,8 +157,8 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
 
   const watchArgs = [path.join(REPO, "dist", "cli.js"), "watch", "--cline-data", data, "--json", "--poll", "50"];
   if (o.interrupt) watchArgs.push("--interrupt", String(cli.pid));
-  watchArgs.push(...(o.watchArgs ?? []));
-  const guard = spawn(process.execPath, watchArgs, { stdio: ["ignore", "pipe", "pipe"] });
+  watchArgs.push("--channel-dir", channel, ...(o.watchArgs ?? []));
+  const guard = spawn(process.execPath, o.noGuard ? ["-e", ""] : watchArgs, { stdio: ["ignore", "pipe", "pipe"] });
   let watchOut = "", watchErr = "";
   guard.stdout!.on("data", (d) => { watchOut += d; });
   guard.stderr!.on("data", (d) => { watchErr += d; });
@@ -159,11 +178,12 @@ export async function runScenario(o: RunOptions): Promise<RunResult> {
   if (!guardResult) { guard.kill("SIGTERM"); guardResult = await within(guardExit, 5_000); }
   if (!guardResult) { guard.kill("SIGKILL"); guardResult = await guardExit; }
 
+  fs.rmSync(channel, { recursive: true, force: true });
   const watch = watchOut.split("\n").filter((l) => l.trim().startsWith("{")).map((l) => JSON.parse(l) as WatchRecord);
   const { messages, manifest } = readTaskFiles(o.kind, data);
   return {
     kind: o.kind, scenario: o.scenario, exitCode: result.code, signal: result.signal, timedOut, durationMs,
-    watch, watchExitCode: guardResult.code, watchStderr: watchErr, cliStdout, messages, manifest, requests: o.server.requests.length,
+    watch, watchExitCode: guardResult.code, watchStderr: watchErr, cliStdout, messages, manifest, requests: o.server.requests.length, requestLog: [...o.server.requests],
   };
 }
 

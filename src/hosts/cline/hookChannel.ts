@@ -1,0 +1,117 @@
+/**
+ * Both ends of the hook channel (see hookProtocol.ts): the server the extension and `watch` run,
+ * and the client the hook script uses. Plain Node.
+ */
+import * as fs from "node:fs";
+import * as net from "node:net";
+import {
+  encodeReply, encodeRequest, endpointFor, ensurePrivateDir, listEndpoints, MAX_LINE_BYTES, parseReply, parseRequest,
+  strongerReply, type HookQuery, type HookReply,
+} from "./hookProtocol";
+
+/** A connection that sends no complete line within this long is dropped. */
+const SERVER_READ_MS = 2_000;
+
+export interface HookServerOptions {
+  dir: string;
+  /** Answers one query; must be quick (the hook waits at most HOOK_DEADLINE_MS). */
+  answer(query: HookQuery): HookReply;
+  onError?(message: string): void;
+}
+
+/** Listens on this process's endpoint in the channel folder until close(). */
+export class HookServer {
+  private server: net.Server | undefined;
+  readonly endpoint: string;
+
+  constructor(private readonly options: HookServerOptions) {
+    this.endpoint = endpointFor(options.dir);
+  }
+
+  async listen(): Promise<void> {
+    ensurePrivateDir(this.options.dir);
+    // Our own pid's socket can only be left from an earlier run of this process id: it is stale.
+    if (process.platform !== "win32") { try { fs.unlinkSync(this.endpoint); } catch { /* none */ } }
+    const server = net.createServer((socket) => this.serve(socket));
+    server.on("error", (err) => this.options.onError?.(`hook channel: ${err.message}`));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.endpoint, () => { server.off("error", reject); resolve(); });
+    });
+    if (process.platform !== "win32") { try { fs.chmodSync(this.endpoint, 0o600); } catch { /* the folder is private anyway */ } }
+    this.server = server;
+  }
+
+  private serve(socket: net.Socket): void {
+    let buf = "";
+    socket.setEncoding("utf8");
+    socket.setTimeout(SERVER_READ_MS, () => socket.destroy());
+    socket.on("error", () => { /* the hook gave up: nothing to do */ });
+    socket.on("data", (chunk: string) => {
+      buf += chunk;
+      const nl = buf.indexOf("\n");
+      if (nl < 0) {
+        if (buf.length > MAX_LINE_BYTES) socket.destroy();
+        return;
+      }
+      const query = parseRequest(buf.slice(0, nl));
+      let reply: HookReply;
+      if (!query) reply = { known: false, action: "allow" };
+      else {
+        try { reply = this.options.answer(query); } catch (err) {
+          this.options.onError?.(`hook channel: answering failed: ${(err as Error).message}`);
+          reply = { known: false, action: "allow" };
+        }
+      }
+      socket.end(encodeReply(reply));
+    });
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (process.platform !== "win32") { try { fs.unlinkSync(this.endpoint); } catch { /* gone */ } }
+  }
+}
+
+/** Asks one endpoint; undefined on any failure or when the deadline passes. */
+function askOne(endpoint: string, line: string, deadline: number): Promise<HookReply | undefined> {
+  return new Promise((resolve) => {
+    let done = false;
+    let buf = "";
+    const finish = (r: HookReply | undefined) => { if (done) return; done = true; clearTimeout(timer); socket.destroy(); resolve(r); };
+    const timer = setTimeout(() => finish(undefined), Math.max(0, deadline - Date.now()));
+    const socket = net.createConnection(endpoint);
+    socket.setEncoding("utf8");
+    socket.on("connect", () => socket.write(line));
+    socket.on("data", (chunk: string) => {
+      buf += chunk;
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) finish(parseReply(buf.slice(0, nl)));
+      else if (buf.length > MAX_LINE_BYTES) finish(undefined);
+    });
+    socket.on("error", () => finish(undefined));
+    socket.on("close", () => finish(buf.includes("\n") ? parseReply(buf.slice(0, buf.indexOf("\n"))) : undefined));
+  });
+}
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === "EPERM"; }
+}
+
+/**
+ * Asks every serving process at once and takes the strongest answer from one that knows the task.
+ * Never waits past `timeoutMs`; no server, a dead one, a slow one or a garbled answer count as "allow".
+ */
+export async function askChannel(dir: string, query: HookQuery, timeoutMs: number): Promise<HookReply | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  const endpoints = listEndpoints(dir).filter((e) => alive(e.pid));
+  if (endpoints.length === 0) return undefined;
+  const line = encodeRequest(query);
+  const replies = await Promise.all(endpoints.map((e) => askOne(e.endpoint, line, deadline)));
+  let best: HookReply | undefined;
+  for (const r of replies) best = strongerReply(best, r);
+  return best;
+}
