@@ -5,12 +5,16 @@
  * parse+engine pass over each file, streaming it line by line. Per-MB time must stay flat as the
  * session grows (amortised O(chunk) work, bounded state); peak heap must not grow with size.
  * Usage: node --expose-gc dist/bench.js [sizesMB...]  (default 1 10 50)
+ * With --generate it runs the loop generator instead (scripts/generator/generate.ts): how soon each
+ * class of loop is caught, how often its look-alikes are interrupted. [--seed N] [--cases N]
+ * [--family NAME] [--dump DIR] [--json].
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { toTraceEvent } from "../src/engine/events";
 import { LoopSession } from "../src/engine/session";
+import { generateMain } from "./generator/generate";
 
 /** Deterministic PRNG (mulberry32) so every run benchmarks the same bytes. */
 function rng(seed: number): () => number {
@@ -161,4 +165,5 @@ function main(): void {
   }
 }
 
-main();
+if (process.argv.includes("--generate")) generateMain(process.argv.slice(2));
+else main();
