@@ -100,10 +100,10 @@ export function opener(rng: Rng): string { return rng.pick(OPENERS); }
 
 /** Short lines of two to five words, what a chanting model says over and over. */
 export const CHANT_LINES = [
-  "Let me check.", "I will continue.", "Done.", "Okay, proceeding.", "Let me verify this.", "Checking again now.",
+  "Let me check.", "I will continue.", "All done.", "Okay, proceeding.", "Let me verify this.", "Checking again now.",
   "This is correct.", "Moving on.", "The test passes.", "All good here.", "I am done now.", "Still the same.",
   "Let me think.", "That works.", "Try again.", "No change yet.", "Looks fine to me.", "Proceeding with the fix.",
-  "Wait.", "Right.", "I need to fix this.", "The build is green.", "Everything is ready.", "Let me re-run it.",
+  "I need to fix this.", "The build is green.", "Everything is ready.", "Let me re-run it.",
 ];
 
 export const MODULES = [

@@ -117,7 +117,7 @@ const blockRepeat = gen("block-repeat", "loop", "block-repeat", (rng) => {
     const room = target - len;
     let part: string;
     const kind = room < 60 ? "words" : rng.pick(["para", "para", "list", "code", "table", "heading"]);
-    if (kind === "words") part = rng.pick(CHANT_LINES.filter((l) => l.length <= Math.max(5, room))) + "\n";
+    if (kind === "words") part = rng.pick(CHANT_LINES.filter((l) => l.length <= Math.max(9, room))) + "\n";
     else if (kind === "para") part = thought(rng, rng.int(1, 3)) + "\n\n";
     else if (kind === "list") part = Array.from({ length: rng.int(2, 4) }, () => `- ${sentence(rng)}`).join("\n") + "\n\n";
     else if (kind === "code") part = "```ts\n" + Array.from({ length: rng.int(2, 6) }, (_, i) => `const v${i} = ${rng.pick(MODULES)}.get("${rng.pick(MODULES)}");`).join("\n") + "\n```\n\n";

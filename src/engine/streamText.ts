@@ -76,6 +76,9 @@ export interface StreamSentence {
   event: number;
 }
 
+/** Below this length a phrase said three times in a row can still be emphasis: the fourth copy makes it a chant. */
+export const SHORT_PHRASE_CHARS = 24;
+
 /** Sentences are reported only from lines at least this long: short lines are judged whole. */
 export const LONG_LINE_CHARS = 200;
 

@@ -23,7 +23,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { StreamEvent } from "../events";
 import { excerpt } from "../guidance";
-import { CatchCounter, numberSetting, textKey, type StreamChannel } from "../streamText";
+import { CatchCounter, SHORT_PHRASE_CHARS, numberSetting, textKey, type StreamChannel } from "../streamText";
 
 export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -54,6 +54,8 @@ export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
 /** Characters of the anchor whose recurrence nominates a period. */
 const ANCHOR = 16;
 const MAX_CANDIDATES = 24;
+/** Units shorter than this are checked for words once, when nominated: a chanted phrase counts in copies. */
+const PHRASE_MAX_CHARS = 160;
 /** Rolling hash in 32-bit integer arithmetic (mod 2^32): cheap, and collisions are verified anyway. */
 const HASH_BASE = 0x01000193;
 /** Events listed as evidence at most. */
@@ -67,6 +69,8 @@ interface Candidate {
   run: number;
   /** Settled: fired, or its unit is not text (dividers); never checked again. */
   done: boolean;
+  /** A short unit of two words or more (a chanted line): counted in copies, not in characters. */
+  phrase: boolean;
 }
 
 export interface RepeatHit {
@@ -162,6 +166,8 @@ export class RepeatTracker {
   private lastFenceLine = -1;
   /** The current line is a table or box-drawing row (known from its first visible character). */
   private inTable = false;
+  /** The current line is indented like code (four spaces or a tab). */
+  private inCode = false;
   private lineHead = "";
   private lineHeadDone = false;
 
@@ -188,6 +194,7 @@ export class RepeatTracker {
     this.inFence = false;
     this.lastFenceLine = -1;
     this.inTable = false;
+    this.inCode = false;
     this.lineHead = "";
     this.lineHeadDone = false;
   }
@@ -196,13 +203,17 @@ export class RepeatTracker {
   get length(): number { return this.pos; }
 
   /** Span (copies × unit) needed before a unit of this period counts. */
-  requiredSpan(period: number): number {
+  requiredSpan(period: number, phrase = false): number {
     const unit = Math.max(period, this.s.minPeriod);
     const floor = unit < this.s.shortUnitChars ? Math.max(3, this.s.minCopies) : this.s.minCopies;
-    const copies = Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
+    // a line or sentence of words said three times in a row is a chant however short it is (four
+    // times below SHORT_PHRASE_CHARS: thrice can be emphasis); a lone word or token ("the the the",
+    // "0x00") still needs the span
+    const copies = phrase ? floor + (period < SHORT_PHRASE_CHARS ? 1 : 0) : Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
     // the unit holds a fence line: a whole fenced block shown again and again (showing it twice can be a slip)
     if (this.lastFenceLine >= 0 && this.pos - 1 - this.lastFenceLine < period) return unit * Math.max(copies, this.s.fencedBlockCopies);
-    return unit * copies * (this.inFence || this.inTable ? this.s.codeSpanFactor : 1);
+    if (phrase && !this.inFence && !this.inTable && !this.inCode) return period * copies;
+    return unit * copies * (this.inFence || this.inTable || this.inCode ? this.s.codeSpanFactor : 1);
   }
 
   /** How close the strongest live candidate is (0..1), and its period. */
@@ -210,7 +221,7 @@ export class RepeatTracker {
     let best = { progress: 0, period: 0 };
     for (const c of this.candidates) {
       if (c.done) continue;
-      const p = (c.run + c.period) / this.requiredSpan(c.period);
+      const p = (c.run + c.period) / this.requiredSpan(c.period, c.phrase);
       if (p > best.progress) best = { progress: Math.min(1, p), period: c.period };
     }
     return best;
@@ -236,11 +247,13 @@ export class RepeatTracker {
     return hits ?? [];
   }
 
-  private pushChar(code: number): RepeatHit | undefined {
+  private pushChar(raw: number): RepeatHit | undefined {
     const p = this.pos++;
     const outgoing = p >= ANCHOR ? this.charAt(p - ANCHOR) : 0;
+    this.trackFence(raw);
+    // a line break and a space separate the same words: a chant whose lines wander between the two is one chant
+    const code = raw === 10 || raw === 13 || raw === 9 ? 32 : raw;
     this.buf[p & this.mask] = code;
-    this.trackFence(code);
 
     let hit: RepeatHit | undefined;
     // verify live candidates
@@ -250,7 +263,7 @@ export class RepeatTracker {
       if (this.charAt(p - c.period) !== code) continue; // mismatch: the run is over
       c.run++;
       this.candidates[keep++] = c;
-      if (!c.done && c.run + c.period >= this.requiredSpan(c.period)) {
+      if (!c.done && c.run + c.period >= this.requiredSpan(c.period, c.phrase)) {
         c.done = true;
         const unit = this.textOf(p - c.period + 1, p + 1);
         if (isTextUnit(unit)) hit ??= { channel: this.channel, period: c.period, copies: Math.floor((c.run + c.period) / c.period), unit, position: p, spanStart: p - c.run - c.period + 1 };
@@ -279,7 +292,18 @@ export class RepeatTracker {
       if (this.candidates[weakest].run > ANCHOR) return;
       this.candidates.splice(weakest, 1);
     }
-    this.candidates.push({ period: d, run: ANCHOR, done: false });
+    this.candidates.push({ period: d, run: ANCHOR, done: false, phrase: d < PHRASE_MAX_CHARS && this.isPhrase(p - d + 1, p + 1) });
+  }
+
+  /** Whether [from, to) holds two words or more (letters on both sides of a space): O(period), once per candidate. */
+  private isPhrase(from: number, to: number): boolean {
+    let words = 0, inWord = false, letters = 0;
+    for (let q = from; q < to; q++) {
+      const c = this.charAt(q);
+      const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0xc0;
+      if (letter) { letters++; if (!inWord) { words++; inWord = true; } } else if (c === 32) inWord = false;
+    }
+    return words >= 2 && letters >= 4;
   }
 
   private trackFence(code: number): void {
@@ -294,7 +318,11 @@ export class RepeatTracker {
       return;
     }
     if (!this.lineHeadDone) {
-      if (this.lineHead.trim() === "" && code !== 32 && code !== 9) this.inTable = code === 124 /* | */ || code === 43 /* + */ || (code >= 0x2500 && code <= 0x259f);
+      if (this.lineHead.trim() === "" && code !== 32 && code !== 9) {
+        this.inTable = code === 124 /* | */ || code === 43 /* + */ || (code >= 0x2500 && code <= 0x259f);
+        // code drafted without a fence is indented: its repeated lines are code, not a chant
+        this.inCode = this.lineHead.length >= 4 || this.lineHead.includes("\t");
+      }
       this.lineHead += String.fromCharCode(code);
       if (this.lineHead.length >= 6) this.lineHeadDone = true;
     }
