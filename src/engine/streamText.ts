@@ -72,12 +72,17 @@ interface ChannelState {
 export interface StreamSentence {
   channel: StreamChannel;
   text: string;
+  /** The start of the line the sentence sits in (what the line opens with: a label names its subject). */
+  lineHead: string;
   section: string;
   event: number;
 }
 
 /** Below this length a phrase said three times in a row can still be emphasis: the fourth copy makes it a chant. */
 export const SHORT_PHRASE_CHARS = 24;
+
+/** Characters of a line's start given with each of its sentences. */
+const LINE_HEAD_CHARS = 80;
 
 /** Sentences are reported only from lines at least this long: short lines are judged whole. */
 export const LONG_LINE_CHARS = 200;
@@ -198,7 +203,7 @@ export class StreamLines {
     for (let k = start; k < line.length; k++) {
       const c = line.charCodeAt(k);
       if (s.afterStop && (c === 32 || c === 9)) {
-        if (k >= LONG_LINE_CHARS && this.isProseLine(s)) onSentence({ channel, text: line.slice(s.sentenceFrom, k), section: s.section, event: eventIndex });
+        if (k >= LONG_LINE_CHARS && this.isProseLine(s)) onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: line.slice(0, LINE_HEAD_CHARS), section: s.section, event: eventIndex });
         s.sentenceFrom = k + 1;
       }
       s.afterStop = c === 46 || c === 33 || c === 63; // . ! ?

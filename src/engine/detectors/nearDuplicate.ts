@@ -24,8 +24,13 @@ export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
   stopAt: 2,
   /** Alike units (this one included) that make a loop. */
   minCopies: 3,
-  /** Word 3-gram Jaccard similarity from which two units are alike (0..1). */
+  /** Word 3-gram Jaccard similarity from which two units are alike (0..1)... */
   minSimilarity: 0.5,
+  /**
+   * ...or word-set Jaccard: a thought restated with 10-40% of its words changed or its clauses
+   * moved keeps most of its words but few of its word triples (0 switches this off).
+   */
+  minWordSetSimilarity: 0.45,
   /** Units shorter than this many words are not compared. */
   minWords: 12,
   /** Recent units each new one is compared with, per channel. */
@@ -58,6 +63,64 @@ function oneSlotApart(a: readonly string[], b: readonly string[]): boolean {
   return [...a.slice(p, a.length - q), ...b.slice(p, b.length - q)].some((w) => ENTITY.test(w));
 }
 
+/** A label opening a unit ("Module auth:", "Option 2 is Redis:"): what the unit is about. */
+const LEADING_LABEL = /^\W*([^:.!?\n]{1,60}?)\*{0,2}:\s/;
+const LABEL_MAX_WORDS = 8;
+/** What only a name holds: a digit, a path or file separator, an underscore, code quotes (a hyphen is just a word: "Double-checking"). */
+const NAME = /[\d#./_`@\\]/;
+/** Units that open a section under a title are compared from this many words: the title says what they are. */
+const SECTION_BODY_MIN_WORDS = 6;
+
+function labelOf(text: string): string[] | undefined {
+  const m = LEADING_LABEL.exec(text);
+  if (!m) return undefined;
+  const words = wordsOf(m[1], LABEL_MAX_WORDS + 1).map((w) => w.replace(/\d+/g, "#"));
+  return words.length > 0 && words.length <= LABEL_MAX_WORDS ? words : undefined;
+}
+
+/**
+ * Whether two headings or labels name different items of one enumeration rather than retitle one
+ * thought: a name (a path, a file, an identifier, a single word), or one template whose leading
+ * words stay and whose rest changes ("Checking auth" / "Checking billing", "Module #: auth").
+ * Reasoning titles that restate ("Confirming the fix" / "Verifying the approach") change their lead.
+ */
+function namesItems(a: readonly string[], b: readonly string[], rawA: string, rawB: string): boolean {
+  if (NAME.test(rawA) || NAME.test(rawB)) return true;
+  if (a.length <= 1 || b.length <= 1) return true;
+  return a[0] === b[0];
+}
+
+/** Word-set Jaccard of two units. */
+function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let common = 0;
+  for (const w of small) if (large.has(w)) common++;
+  const union = a.size + b.size - common;
+  return union === 0 ? 1 : common / union;
+}
+
+/** Word-pair Jaccard below which two units with the same words do not say the same thing in other words. */
+const MIN_PAIR_SIMILARITY = 0.1;
+
+function pairsOf(u: Unit): Set<number> {
+  return (u.pairs ??= shingles(u.words, 2));
+}
+
+/**
+ * Word-set similarity of what two units say beyond a shared opening or closing: paragraphs that
+ * all open with the same sentence and then say something new are judged on the new part.
+ */
+function bagSimilarity(a: Unit, b: Unit): number {
+  const x = a.words, y = b.words;
+  const limit = Math.min(x.length, y.length);
+  let p = 0;
+  while (p < limit && x[p] === y[p]) p++;
+  let q = 0;
+  while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
+  if (p + q < 3) return setJaccard(a.wordSet, b.wordSet);
+  return setJaccard(new Set(x.slice(p, x.length - q)), new Set(y.slice(p, y.length - q)));
+}
+
 /** Whether the text has at least n spaces (a cheap lower bound on its word count). */
 function hasSpaces(text: string, n: number): boolean {
   let found = 0;
@@ -68,11 +131,21 @@ function hasSpaces(text: string, n: number): boolean {
 interface Unit {
   words: string[];
   shingles: Set<number>;
+  wordSet: Set<string>;
+  /** Word 2-grams, computed when a comparison first needs them. */
+  pairs?: Set<number>;
+  /** Words of the label the unit opens with, if any (digits as #). */
+  label: string[] | undefined;
+  labelText: string;
+  /** The heading the unit is compared under: its own for item headings, "" under titles that restate. */
+  scope: string;
   section: string;
   event: number;
   text: string;
   /** Key of the drifting thought this unit belongs to, inherited from the earliest alike unit. */
   cluster: string;
+  /** The first unit of its kind under its heading: what the section says. */
+  leads: boolean;
 }
 
 class NearDuplicateDetector implements Detector {
@@ -84,6 +157,9 @@ class NearDuplicateDetector implements Detector {
   private readonly minWords: number;
   private readonly window: number;
   private readonly sentenceUnits: boolean;
+  private readonly minWordSetSimilarity: number;
+  /** Per channel: the last heading seen, and the scope each heading got (bounded: headings of one request). */
+  private headings = new Map<string, { last: string; scopes: Map<string, string> }>();
   private strongest = { alike: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
@@ -92,10 +168,12 @@ class NearDuplicateDetector implements Detector {
     this.minWords = Math.max(3, numberSetting(settings, "minWords", NEAR_DUPLICATE_DEFAULTS));
     this.window = Math.max(this.minCopies, Math.min(64, numberSetting(settings, "window", NEAR_DUPLICATE_DEFAULTS)));
     this.sentenceUnits = settings.sentenceUnits !== false;
+    this.minWordSetSimilarity = numberSetting(settings, "minWordSetSimilarity", NEAR_DUPLICATE_DEFAULTS);
   }
 
   onRequestStart(): void {
     this.recent.clear();
+    this.headings.clear();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
   }
@@ -115,7 +193,8 @@ class NearDuplicateDetector implements Detector {
   onSentence(x: StreamSentence): Finding[] | void {
     if (!this.sentenceUnits) return;
     const out: Finding[] = [];
-    this.compare(x.channel, "sentence", x.text, x.section, x.event, out);
+    // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
+    this.compare(x.channel, "sentence", x.text, x.section, x.event, out, x.lineHead);
     return out.length ? out : undefined;
   }
 
@@ -131,19 +210,39 @@ class NearDuplicateDetector implements Detector {
     this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
   }
 
-  private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[]): void {
-    if (!hasSpaces(text, this.minWords - 1)) return; // too short to be a unit: skip the word split
-    const words = wordsOf(stripOpeners(text), MAX_UNIT_WORDS);
-    if (words.length < this.minWords) return;
-    const unit: Unit = { words, shingles: shingles(words, 3), section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}` };
+  private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[], labelSource = text): void {
+    const scope = this.scopeOf(channel, section);
+    // the body of a section under a title that restates is judged from fewer words
+    const minWords = section !== "" && scope === "" ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : this.minWords;
+    if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
+    const stripped = stripOpeners(text);
+    const words = wordsOf(stripped, MAX_UNIT_WORDS);
+    if (words.length < minWords) return;
+    const labelFrom = labelSource === text ? stripped : stripOpeners(labelSource);
+    const label = labelOf(labelFrom);
+    const unit: Unit = { words, shingles: shingles(words, 3), wordSet: new Set(words), label, labelText: label ? LEADING_LABEL.exec(labelFrom)![1] : "", scope, section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}`, leads: true };
     const bucket = `${channel}:${unitKind}`;
     let recent = this.recent.get(bucket);
     if (!recent) { recent = []; this.recent.set(bucket, recent); }
+    unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     const alike: Array<{ unit: Unit; similarity: number }> = [];
     for (const u of recent) {
-      if (u.section !== section) continue;
-      const similarity = jaccard(u.shingles, unit.shingles);
-      if (similarity >= this.minSimilarity && !oneSlotApart(u.words, words)) alike.push({ unit: u, similarity });
+      if (u.scope !== scope) continue;
+      // under another title only what each section opens with is compared: a refrain closing each
+      // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
+      if (u.section !== section && !(u.leads && unit.leads)) continue;
+      let similarity = jaccard(u.shingles, unit.shingles);
+      if (similarity < this.minSimilarity) {
+        const bag = this.minWordSetSimilarity > 0 ? bagSimilarity(u, unit) : 0;
+        // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
+        // a small vocabulary (varied text on one topic) does not
+        if (bag < this.minWordSetSimilarity || jaccard(pairsOf(u), pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
+        similarity = bag;
+      }
+      if (oneSlotApart(u.words, words)) continue;
+      // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
+      if (u.label && unit.label && u.label.join(" ") !== unit.label.join(" ") && namesItems(u.label, unit.label, u.labelText, unit.labelText)) continue;
+      alike.push({ unit: u, similarity });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit names it
     if (alike.length) unit.cluster = alike[0].unit.cluster;
@@ -167,7 +266,32 @@ class NearDuplicateDetector implements Detector {
     });
   }
 
+  /**
+   * Under which heading a unit is compared. Headings that name items (paths, identifiers, one
+   * template over several names) keep their text apart: the same note under each file is a report.
+   * Titles that only retitle the reasoning ("Confirming the fix", then "Verifying the approach")
+   * do not: what is said under them is compared across them.
+   */
+  private scopeOf(channel: StreamChannel, section: string): string {
+    if (section === "" || section.startsWith("item\u0000")) return section;
+    let h = this.headings.get(channel);
+    if (!h) { h = { last: "", scopes: new Map() }; this.headings.set(channel, h); }
+    let scope = h.scopes.get(section);
+    if (scope === undefined) {
+      const words = wordsOf(section, 16);
+      const last = h.last ? wordsOf(h.last, 16) : undefined;
+      const named = NAME.test(section) || (last !== undefined && namesItems(last, words, h.last, section));
+      scope = named ? section : "";
+      // an earlier title of the same template was taken for a retitle: it names items too
+      if (named && h.last && h.scopes.get(h.last) === "") h.scopes.set(h.last, h.last);
+      if (h.scopes.size < 256) h.scopes.set(section, scope);
+    }
+    if (h.last !== section) h.last = section;
+    return scope;
+  }
+
   reset(): void {
+    this.headings.clear();
     this.recent.clear();
     this.counter.reset();
     this.strongest = { alike: 0, detail: "" };
