@@ -66,6 +66,8 @@ interface ChannelState {
   /** Where the current sentence of the partial line starts, and whether the last char ended one. */
   sentenceFrom: number;
   afterStop: boolean;
+  /** Sentence starts before LONG_LINE_CHARS, reported once the line proves long (a few at most). */
+  earlyStarts: number[];
 }
 
 /** A sentence inside a long line (a paragraph written as one line, or a run-on loop). */
@@ -161,7 +163,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false };
+      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [] };
       this.channels.set(channel, s);
     }
     return s;
@@ -203,7 +205,15 @@ export class StreamLines {
     for (let k = start; k < line.length; k++) {
       const c = line.charCodeAt(k);
       if (s.afterStop && (c === 32 || c === 9)) {
-        if (k >= LONG_LINE_CHARS && this.isProseLine(s)) onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: line.slice(0, LINE_HEAD_CHARS), section: s.section, event: eventIndex });
+        if (k >= LONG_LINE_CHARS && this.isProseLine(s)) {
+          // the line just proved long: its first sentences are sentences too (once per line)
+          if (s.earlyStarts.length) {
+            const starts = [...s.earlyStarts, s.sentenceFrom];
+            s.earlyStarts = [];
+            for (let i = 0; i + 1 < starts.length; i++) onSentence({ channel, text: line.slice(starts[i], starts[i + 1] - 1), lineHead: line.slice(0, LINE_HEAD_CHARS), section: s.section, event: eventIndex });
+          }
+          onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: line.slice(0, LINE_HEAD_CHARS), section: s.section, event: eventIndex });
+        } else if (k < LONG_LINE_CHARS && s.earlyStarts.length < 32) s.earlyStarts.push(s.sentenceFrom);
         s.sentenceFrom = k + 1;
       }
       s.afterStop = c === 46 || c === 33 || c === 63; // . ! ?
@@ -238,6 +248,7 @@ export class StreamLines {
     s.partialStart = -1;
     s.sentenceFrom = 0;
     s.afterStop = false;
+    s.earlyStarts = [];
     onLine(line);
     if (kind === "prose" || kind === "list") {
       s.paragraph.push(line);

@@ -99,6 +99,9 @@ function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return union === 0 ? 1 : common / union;
 }
 
+/** Units this alike are the same words: repeated among new material, they are a refrain. */
+const REFRAIN_SIMILARITY = 0.9;
+
 /** Word-pair Jaccard below which two units with the same words do not say the same thing in other words. */
 const MIN_PAIR_SIMILARITY = 0.1;
 
@@ -146,6 +149,8 @@ interface Unit {
   cluster: string;
   /** The first unit of its kind under its heading: what the section says. */
   leads: boolean;
+  /** Alike to no earlier unit: something new was said. */
+  novel: boolean;
 }
 
 class NearDuplicateDetector implements Detector {
@@ -220,13 +225,17 @@ class NearDuplicateDetector implements Detector {
     if (words.length < minWords) return;
     const labelFrom = labelSource === text ? stripped : stripOpeners(labelSource);
     const label = labelOf(labelFrom);
-    const unit: Unit = { words, shingles: shingles(words, 3), wordSet: new Set(words), label, labelText: label ? LEADING_LABEL.exec(labelFrom)![1] : "", scope, section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}`, leads: true };
+    const unit: Unit = { words, shingles: shingles(words, 3), wordSet: new Set(words), label, labelText: label ? LEADING_LABEL.exec(labelFrom)![1] : "", scope, section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}`, leads: true, novel: true };
     const bucket = `${channel}:${unitKind}`;
     let recent = this.recent.get(bucket);
     if (!recent) { recent = []; this.recent.set(bucket, recent); }
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     const alike: Array<{ unit: Unit; similarity: number }> = [];
-    for (const u of recent) {
+    // walking back from the newest: what was said between each earlier unit and this one
+    let novelSince = 0, repeatsSince = 0;
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const u = recent[i];
+      if (i < recent.length - 1) { if (recent[i + 1].novel) novelSince++; else repeatsSince++; }
       if (u.scope !== scope) continue;
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
@@ -240,12 +249,16 @@ class NearDuplicateDetector implements Detector {
         similarity = bag;
       }
       if (oneSlotApart(u.words, words)) continue;
+      // the same words again with mostly new things said since: a refrain opening or closing each
+      // step (line-repeat's to judge), not a thought restated in other words
+      if (similarity >= REFRAIN_SIMILARITY && novelSince > repeatsSince) continue;
       // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
       if (u.label && unit.label && u.label.join(" ") !== unit.label.join(" ") && namesItems(u.label, unit.label, u.labelText, unit.labelText)) continue;
       alike.push({ unit: u, similarity });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit names it
-    if (alike.length) unit.cluster = alike[0].unit.cluster;
+    // alike were gathered newest first: the earliest (the last found) names the thought
+    if (alike.length) { unit.cluster = alike[alike.length - 1].unit.cluster; unit.novel = false; }
     recent.push(unit);
     if (recent.length > this.window) recent.shift();
     const copies = alike.length + 1;
@@ -262,7 +275,7 @@ class NearDuplicateDetector implements Detector {
       count,
       summary: `your ${channelName(channel)} restates the same ${unitKind} in other words ${copies} times (${Math.round(similarity * 100)}%+ alike: "${span}")`,
       suggestion: "Rewording it does not move the task: settle on one conclusion and act on it, or try a genuinely different approach.",
-      evidence: { events: [...alike.map((a) => a.unit.event), event], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
+      evidence: { events: [...alike.map((a) => a.unit.event).reverse(), event], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
     });
   }
 
