@@ -242,7 +242,8 @@ class NearDuplicateDetector implements Detector {
       if (u.section !== section && !(u.leads && unit.leads)) continue;
       let similarity = jaccard(u.shingles, unit.shingles);
       if (similarity < this.minSimilarity) {
-        const bag = this.minWordSetSimilarity > 0 ? bagSimilarity(u, unit) : 0;
+        if (this.minWordSetSimilarity <= 0) continue;
+        const bag = bagSimilarity(u, unit);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
         if (bag < this.minWordSetSimilarity || jaccard(pairsOf(u), pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;

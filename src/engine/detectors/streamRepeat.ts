@@ -71,6 +71,11 @@ interface Candidate {
   done: boolean;
   /** A short unit of two words or more (a chanted line): counted in copies, not in characters. */
   phrase: boolean;
+  /**
+   * Of a phrase: characters from the start of the repeated span to its first word. Text just before
+   * a chant can end like each copy (". " before "Thinking... Done. "): copies count from a word.
+   */
+  lead: number;
 }
 
 export interface RepeatHit {
@@ -208,12 +213,13 @@ export class RepeatTracker {
     const floor = unit < this.s.shortUnitChars ? Math.max(3, this.s.minCopies) : this.s.minCopies;
     // a line or sentence of words said three times in a row is a chant however short it is (four
     // times below SHORT_PHRASE_CHARS: thrice can be emphasis); a lone word or token ("the the the",
-    // "0x00") still needs the span
-    const copies = phrase ? floor + (period < SHORT_PHRASE_CHARS ? 1 : 0) : Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
+    // "0x00"), and a statement in code, still need the span
+    const holdsFence = this.lastFenceLine >= 0 && this.pos - 1 - this.lastFenceLine < period;
+    if (phrase && !this.inFence && !this.inTable && !this.inCode && !holdsFence) return period * (floor + (period < SHORT_PHRASE_CHARS ? 1 : 0));
+    const copies = Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
     // the unit holds a fence line: a whole fenced block shown again and again (showing it twice can be a slip)
-    if (this.lastFenceLine >= 0 && this.pos - 1 - this.lastFenceLine < period) return unit * Math.max(copies, this.s.fencedBlockCopies);
-    if (phrase && !this.inFence && !this.inTable && !this.inCode) return period * copies;
-    return unit * copies * (this.inFence || this.inTable || this.inCode ? this.s.codeSpanFactor : 1);
+    if (holdsFence) return unit * Math.max(copies, this.s.fencedBlockCopies);
+    return unit * copies * (this.inFence || this.inTable ? this.s.codeSpanFactor : 1);
   }
 
   /** How close the strongest live candidate is (0..1), and its period. */
@@ -263,7 +269,7 @@ export class RepeatTracker {
       if (this.charAt(p - c.period) !== code) continue; // mismatch: the run is over
       c.run++;
       this.candidates[keep++] = c;
-      if (!c.done && c.run + c.period >= this.requiredSpan(c.period, c.phrase)) {
+      if (!c.done && c.run + c.period - c.lead >= this.requiredSpan(c.period, c.phrase)) {
         c.done = true;
         const unit = this.textOf(p - c.period + 1, p + 1);
         if (isTextUnit(unit)) hit ??= { channel: this.channel, period: c.period, copies: Math.floor((c.run + c.period) / c.period), unit, position: p, spanStart: p - c.run - c.period + 1 };
@@ -292,7 +298,8 @@ export class RepeatTracker {
       if (this.candidates[weakest].run > ANCHOR) return;
       this.candidates.splice(weakest, 1);
     }
-    this.candidates.push({ period: d, run: ANCHOR, done: false, phrase: d < PHRASE_MAX_CHARS && this.isPhrase(p - d + 1, p + 1) });
+    const phrase = d < PHRASE_MAX_CHARS && this.isPhrase(p - d + 1, p + 1);
+    this.candidates.push({ period: d, run: ANCHOR, done: false, phrase, lead: phrase ? this.leadToWord(p - ANCHOR - d + 1, d) : 0 });
   }
 
   /** Whether [from, to) holds two words or more (letters on both sides of a space): O(period), once per candidate. */
@@ -304,6 +311,17 @@ export class RepeatTracker {
       if (letter) { letters++; if (!inWord) { words++; inWord = true; } } else if (c === 32) inWord = false;
     }
     return words >= 2 && letters >= 4;
+  }
+
+  /** Characters from `from` to the first word start (a letter or digit after a space or the start), at most `max`. */
+  private leadToWord(from: number, max: number): number {
+    for (let k = 0; k < max; k++) {
+      const q = from + k;
+      const c = this.charAt(q);
+      const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0xc0;
+      if (alnum && (q === 0 || this.charAt(q - 1) === 32)) return k;
+    }
+    return 0;
   }
 
   private trackFence(code: number): void {
@@ -320,7 +338,7 @@ export class RepeatTracker {
     if (!this.lineHeadDone) {
       if (this.lineHead.trim() === "" && code !== 32 && code !== 9) {
         this.inTable = code === 124 /* | */ || code === 43 /* + */ || (code >= 0x2500 && code <= 0x259f);
-        // code drafted without a fence is indented: its repeated lines are code, not a chant
+        // code drafted without a fence is indented: a repeated statement there is not counted as a chanted phrase
         this.inCode = this.lineHead.length >= 4 || this.lineHead.includes("\t");
       }
       this.lineHead += String.fromCharCode(code);
