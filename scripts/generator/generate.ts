@@ -34,6 +34,8 @@ export interface FamilyRow {
   /** Loops: caught at all / within two repetitions of onset / before any repetition began. */
   caught: number;
   inTime: number;
+  /** Within three repetitions (a short phrase needs a fourth copy: said three times it can be emphasis). */
+  withinThree: number;
   early: number;
   repsMedian?: number;
   repsP90?: number;
@@ -86,7 +88,7 @@ export function runGenerator(opts: { seed?: number; cases?: number; family?: str
   const rows: FamilyRow[] = [];
   const outcomes: CaseOutcome[] = [];
   for (const g of all) {
-    const row: FamilyRow = { family: g.family, kind: g.kind, imitates: g.imitates, cases: 0, caught: 0, inTime: 0, early: 0, falseAlarms: 0, detectors: {} };
+    const row: FamilyRow = { family: g.family, kind: g.kind, imitates: g.imitates, cases: 0, caught: 0, inTime: 0, withinThree: 0, early: 0, falseAlarms: 0, detectors: {} };
     const reps: number[] = [], chars: number[] = [];
     for (let i = 0; i < perFamily; i++) {
       // one seed per case: a case is reproducible alone (--family), and adding a family shifts no other
@@ -101,6 +103,7 @@ export function runGenerator(opts: { seed?: number; cases?: number; family?: str
       row.caught++;
       if (o.reps !== undefined) {
         if (o.reps <= 2) row.inTime++;
+        if (o.reps <= 3) row.withinThree++;
         if (o.reps < 1) row.early++;
         reps.push(Math.max(0, o.reps));
       }
@@ -124,9 +127,9 @@ export function formatReport(run: GeneratorRun, seed: number): string {
   const lines = [
     `Loop generator, seed ${seed}: ${run.outcomes.length} cases in ${(run.ms / 1000).toFixed(1)} s`,
     "",
-    "| loop class | cases | caught | within 2 repetitions | before any repetition | repetitions after onset (median / p90) | chars after onset (median) | first detector |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ...loops.map((r) => `| ${r.family} | ${r.cases} | ${pct(r.caught, r.cases)} | ${pct(r.inTime, r.cases)} | ${r.early} | ${r.repsMedian ?? "-"} / ${r.repsP90 ?? "-"} | ${r.charsMedian ?? "-"} | ${topDetectors(r.detectors)} |`),
+    "| loop class | cases | caught | within 2 repetitions | within 3 | acted on copy 0's events | repetitions after onset (median / p90) | chars after onset (median) | first detector |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...loops.map((r) => `| ${r.family} | ${r.cases} | ${pct(r.caught, r.cases)} | ${pct(r.inTime, r.cases)} | ${pct(r.withinThree, r.cases)} | ${r.early} | ${r.repsMedian ?? "-"} / ${r.repsP90 ?? "-"} | ${r.charsMedian ?? "-"} | ${topDetectors(r.detectors)} |`),
     "",
     "| look-alike family | imitates | cases | false alarms | detectors |",
     "| --- | --- | --- | --- | --- |",

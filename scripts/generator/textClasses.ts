@@ -202,9 +202,9 @@ const chantList = gen("list-lookalike", "lookalike", "short-chant", (rng) => {
 const perItemReport = gen("per-item-report", "lookalike", "short-chant", (rng) => {
   const s = setup(rng, "text");
   const files = distinct(rng, MODULES, rng.int(5, 12)).map((m) => `src/${m}/${rng.pick(["index", "handler", "service", "store"])}.ts`);
-  const style = rng.pick(["atx", "bold", "numbered", "label"] as const);
+  const style = rng.pick(["atx", "bold", "numbered", "label", "name-heading"] as const);
   const note = rng.pick(["No changes needed.", "Looks good.", "No issues found.", "No issues found. All awaited calls are inside try/catch and errors are passed to next().", "Unchanged; the import is already used."]);
-  const text = files.map((f, i) => style === "atx" ? `### ${f}\n\n${note}\n\n` : style === "bold" ? `**${f}**\n${note}\n\n` : style === "numbered" ? `${i + 1}. \`${f}\`\n   - ${note}\n` : `${f}:\n${note}\n\n`).join("");
+  const text = files.map((f, i) => style === "name-heading" ? `**Checking ${f.split("/")[1]}**\n\n${note}\n\n` : style === "atx" ? `### ${f}\n\n${note}\n\n` : style === "bold" ? `**${f}**\n${note}\n\n` : style === "numbered" ? `${i + 1}. \`${f}\`\n   - ${note}\n` : `${f}:\n${note}\n\n`).join("");
   s.b.stream(s.channel, text + sentence(rng) + "\n");
   Object.assign(s.params, { style, items: files.length, note: note.length });
   return lookalikeCase("per-item-report", s);
@@ -215,11 +215,13 @@ const headedDistinct = gen("headed-distinct", "lookalike", "headed-sections", (r
   const style = rng.pick(["bold", "atx"] as const);
   const headings = distinct(rng, STEP_HEADINGS, rng.int(5, 9));
   const withTools = rng.chance(0.5);
+  const short = rng.chance(0.3);
   headings.forEach((h, i) => {
-    s.b.stream(s.channel, `${style === "bold" ? `**${h}**` : `### ${h}`}\n\n${opener(rng)}${thought(rng, rng.int(1, 4))}\n\n`);
+    const body = short ? sentence(rng) : thought(rng, rng.int(1, 4));
+    s.b.stream(s.channel, `${style === "bold" ? `**${h}**` : `### ${h}`}\n\n${opener(rng)}${body}\n\n`);
     if (withTools && i % 2 === 1) s.b.toolStep("read_file", { path: `src/${MODULES[i]}.ts` }, `1 | ${sentence(rng)}\n2 | ${sentence(rng)}`);
   });
-  Object.assign(s.params, { style, sections: headings.length, withTools });
+  Object.assign(s.params, { style, sections: headings.length, withTools, short });
   return lookalikeCase("headed-distinct", s);
 });
 
@@ -227,7 +229,7 @@ const headedDistinct = gen("headed-distinct", "lookalike", "headed-sections", (r
 const templatedEnumeration = gen("templated-enumeration", "lookalike", "templated-enumeration", (rng) => {
   const s = setup(rng, rng.chance(0.8) ? "reasoning" : "text");
   const modules = distinct(rng, MODULES, rng.int(8, 12));
-  const style = rng.pick(["paragraph", "headed", "list", "line"] as const);
+  const style = rng.pick(["paragraph", "headed", "list", "line", "sentence"] as const);
   const checks = rng.pick([
     ["imports checked", "no cycles", "public API covered by tests"],
     ["error handling reviewed", "every await is inside try/catch", "errors are passed to next()"],
@@ -241,7 +243,9 @@ const templatedEnumeration = gen("templated-enumeration", "lookalike", "template
     return { text: `Module ${m}: ${checks.join(", ")}.${detail} Verdict: ${v}.`, v };
   };
   const text = modules.map((m) => {
-    const { text: t } = body(m);
+    const { text: t, v } = body(m);
+    // no label: the module is named inside the sentence, as its subject
+    if (style === "sentence") return `Next I checked the ${m} module and found ${checks.join(", ")}, so the verdict for ${m} is ${v}.\n\n`;
     if (style === "headed") return `**Checking ${m}**\n\n${t}\n\n`;
     if (style === "list") return `- ${t}\n`;
     if (style === "line") return `${t}\n`;

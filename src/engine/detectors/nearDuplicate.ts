@@ -90,6 +90,32 @@ function namesItems(a: readonly string[], b: readonly string[], rawA: string, ra
   return a[0] === b[0];
 }
 
+/**
+ * Whether the units are one template over two subjects ("... checked the auth module ... the
+ * verdict for auth is ok." / "... billing ... for billing ..."): aligned from the start or from the
+ * end, the same word of one stands in two places or more where the other has its own, and neither
+ * mentions the other's. A restated thought keeps its subject.
+ */
+function subjectsDiffer(a: readonly string[], b: readonly string[]): boolean {
+  const n = Math.min(a.length, b.length);
+  let inA: Set<string> | undefined, inB: Set<string> | undefined;
+  for (const fromEnd of [false, true]) {
+    const pairs = new Map<string, number>();
+    for (let k = 0; k < n; k++) {
+      const x = fromEnd ? a[a.length - 1 - k] : a[k], y = fromEnd ? b[b.length - 1 - k] : b[k];
+      if (x === y) continue;
+      const key = `${x}\u0000${y}`;
+      const seen = (pairs.get(key) ?? 0) + 1;
+      pairs.set(key, seen);
+      if (seen !== 2) continue;
+      inA ??= new Set(a);
+      inB ??= new Set(b);
+      if (!inB.has(x) && !inA.has(y)) return true;
+    }
+  }
+  return false;
+}
+
 /** Word-set Jaccard of two units. */
 function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
@@ -249,7 +275,7 @@ class NearDuplicateDetector implements Detector {
         if (bag < this.minWordSetSimilarity || jaccard(pairsOf(u), pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
         similarity = bag;
       }
-      if (oneSlotApart(u.words, words)) continue;
+      if (oneSlotApart(u.words, words) || subjectsDiffer(u.words, words)) continue;
       // the same words again with mostly new things said since: a refrain opening or closing each
       // step (line-repeat's to judge), not a thought restated in other words
       if (similarity >= REFRAIN_SIMILARITY && novelSince > repeatsSince) continue;
