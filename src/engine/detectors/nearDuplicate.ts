@@ -125,6 +125,9 @@ function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return union === 0 ? 1 : common / union;
 }
 
+/** A unit this alike to a member of a drifting thought's cluster joins the whole cluster. */
+const CHAIN_SIMILARITY = 0.55;
+
 /** Units this alike are the same words: repeated among new material, they are a refrain. */
 const REFRAIN_SIMILARITY = 0.9;
 
@@ -288,7 +291,12 @@ class NearDuplicateDetector implements Detector {
     if (alike.length) { unit.cluster = alike[alike.length - 1].unit.cluster; unit.novel = false; }
     recent.push(unit);
     if (recent.length > this.window) recent.shift();
-    const copies = alike.length + 1;
+    // a thought drifting further each time is alike to its last wording, not always to its first:
+    // the copies are the units of its cluster, joined through any alike member
+    let members = 0;
+    // (only through a close likeness: one template filled with other content is alike, but loosely)
+    if (alike.some((a) => a.similarity >= CHAIN_SIMILARITY)) for (const u of recent) if (u !== unit && u.cluster === unit.cluster && u.scope === scope) members++;
+    const copies = Math.max(alike.length, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
     if (copies < this.minCopies) return;
     const key = unit.cluster;
