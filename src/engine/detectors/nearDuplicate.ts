@@ -70,6 +70,7 @@ const LABEL_MAX_WORDS = 8;
 const NAME = /[\d#./_`@\\]/;
 /** Units that open a section under a title are compared from this many words: the title says what they are. */
 const SECTION_BODY_MIN_WORDS = 6;
+const SENTENCE_MIN_WORDS = 8;
 
 function labelOf(text: string): string[] | undefined {
   const m = LEADING_LABEL.exec(text);
@@ -96,6 +97,12 @@ function namesItems(a: readonly string[], b: readonly string[], rawA: string, ra
  * end, the same word of one stands in two places or more where the other has its own, and neither
  * mentions the other's. A restated thought keeps its subject.
  */
+function count(words: readonly string[], w: string): number {
+  let n = 0;
+  for (const x of words) if (x === w) n++;
+  return n;
+}
+
 function subjectsDiffer(a: readonly string[], b: readonly string[]): boolean {
   const n = Math.min(a.length, b.length);
   let inA: Set<string> | undefined, inB: Set<string> | undefined;
@@ -110,7 +117,11 @@ function subjectsDiffer(a: readonly string[], b: readonly string[]): boolean {
       if (seen !== 2) continue;
       inA ??= new Set(a);
       inB ??= new Set(b);
-      if (!inB.has(x) && !inA.has(y)) return true;
+      // a subject may be named like a word of the template ("the imports module ... imports
+      // checked"): then it stands in more places in its own unit than in the other; short everyday
+      // words are left out (a synonym swapped in twice, "the" -> "this", is a rewording)
+      const own = (w: string, mine: readonly string[], other: readonly string[], inOther: Set<string>) => !inOther.has(w) || (w.length >= 5 && count(mine, w) >= count(other, w) + 2);
+      if (own(x, a, b, inB) && own(y, b, a, inA)) return true;
     }
   }
   return false;
@@ -246,8 +257,9 @@ class NearDuplicateDetector implements Detector {
 
   private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[], labelSource = text): void {
     const scope = this.scopeOf(channel, section);
-    // the body of a section under a title that restates is judged from fewer words
-    const minWords = section !== "" && scope === "" ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : this.minWords;
+    // the body of a section under a title that restates, and a sentence of a run-on line (a thought
+    // restated in short sentences), are judged from fewer words
+    const minWords = section !== "" && scope === "" ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
     const words = wordsOf(stripped, MAX_UNIT_WORDS);
