@@ -78,6 +78,10 @@ describe("text loop classes", () => {
       quiet("text", modules.map((m) => `**Checking ${m}**\n\nLooks good.\n\n`).join(""));
     });
 
+    it("counts a single word said again as a word, not a phrase, whatever phase it is caught in", () => {
+      quiet("reasoning", "The field holds the default value value value value value value value and then the parser reads it.\n");
+    });
+
     it("stays quiet on a short line said before each new step", () => {
       quiet("reasoning", Array.from({ length: 6 }, (_, i) => `Let me check.\n${prose(30, 60 + i)}.\n`).join("\n"));
     });

@@ -302,13 +302,17 @@ export class RepeatTracker {
     this.candidates.push({ period: d, run: ANCHOR, done: false, phrase, lead: phrase ? this.leadToWord(p - ANCHOR - d + 1, d) : 0 });
   }
 
-  /** Whether [from, to) holds two words or more (letters on both sides of a space): O(period), once per candidate. */
+  /**
+   * Whether the unit [from, to) holds two words or more: word starts counted cyclically (the unit
+   * repeats, so "alue v" of "value value" is one word). O(period), once per candidate.
+   */
   private isPhrase(from: number, to: number): boolean {
-    let words = 0, inWord = false, letters = 0;
+    const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0xc0;
+    let words = 0, letters = 0, prev = isLetter(this.charAt(to - 1));
     for (let q = from; q < to; q++) {
-      const c = this.charAt(q);
-      const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0xc0;
-      if (letter) { letters++; if (!inWord) { words++; inWord = true; } } else if (c === 32) inWord = false;
+      const letter = isLetter(this.charAt(q));
+      if (letter) { letters++; if (!prev) words++; }
+      prev = letter;
     }
     return words >= 2 && letters >= 4;
   }
