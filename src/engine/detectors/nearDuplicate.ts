@@ -45,6 +45,8 @@ const MAX_UNIT_WORDS = 300;
 /** Units shorter than this that differ from each other in one short slot are template instances... */
 const TEMPLATE_MAX_WORDS = 30;
 const TEMPLATE_MAX_SLOT = 3;
+/** A slot names an item only if one of its words is at least this long (or looks like a name). */
+const SLOT_MIN_CHARS = 5;
 /** ...and so are longer ones whose slot names something: a file, a path, a version, an identifier. */
 const ENTITY = /[\d._/-]/;
 
@@ -59,8 +61,13 @@ function oneSlotApart(a: readonly string[], b: readonly string[]): boolean {
   let q = 0;
   while (q < limit - p && a[a.length - 1 - q] === b[b.length - 1 - q]) q++;
   if (a.length - p - q > TEMPLATE_MAX_SLOT || b.length - p - q > TEMPLATE_MAX_SLOT || p + q >= limit) return false;
+  // a word put in or left out is a rewording: an item's slot holds another name on both sides
+  if (a.length - p - q === 0 || b.length - p - q === 0) return false;
+  const slot = [...a.slice(p, a.length - q), ...b.slice(p, b.length - q)];
+  // a slot of little words only ("the" / "this", "a" / "") is a rewording, not another item
+  if (!slot.some((w) => w.length >= SLOT_MIN_CHARS || ENTITY.test(w))) return false;
   if (a.length < TEMPLATE_MAX_WORDS && b.length < TEMPLATE_MAX_WORDS) return true;
-  return [...a.slice(p, a.length - q), ...b.slice(p, b.length - q)].some((w) => ENTITY.test(w));
+  return slot.some((w) => ENTITY.test(w));
 }
 
 /** A label opening a unit ("Module auth:", "Option 2 is Redis:"): what the unit is about. */
