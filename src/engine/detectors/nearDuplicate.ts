@@ -152,6 +152,19 @@ const REFRAIN_SIMILARITY = 0.9;
 /** Word-pair Jaccard below which two units with the same words do not say the same thing in other words. */
 const MIN_PAIR_SIMILARITY = 0.1;
 
+/** Content-word Jaccard below which two units with alike words and word pairs speak of other things. */
+const MIN_CONTENT_SIMILARITY = 0.3;
+/** Words that carry no content however long they are (shorter words are never content words). */
+const FUNCTION_WORDS = new Set("that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each".split(" "));
+
+function contentOf(u: Unit): Set<string> {
+  if (!u.content) {
+    u.content = new Set();
+    for (const w of u.words) if (w.length >= 4 && !FUNCTION_WORDS.has(w)) u.content.add(w);
+  }
+  return u.content;
+}
+
 function pairsOf(u: Unit): Set<number> {
   return (u.pairs ??= shingles(u.words, 2));
 }
@@ -184,6 +197,8 @@ interface Unit {
   wordSet: Set<string>;
   /** Word 2-grams, computed when a comparison first needs them. */
   pairs?: Set<number>;
+  /** Content words (not short, not function words), likewise. */
+  content?: Set<string>;
   /** Words of the label the unit opens with, if any (digits as #). */
   label: string[] | undefined;
   labelText: string;
@@ -295,12 +310,16 @@ class NearDuplicateDetector implements Detector {
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
         if (bag < this.minWordSetSimilarity || jaccard(pairsOf(u), pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
+        // and what it is about: one sentence shape filled with other things ("The log shows the
+        // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
+        // shares its frame, not its content words
+        if (setJaccard(contentOf(u), contentOf(unit)) < MIN_CONTENT_SIMILARITY) continue;
         similarity = bag;
       }
       if (oneSlotApart(u.words, words) || subjectsDiffer(u.words, words)) continue;
       // the same words again with mostly new things said since: a refrain opening or closing each
       // step (line-repeat's to judge), not a thought restated in other words
-      if (similarity >= REFRAIN_SIMILARITY && novelSince > repeatsSince) continue;
+      if (similarity >= REFRAIN_SIMILARITY && novelSince > 0) continue;
       // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
       if (u.label && unit.label && u.label.join(" ") !== unit.label.join(" ") && namesItems(u.label, unit.label, u.labelText, unit.labelText)) continue;
       alike.push({ unit: u, similarity });
