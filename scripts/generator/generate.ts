@@ -14,7 +14,8 @@ import { toolClasses } from "./toolClasses";
 import type { CaseGenerator, GeneratedCase } from "./types";
 
 export const DEFAULT_SEED = 16;
-export const DEFAULT_CASES = 2600;
+/** Cases drawn per family unless a total is asked for: a new family leaves the others' draws as they were. */
+export const DEFAULT_PER_FAMILY = 200;
 
 export interface CaseOutcome {
   c: GeneratedCase;
@@ -83,7 +84,7 @@ export function runGenerator(opts: { seed?: number; cases?: number; family?: str
   const seed = opts.seed ?? DEFAULT_SEED;
   const all = (opts.generators ?? [...textClasses, ...toolClasses]).filter((g) => !opts.family || g.family === opts.family);
   if (all.length === 0) throw new Error(`no generator family ${opts.family ?? ""}`);
-  const perFamily = Math.max(1, Math.ceil((opts.cases ?? DEFAULT_CASES) / all.length));
+  const perFamily = opts.cases === undefined ? DEFAULT_PER_FAMILY : Math.max(1, Math.ceil(opts.cases / all.length));
   const t0 = Date.now();
   const rows: FamilyRow[] = [];
   const outcomes: CaseOutcome[] = [];
@@ -162,8 +163,8 @@ export function dumpFailures(run: GeneratorRun, dir: string, max = 20): number {
 export function generateMain(argv: string[]): void {
   const value = (flag: string) => { const i = argv.indexOf(flag); return i >= 0 ? argv[i + 1] : undefined; };
   const seed = value("--seed") !== undefined ? Number(value("--seed")) : DEFAULT_SEED;
-  const cases = value("--cases") !== undefined ? Number(value("--cases")) : DEFAULT_CASES;
-  if (!Number.isInteger(seed) || !Number.isInteger(cases) || cases < 1) throw new Error("--seed and --cases take whole numbers");
+  const cases = value("--cases") !== undefined ? Number(value("--cases")) : undefined;
+  if (!Number.isInteger(seed) || (cases !== undefined && (!Number.isInteger(cases) || cases < 1))) throw new Error("--seed and --cases take whole numbers");
   const run = runGenerator({ seed, cases, family: value("--family") });
   process.stdout.write(formatReport(run, seed));
   const dump = value("--dump");

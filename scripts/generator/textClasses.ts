@@ -279,6 +279,26 @@ const productiveReasoning = gen("productive-reasoning", "lookalike", "paraphrase
   return lookalikeCase("productive-reasoning", s);
 });
 
+/** A long markdown answer: headings, paragraphs, lists, code and tables, each part new. */
+const markdownDoc = gen("markdown-doc", "lookalike", "block-repeat", (rng) => {
+  const s = setup(rng, rng.chance(0.6) ? "text" : "reasoning");
+  const parts: string[] = [];
+  const headings = distinct(rng, STEP_HEADINGS, rng.int(3, 7));
+  for (const h of headings) {
+    parts.push(rng.chance(0.5) ? `## ${h}\n\n` : `**${h}**\n\n`);
+    for (let k = rng.int(1, 3); k > 0; k--) {
+      const kind = rng.pick(["para", "list", "code", "table"]);
+      if (kind === "para") parts.push(thought(rng, rng.int(1, 3)) + "\n\n");
+      else if (kind === "list") parts.push(Array.from({ length: rng.int(2, 5) }, () => `- ${sentence(rng)}`).join("\n") + "\n\n");
+      else if (kind === "code") parts.push("```ts\n" + Array.from({ length: rng.int(2, 8) }, (_, i) => `const v${i} = ${rng.pick(MODULES)}.get("${rng.pick(MODULES)}");`).join("\n") + "\n```\n\n");
+      else parts.push("| module | state |\n|---|---|\n" + distinct(rng, MODULES, rng.int(2, 6)).map((m) => `| ${m} | ${rng.pick(["ok", "stale", "broken"])} |`).join("\n") + "\n\n");
+    }
+  }
+  s.b.stream(s.channel, parts.join(""));
+  Object.assign(s.params, { sections: headings.length, chars: parts.join("").length });
+  return lookalikeCase("markdown-doc", s);
+});
+
 /** Options weighed side by side: one sentence shape, different content in several slots. */
 const comparison = gen("option-comparison", "lookalike", "paraphrase", (rng) => {
   const s = setup(rng);
@@ -292,5 +312,5 @@ const comparison = gen("option-comparison", "lookalike", "paraphrase", (rng) => 
 
 export const textClasses: CaseGenerator[] = [
   shortChant, headedSections, paraphrase, blockRepeat, offByOne,
-  chantCode, chantTable, chantList, perItemReport, headedDistinct, templatedEnumeration, productiveReasoning, comparison,
+  chantCode, chantTable, chantList, perItemReport, headedDistinct, templatedEnumeration, productiveReasoning, comparison, markdownDoc,
 ];
