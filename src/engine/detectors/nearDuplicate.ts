@@ -333,7 +333,9 @@ class NearDuplicateDetector implements Detector {
     // the copies are the units of its cluster, joined through any alike member
     let members = 0;
     // (only through a close likeness: one template filled with other content is alike, but loosely)
-    if (alike.some((a) => a.similarity >= CHAIN_SIMILARITY)) for (const u of recent) if (u !== unit && u.cluster === unit.cluster && u.scope === scope) members++;
+    // (under titles that only restate, each section saying the same, any likeness will do)
+    const chainAt = unit.leads && section !== "" && scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
+    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.cluster === unit.cluster && u.scope === scope) members++;
     const copies = Math.max(alike.length, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
     if (copies < this.minCopies) return;
