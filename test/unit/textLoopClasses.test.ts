@@ -87,6 +87,24 @@ describe("text loop classes", () => {
     });
   });
 
+  describe("blocks with markdown structure", () => {
+    it("catches a block holding a whole table, or a fenced snippet, said again by its 3rd copy", () => {
+      const table = "| module | state |\n|---|---|\n| orders | stale |\n| cart | stale |\n| audit | broken |\n\n";
+      const snippet = "```ts\nconst v0 = auth.get(\"users\");\nconst v1 = sessions.get(\"notifications\");\n```\n\n";
+      for (const block of [table, snippet, `**Status**\n\n${table}Two modules are stale.\n\n`]) {
+        for (const size of SIZES) {
+          const { copy, iv } = copyAtFirst("text", INTRO, Array(6).fill(block), size);
+          assert.equal(iv?.detector, "stream-repeat");
+          assert.ok(copy <= 2, `${JSON.stringify(block.slice(0, 20))} ${JSON.stringify(size)}: acted during copy ${copy}`);
+        }
+      }
+    });
+
+    it("still reads rows of one table alike as a table", () => {
+      quiet("text", "| Task | Owner | Status |\n|---|---|---|\n" + "| TBD | TBD | TBD |\n".repeat(10) + "\nFill these in later.\n");
+    });
+  });
+
   describe("2. headed reasoning sections", () => {
     const BASE = "The parser splits each row on commas before it looks at quotes, so the quoted comma in row 3 ends the field early.";
     const WORDINGS = [

@@ -72,8 +72,9 @@ interface Candidate {
   /** A short unit of two words or more (a chanted line): counted in copies, not in characters. */
   phrase: boolean;
   /**
-   * Of a phrase: characters from the start of the repeated span to its first word. Text just before
-   * a chant can end like each copy (". " before "Thinking... Done. "): copies count from a word.
+   * Of a short phrase: characters from the start of the repeated span to its first word. Text just
+   * before a chant can end like each copy (". " before "Thinking... Done. "): its four copies count
+   * from a word.
    */
   lead: number;
 }
@@ -171,6 +172,8 @@ export class RepeatTracker {
   private lastFenceLine = -1;
   /** The current line is a table or box-drawing row (known from its first visible character). */
   private inTable = false;
+  /** Position of the newline of the last line that was not a table row (a blank line included). */
+  private lastOtherLine = -1;
   /** The current line is indented like code (four spaces or a tab). */
   private inCode = false;
   private lineHead = "";
@@ -200,6 +203,7 @@ export class RepeatTracker {
     this.lastFenceLine = -1;
     this.inTable = false;
     this.inCode = false;
+    this.lastOtherLine = -1;
     this.lineHead = "";
     this.lineHeadDone = false;
   }
@@ -208,18 +212,21 @@ export class RepeatTracker {
   get length(): number { return this.pos; }
 
   /** Span (copies × unit) needed before a unit of this period counts. */
-  requiredSpan(period: number, phrase = false): number {
+  requiredSpan(period: number, phrase = false, lead = 0): number {
     const unit = Math.max(period, this.s.minPeriod);
     const floor = unit < this.s.shortUnitChars ? Math.max(3, this.s.minCopies) : this.s.minCopies;
     // a line or sentence of words said three times in a row is a chant however short it is (four
     // times below SHORT_PHRASE_CHARS: thrice can be emphasis); a lone word or token ("the the the",
     // "0x00"), and a statement in code, still need the span
     const holdsFence = this.lastFenceLine >= 0 && this.pos - 1 - this.lastFenceLine < period;
-    if (phrase && !this.inFence && !this.inTable && !this.inCode && !holdsFence) return period * (floor + (period < SHORT_PHRASE_CHARS ? 1 : 0));
+    // rows of one table repeating are a table; a block that holds a whole table and more (a summary
+    // shown again and again) is a block
+    const inTable = this.inTable && !(this.lastOtherLine >= 0 && this.pos - 1 - this.lastOtherLine < period);
+    if (phrase && !this.inFence && !inTable && !this.inCode && !holdsFence) return lead + period * (floor + (period < SHORT_PHRASE_CHARS ? 1 : 0));
     const copies = Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
     // the unit holds a fence line: a whole fenced block shown again and again (showing it twice can be a slip)
     if (holdsFence) return unit * Math.max(copies, this.s.fencedBlockCopies);
-    return unit * copies * (this.inFence || this.inTable ? this.s.codeSpanFactor : 1);
+    return unit * copies * (this.inFence || inTable ? this.s.codeSpanFactor : 1);
   }
 
   /** How close the strongest live candidate is (0..1), and its period. */
@@ -227,7 +234,7 @@ export class RepeatTracker {
     let best = { progress: 0, period: 0 };
     for (const c of this.candidates) {
       if (c.done) continue;
-      const p = (c.run + c.period) / this.requiredSpan(c.period, c.phrase);
+      const p = (c.run + c.period) / this.requiredSpan(c.period, c.phrase, c.lead);
       if (p > best.progress) best = { progress: Math.min(1, p), period: c.period };
     }
     return best;
@@ -269,7 +276,7 @@ export class RepeatTracker {
       if (this.charAt(p - c.period) !== code) continue; // mismatch: the run is over
       c.run++;
       this.candidates[keep++] = c;
-      if (!c.done && c.run + c.period - c.lead >= this.requiredSpan(c.period, c.phrase)) {
+      if (!c.done && c.run + c.period >= this.requiredSpan(c.period, c.phrase, c.lead)) {
         c.done = true;
         const unit = this.textOf(p - c.period + 1, p + 1);
         if (isTextUnit(unit)) hit ??= { channel: this.channel, period: c.period, copies: Math.floor((c.run + c.period) / c.period), unit, position: p, spanStart: p - c.run - c.period + 1 };
@@ -299,7 +306,7 @@ export class RepeatTracker {
       this.candidates.splice(weakest, 1);
     }
     const phrase = d < PHRASE_MAX_CHARS && this.isPhrase(p - d + 1, p + 1);
-    this.candidates.push({ period: d, run: ANCHOR, done: false, phrase, lead: phrase ? this.leadToWord(p - ANCHOR - d + 1, d) : 0 });
+    this.candidates.push({ period: d, run: ANCHOR, done: false, phrase, lead: phrase && d < SHORT_PHRASE_CHARS ? this.leadToWord(p - ANCHOR - d + 1, d) : 0 });
   }
 
   /**
@@ -330,6 +337,7 @@ export class RepeatTracker {
 
   private trackFence(code: number): void {
     if (code === 10) {
+      if (!(this.inTable && this.lineHead.trim() !== "")) this.lastOtherLine = this.pos - 1;
       const head = this.lineHead.trimStart();
       if (head.startsWith("```") || head.startsWith("~~~")) {
         this.inFence = !this.inFence;
