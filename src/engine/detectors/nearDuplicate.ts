@@ -9,6 +9,13 @@
  * short or the slot names a file or identifier ("Updated a.ts to use the logger." / "Updated
  * b.ts ...").
  *
+ * Reworded copies keep most of their words but few word triples, so units are also alike by
+ * word set (beyond a shared opening), provided they keep some word pairs and content words. Titles
+ * that only restate ("Confirming the fix", "Verifying the approach") do not wall off what is under
+ * them; headings and labels that name items do, and so does one template over several subjects
+ * (the same name standing in aligned places). A thought that drifts further each time is counted
+ * through its cluster.
+ *
  * Cost per unit: O(window × unit words), units being ≥ minWords words; memory: window units.
  * count = catches since the user last spoke (one per request): the first aborts, a second stops.
  */
@@ -98,18 +105,18 @@ function namesItems(a: readonly string[], b: readonly string[], rawA: string, ra
   return a[0] === b[0];
 }
 
-/**
- * Whether the units are one template over two subjects ("... checked the auth module ... the
- * verdict for auth is ok." / "... billing ... for billing ..."): aligned from the start or from the
- * end, the same word of one stands in two places or more where the other has its own, and neither
- * mentions the other's. A restated thought keeps its subject.
- */
 function count(words: readonly string[], w: string): number {
   let n = 0;
   for (const x of words) if (x === w) n++;
   return n;
 }
 
+/**
+ * Whether the units are one template over two subjects ("... checked the auth module ... the
+ * verdict for auth is ok." / "... billing ... for billing ..."): aligned from the start or from the
+ * end, the same word of one stands in two places or more where the other has its own, and neither
+ * mentions the other's. A restated thought keeps its subject.
+ */
 function subjectsDiffer(a: readonly string[], b: readonly string[]): boolean {
   const n = Math.min(a.length, b.length);
   let inA: Set<string> | undefined, inB: Set<string> | undefined;
@@ -324,16 +331,15 @@ class NearDuplicateDetector implements Detector {
       if (u.label && unit.label && u.label.join(" ") !== unit.label.join(" ") && namesItems(u.label, unit.label, u.labelText, unit.labelText)) continue;
       alike.push({ unit: u, similarity });
     }
-    // one key per drifting thought however far it drifts: the earliest alike unit names it
-    // alike were gathered newest first: the earliest (the last found) names the thought
+    // one key per drifting thought however far it drifts: the earliest alike unit (found last,
+    // walking back) names it
     if (alike.length) { unit.cluster = alike[alike.length - 1].unit.cluster; unit.novel = false; }
     recent.push(unit);
     if (recent.length > this.window) recent.shift();
     // a thought drifting further each time is alike to its last wording, not always to its first:
-    // the copies are the units of its cluster, joined through any alike member
+    // the copies are the units of its cluster, joined through a close likeness (one template filled
+    // with other content is alike, but loosely); under titles that only restate, any likeness
     let members = 0;
-    // (only through a close likeness: one template filled with other content is alike, but loosely)
-    // (under titles that only restate, each section saying the same, any likeness will do)
     const chainAt = unit.leads && section !== "" && scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
     if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.cluster === unit.cluster && u.scope === scope) members++;
     const copies = Math.max(alike.length, members) + 1;
@@ -393,7 +399,7 @@ class NearDuplicateDetector implements Detector {
 export const nearDuplicate: DetectorDefinition = {
   id: "near-duplicate",
   title: "Reworded repetition",
-  description: "Paragraphs whose wording drifts between copies: the same thought restated again and again.",
+  description: "Paragraphs, lines or sentences whose wording drifts between copies: the same thought restated again and again, under new titles too.",
   channel: "stream",
   defaults: NEAR_DUPLICATE_DEFAULTS,
   create: (settings) => new NearDuplicateDetector(settings),

@@ -9,12 +9,15 @@
  *   period (the ANCHOR characters are compared, so a hash collision nominates nothing);
  * - verify: each live candidate keeps a match run (characters in a row equal to the one d back);
  *   the first mismatch drops it. At most MAX_CANDIDATES live at once.
- * Short units need more copies than long ones: a unit of d characters fires after
+ * A phrase (a unit of two words or more, shorter than 160 characters) is a chant at its 3rd copy,
+ * its 4th below 24 characters, whatever its length; a line break and a space count alike. Other
+ * short units (a word, a token) need more copies: a unit of d characters fires after
  * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies, and at least 3 below shortUnitChars
  * (16 chars × 10, 28 × 6, 59 × 3, 105 × 3, 190 × 3, 300+ × 2).
  * Inside a code fence or a table row the span needed is codeSpanFactor times longer (repetitive
- * code and tables are normal); a block that holds a whole fence (a diff shown again and again)
- * counts at fencedBlockCopies copies.
+ * code and tables are normal), and an indented statement is no phrase; a block that holds a whole
+ * fence (a diff shown again and again) counts at fencedBlockCopies copies, and one that holds a
+ * whole table and more counts as text.
  * Units without letters or digits (dividers, box drawing, whitespace) never count.
  *
  * count = how many times this block was caught looping since the user last spoke (one per
@@ -457,7 +460,7 @@ class StreamRepeatDetector implements Detector {
 export const streamRepeat: DetectorDefinition = {
   id: "stream-repeat",
   title: "Repeated passage in the stream",
-  description: "The same block of thinking or response text (16 to 4000 characters) emitted again and again back to back.",
+  description: "The same block of thinking or response text (a phrase of two words up to 4000 characters) emitted again and again back to back.",
   channel: "stream",
   defaults: STREAM_REPEAT_DEFAULTS,
   create: (settings) => new StreamRepeatDetector(settings),
