@@ -32,11 +32,13 @@ export interface StreamLine {
   section: string;
   /** For list items: which list of the channel they belong to (a new list starts after any other non-blank line). */
   list: number;
-  /** For nested list items: the normalised text of the item they sit under ("" at the top level). */
+  /** For nested list items: the normalised text of the item they sit under ("" at the top level); for a continuation, the item it continues. */
   parent: string;
   /** Events in which the line started and ended. */
   startEvent: number;
   endEvent: number;
+  /** An indented prose line right after a list item: the item's text wrapped onto a new line. */
+  continuation?: boolean;
 }
 
 export interface StreamParagraph {
@@ -68,6 +70,8 @@ interface ChannelState {
   afterStop: boolean;
   /** Sentence starts before LONG_LINE_CHARS, reported once the line proves long (a few at most). */
   earlyStarts: number[];
+  /** The last line was a list item or its wrapped continuation. */
+  inItem: boolean;
 }
 
 /** A sentence inside a long line (a paragraph written as one line, or a run-on loop). */
@@ -163,7 +167,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [] };
+      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], inItem: false };
       this.channels.set(channel, s);
     }
     return s;
@@ -244,6 +248,11 @@ export class StreamLines {
       if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text).slice(0, 200) });
     }
     const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
+    if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
+      line.continuation = true;
+      line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
+    }
+    s.inItem = kind === "list" || line.continuation === true;
     s.partial = "";
     s.partialStart = -1;
     s.sentenceFrom = 0;

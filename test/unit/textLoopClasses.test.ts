@@ -191,6 +191,16 @@ describe("text loop classes", () => {
     });
   });
 
+  describe("reference documentation (look-alike)", () => {
+    it("stays quiet on API entries under call-signature headings, wrapped list items, markup and described types", () => {
+      const moves = [["up", "rows"], ["down", "rows"], ["forward", "columns"], ["backward", "columns"]];
+      quiet("text", moves.map(([d, u]) => `### cursor${d[0].toUpperCase()}${d.slice(1)}(count)\n\nMove the cursor ${d} by a given number of ${u}. Defaults to \`1\`.\n\n`).join(""));
+      quiet("text", ["?", "+", "*", "@", "!"].map((op) => `- \`${op}(a|b|c)\` Matches the patterns in a way of its own\n  given here. May not contain \`/\` characters at all.`).join("\n") + "\n");
+      quiet("text", ["patreon", "liberapay", "opencollective", "github-sponsors", "buymeacoffee"].map((site) => `<span class="badge-${site}"><a href="https://${site}.example/acme" title="Donate to this project using ${site}"><img src="https://img.example/badge/${site}.svg" alt="${site} button" /></a></span>`).join("\n") + "\n");
+      quiet("text", ["KeyCredential", "NamedKeyCredential", "SasCredential"].map((c) => `The \`${c}\` is a static credential that supports rotation through the \`update\` method. Use it when a shared secret is needed for authentication with the service.`).join("\n\n") + "\n");
+    });
+  });
+
   describe("the generator's text families", () => {
     const run = runGenerator({ seed: 16, cases: 40 * textClasses.length, generators: textClasses });
 

@@ -115,11 +115,12 @@ class LineRepeatDetector implements Detector {
     if (isItemLabel(line.text)) return;
     const norm = stripOpeners(normalizeLine(line.text));
     if (norm.length < this.minLineChars) {
-      if (line.kind === "prose") this.countShort(line, norm, before, out);
+      if (line.kind === "prose" && !line.continuation) this.countShort(line, norm, before, out);
       return;
     }
     // list items count within their own list: steps re-traced in a new list are work, not a loop
-    const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}\u0000${line.parent}` : line.section;
+    // (a list item's wrapped text belongs to its item: the same words under each item are a per-item note)
+    const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}\u0000${line.parent}` : line.continuation ? `${line.section}\u0000item\u0000${line.parent}` : line.section;
     this.count(line.channel, "line", scope, norm, line.text, line.endEvent, out);
   }
 

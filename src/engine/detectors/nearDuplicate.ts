@@ -81,16 +81,22 @@ function oneSlotApart(a: readonly string[], b: readonly string[]): boolean {
 const LEADING_LABEL = /^\W*([^:.!?\n]{1,60}?)\*{0,2}:\s/;
 const LABEL_MAX_WORDS = 8;
 /** What only a name holds: a digit, a path or file separator, an underscore, code quotes (a hyphen is just a word: "Double-checking"). */
-const NAME = /[\d#./_`@\\]/;
+const NAME = /[\d#./_`@\\()[\]{}<>=]/;
+/** A code span near the start of a unit ("The `AzureKeyCredential` is ..."): the item it describes. */
+const LEADING_CODE = /^[^`\n]{0,40}?`([^`\n]{1,60})`/;
 /** Units that open a section under a title are compared from this many words: the title says what they are. */
 const SECTION_BODY_MIN_WORDS = 6;
 const SENTENCE_MIN_WORDS = 8;
 
-function labelOf(text: string): string[] | undefined {
+/** What a unit says it is about: a leading label, or else a code span near its start (kept with its backticks). */
+function labelOf(text: string): { words: string[]; raw: string } | undefined {
   const m = LEADING_LABEL.exec(text);
-  if (!m) return undefined;
-  const words = wordsOf(m[1], LABEL_MAX_WORDS + 1).map((w) => w.replace(/\d+/g, "#"));
-  return words.length > 0 && words.length <= LABEL_MAX_WORDS ? words : undefined;
+  if (m) {
+    const words = wordsOf(m[1], LABEL_MAX_WORDS + 1).map((w) => w.replace(/\d+/g, "#"));
+    if (words.length > 0 && words.length <= LABEL_MAX_WORDS) return { words, raw: m[1] };
+  }
+  const code = LEADING_CODE.exec(text);
+  return code ? { words: [code[1].toLowerCase()], raw: `\`${code[1]}\`` } : undefined;
 }
 
 /**
@@ -273,7 +279,8 @@ class NearDuplicateDetector implements Detector {
   }
 
   private readLine(line: StreamLine, out: Finding[]): void {
-    if (line.kind !== "prose") return;
+    // a list item's wrapped text is the item's (list items are list-template's)
+    if (line.kind !== "prose" || line.continuation) return;
     this.compare(line.channel, "line", line.text, line.section, line.endEvent, out);
   }
 
@@ -295,7 +302,7 @@ class NearDuplicateDetector implements Detector {
     if (words.length < minWords) return;
     const labelFrom = labelSource === text ? stripped : stripOpeners(labelSource);
     const label = labelOf(labelFrom);
-    const unit: Unit = { words, shingles: shingles(words, 3), wordSet: new Set(words), label, labelText: label ? LEADING_LABEL.exec(labelFrom)![1] : "", scope, section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}`, leads: true, novel: true };
+    const unit: Unit = { words, shingles: shingles(words, 3), wordSet: new Set(words), label: label?.words, labelText: label?.raw ?? "", scope, section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}`, leads: true, novel: true };
     const bucket = `${channel}:${unitKind}`;
     let recent = this.recent.get(bucket);
     if (!recent) { recent = []; this.recent.set(bucket, recent); }
