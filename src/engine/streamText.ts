@@ -235,7 +235,8 @@ export class StreamLines {
     const text = s.partial;
     const kind = s.structure.lineKind(text);
     // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
-    if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/\d+/g, "#");
+    // (a dotted number is a name, not a count: "6.11.1" and "6.11.0" head two releases)
+    if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/(?<![\d.])\d+(?![\d]|\.\d)/g, "#");
     // A short label line ("1. lib/jobs/mail.js", "**Summary:**") introduces one item of a report,
     // like a heading: the same verdict sentence under each file is a per-item report, not a loop.
     else if ((kind === "list" || kind === "prose") && isItemLabel(text)) s.section = "item\u0000" + normalizeLine(text).replace(/\d+/g, "#");

@@ -197,6 +197,8 @@ describe("text loop classes", () => {
       quiet("text", moves.map(([d, u]) => `### cursor${d[0].toUpperCase()}${d.slice(1)}(count)\n\nMove the cursor ${d} by a given number of ${u}. Defaults to \`1\`.\n\n`).join(""));
       quiet("text", ["?", "+", "*", "@", "!"].map((op) => `- \`${op}(a|b|c)\` Matches the patterns in a way of its own\n  given here. May not contain \`/\` characters at all.`).join("\n") + "\n");
       quiet("text", ["patreon", "liberapay", "opencollective", "github-sponsors", "buymeacoffee"].map((site) => `<span class="badge-${site}"><a href="https://${site}.example/acme" title="Donate to this project using ${site}"><img src="https://img.example/badge/${site}.svg" alt="${site} button" /></a></span>`).join("\n") + "\n");
+      // a fix backported to five releases is listed under each of them
+      quiet("text", ["6.11.4", "6.10.7", "6.9.9", "6.8.5", "6.7.5"].map((v) => `## **${v}**\n- [Fix] \`parse\`: keep the array limit when the prefix is ignored (#543)\n- [readme] document that the query prefix is optional\n- [Tests] cover the empty-key case\n\n`).join(""));
       quiet("text", ["KeyCredential", "NamedKeyCredential", "SasCredential"].map((c) => `The \`${c}\` is a static credential that supports rotation through the \`update\` method. Use it when a shared secret is needed for authentication with the service.`).join("\n\n") + "\n");
     });
   });
