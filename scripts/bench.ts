@@ -11,6 +11,9 @@
  *        (defaults: 1 10 50 in process, --whole 5,40; --whole 5,40,400 shows memory staying flat)
  *        node dist/bench.js --parse-only FILE   (the floor process the whole-process figure divides by)
  *        node dist/bench.js --write FILE [MB]   (the generated session as a file, for profiling)
+ * With --generate it runs the loop generator instead (scripts/generator/generate.ts): how soon each
+ * class of loop is caught, how often its look-alikes are interrupted. [--seed N] [--cases N]
+ * [--family NAME] [--dump DIR] [--json].
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -19,6 +22,7 @@ import { toTraceEvent } from "../src/engine/events";
 import { LoopSession } from "../src/engine/session";
 import { benchClineAppend, benchRooCumulative } from "./benchLive";
 import { bestOf, parseOnly, timeProcess } from "./benchWhole";
+import { generateMain } from "./generator/generate";
 
 /** Deterministic PRNG (mulberry32) so every run benchmarks the same bytes. */
 function rng(seed: number): () => number {
@@ -212,4 +216,5 @@ function main(): void {
   }
 }
 
-main();
+if (process.argv.includes("--generate")) generateMain(process.argv.slice(2));
+else main();

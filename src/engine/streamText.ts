@@ -32,11 +32,13 @@ export interface StreamLine {
   section: string;
   /** For list items: which list of the channel they belong to (a new list starts after any other non-blank line). */
   list: number;
-  /** For nested list items: the normalised text of the item they sit under ("" at the top level). */
+  /** For nested list items: the normalised text of the item they sit under ("" at the top level); for a continuation, the item it continues. */
   parent: string;
   /** Events in which the line started and ended. */
   startEvent: number;
   endEvent: number;
+  /** An indented prose line right after a list item: the item's text wrapped onto a new line. */
+  continuation?: boolean;
 }
 
 export interface StreamParagraph {
@@ -66,15 +68,27 @@ interface ChannelState {
   /** Where the current sentence of the partial line starts, and whether the last char ended one. */
   sentenceFrom: number;
   afterStop: boolean;
+  /** Sentence starts before LONG_LINE_CHARS, reported once the line proves long (a few at most). */
+  earlyStarts: number[];
+  /** The last line was a list item or its wrapped continuation. */
+  inItem: boolean;
 }
 
 /** A sentence inside a long line (a paragraph written as one line, or a run-on loop). */
 export interface StreamSentence {
   channel: StreamChannel;
   text: string;
+  /** The start of the line the sentence sits in (what the line opens with: a label names its subject). */
+  lineHead: string;
   section: string;
   event: number;
 }
+
+/** Below this length a phrase said three times in a row can still be emphasis: the fourth copy makes it a chant. */
+export const SHORT_PHRASE_CHARS = 24;
+
+/** Characters of a line's start given with each of its sentences. */
+const LINE_HEAD_CHARS = 80;
 
 /** Sentences are reported only from lines at least this long: short lines are judged whole. */
 export const LONG_LINE_CHARS = 200;
@@ -153,7 +167,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false };
+      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], inItem: false };
       this.channels.set(channel, s);
     }
     return s;
@@ -195,7 +209,15 @@ export class StreamLines {
     for (let k = start; k < line.length; k++) {
       const c = line.charCodeAt(k);
       if (s.afterStop && (c === 32 || c === 9)) {
-        if (k >= LONG_LINE_CHARS && this.isProseLine(s)) onSentence({ channel, text: line.slice(s.sentenceFrom, k), section: s.section, event: eventIndex });
+        if (k >= LONG_LINE_CHARS && this.isProseLine(s)) {
+          // the line just proved long: its first sentences are sentences too (once per line)
+          if (s.earlyStarts.length) {
+            const starts = [...s.earlyStarts, s.sentenceFrom];
+            s.earlyStarts = [];
+            for (let i = 0; i + 1 < starts.length; i++) onSentence({ channel, text: line.slice(starts[i], starts[i + 1] - 1), lineHead: line.slice(0, LINE_HEAD_CHARS), section: s.section, event: eventIndex });
+          }
+          onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: line.slice(0, LINE_HEAD_CHARS), section: s.section, event: eventIndex });
+        } else if (k < LONG_LINE_CHARS && s.earlyStarts.length < 32) s.earlyStarts.push(s.sentenceFrom);
         s.sentenceFrom = k + 1;
       }
       s.afterStop = c === 46 || c === 33 || c === 63; // . ! ?
@@ -213,7 +235,8 @@ export class StreamLines {
     const text = s.partial;
     const kind = s.structure.lineKind(text);
     // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
-    if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/\d+/g, "#");
+    // (a dotted number is a name, not a count: "6.11.1" and "6.11.0" head two releases)
+    if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/(?<![\d.])\d+(?![\d]|\.\d)/g, "#");
     // A short label line ("1. lib/jobs/mail.js", "**Summary:**") introduces one item of a report,
     // like a heading: the same verdict sentence under each file is a per-item report, not a loop.
     else if ((kind === "list" || kind === "prose") && isItemLabel(text)) s.section = "item\u0000" + normalizeLine(text).replace(/\d+/g, "#");
@@ -226,10 +249,16 @@ export class StreamLines {
       if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text).slice(0, 200) });
     }
     const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
+    if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
+      line.continuation = true;
+      line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
+    }
+    s.inItem = kind === "list" || line.continuation === true;
     s.partial = "";
     s.partialStart = -1;
     s.sentenceFrom = 0;
     s.afterStop = false;
+    s.earlyStarts = [];
     onLine(line);
     if (kind === "prose" || kind === "list") {
       s.paragraph.push(line);

@@ -52,6 +52,8 @@ function alnumShare(s: string): number {
 }
 
 const CODE_END = /[;{}]$|=>\s*\{?$/;
+/** A line of markup: opens with a tag and ends with one. */
+const HTML_LINE = /^<\/?[A-Za-z][\w-]*(?:\s[^>]*)?\/?>.*>$/;
 const CODE_PUNCT = /[;{}()[\]=<>]/g;
 
 /**
@@ -74,6 +76,8 @@ export function classifyLine(line: string): Exclude<LineKind, "fence"> {
   const pipes = (trimmed.match(/\|/g) ?? []).length;
   if ((trimmed.startsWith("|") && pipes >= 2) || (trimmed.startsWith("+") && /^\+[-=+]+/.test(trimmed)) || BOX.test(trimmed.charAt(0))) return "table";
   if (LIST_MARKER.test(line)) return "list";
+  // markup (HTML in a README, badges, <details>): a tag at both ends, like code
+  if (HTML_LINE.test(trimmed)) return "code";
   if (looksLikeCode(line, trimmed)) return "code";
   // a short label line ("src/a.ts:", "Results for billing:") heads what follows, as a heading does
   if (trimmed.length <= 80 && /:(\*\*)?$/.test(trimmed)) return "heading";

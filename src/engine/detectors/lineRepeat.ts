@@ -2,7 +2,8 @@
  * b. The same line or paragraph again and again in one request's thinking or text, adjacent or
  * not (A x A y A): normalised (case, spacing, list markers, emphasis, opening "Wait,"/"Hmm,")
  * so small drift in layout does not hide it. Short lines are ignored ("Let me check."), and so are code, tables,
- * dividers and headings. A line counts per heading: the same sentence under different headings
+ * dividers and headings. A shorter sentence (two words or more) counts only while little else
+ * stands between its copies. A line counts per heading: the same sentence under different headings
  * is a per-item report, not a loop; a list item counts within its list and under its parent
  * item (the same steps traced again in a new list, or one note under each file, are work).
  *
@@ -12,7 +13,7 @@
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
-import { CatchCounter, isItemLabel, normalizeLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { CatchCounter, SHORT_PHRASE_CHARS, isItemLabel, normalizeLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const LINE_REPEAT_DEFAULTS: DetectorSettings = {
@@ -31,7 +32,17 @@ export const LINE_REPEAT_DEFAULTS: DetectorSettings = {
   minLineChars: 40,
   /** Paragraphs of several lines count as a whole from this length. */
   minParagraphChars: 80,
+  /**
+   * A shorter line (two words or more) counts only while little else stands between its copies:
+   * at most this many characters of other lines ("Hmm.", "Okay.") from one copy to the next (0: never).
+   */
+  shortLineGapChars: 80,
 };
+
+/** A short line of fewer words than this, or fewer characters, is an interjection, never counted. */
+const SHORT_LINE_MIN_WORDS = 2;
+const SHORT_LINE_MIN_CHARS = 8;
+
 
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
 const MAX_TRACKED_LINES = 1024;
@@ -45,6 +56,9 @@ interface Seen {
   before: Tally;
 }
 
+/** A short line's copies in a row with little between them, and where (in characters of the channel) the last one ended. */
+interface Close { streak: number; end: number; events: number[]; text: string }
+
 /** Units counted so far in one channel and unit kind, and how many of them were repeats. */
 interface Tally { units: number; repeats: number }
 
@@ -57,6 +71,10 @@ class LineRepeatDetector implements Detector {
   private tallies = new Map<string, Tally>();
   private readonly minLineChars: number;
   private readonly minParagraphChars: number;
+  private readonly shortLineGapChars: number;
+  /** Short lines by channel, and the characters of lines read so far per channel. */
+  private close = new Map<StreamChannel, BoundedMap<string, Close>>();
+  private flow = new Map<StreamChannel, number>();
   private strongest = { count: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
@@ -64,10 +82,13 @@ class LineRepeatDetector implements Detector {
     this.minSpreadCopies = Math.max(this.minCopies, numberSetting(settings, "minSpreadCopies", LINE_REPEAT_DEFAULTS));
     this.minLineChars = numberSetting(settings, "minLineChars", LINE_REPEAT_DEFAULTS);
     this.minParagraphChars = numberSetting(settings, "minParagraphChars", LINE_REPEAT_DEFAULTS);
+    this.shortLineGapChars = numberSetting(settings, "shortLineGapChars", LINE_REPEAT_DEFAULTS);
   }
 
   onRequestStart(): void {
     this.seen.clear();
+    this.close.clear();
+    this.flow.clear();
     this.tallies.clear();
     this.counter.newRequest();
     this.strongest = { count: 0, detail: "" };
@@ -86,14 +107,20 @@ class LineRepeatDetector implements Detector {
   }
 
   private readLine(line: StreamLine, out: Finding[]): void {
+    const before = this.flow.get(line.channel) ?? 0;
+    this.flow.set(line.channel, before + line.text.length + 1);
     if (line.kind !== "prose" && line.kind !== "list") return;
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
     if (isItemLabel(line.text)) return;
     const norm = stripOpeners(normalizeLine(line.text));
-    if (norm.length < this.minLineChars) return;
+    if (norm.length < this.minLineChars) {
+      if (line.kind === "prose" && !line.continuation) this.countShort(line, norm, before, out);
+      return;
+    }
     // list items count within their own list: steps re-traced in a new list are work, not a loop
-    const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}\u0000${line.parent}` : line.section;
+    // (a list item's wrapped text belongs to its item: the same words under each item are a per-item note)
+    const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}\u0000${line.parent}` : line.continuation ? `${line.section}\u0000item\u0000${line.parent}` : line.section;
     this.count(line.channel, "line", scope, norm, line.text, line.endEvent, out);
   }
 
@@ -135,6 +162,41 @@ class LineRepeatDetector implements Detector {
   }
 
   /**
+   * A short sentence said again and again with little else between ("I need to check the config
+   * file." / "Hmm." / the same sentence): the same line spread through work ("Let me check." before
+   * each new step) has that work between its copies and starts over each time.
+   */
+  private countShort(line: StreamLine, norm: string, before: number, out: Finding[]): void {
+    if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || norm.split(" ").length < SHORT_LINE_MIN_WORDS) return;
+    let close = this.close.get(line.channel);
+    if (!close) { close = new BoundedMap(MAX_TRACKED_LINES); this.close.set(line.channel, close); }
+    const id = `${line.section}\u0000${norm}`;
+    const end = before + line.text.length + 1;
+    const c = close.get(id);
+    if (!c || before - c.end > this.shortLineGapChars) {
+      close.set(id, { streak: 1, end, events: [line.endEvent], text: line.text });
+      return;
+    }
+    c.streak++;
+    c.end = end;
+    if (c.events.length < MAX_EVENTS) c.events.push(line.endEvent);
+    if (c.streak > this.strongest.count) this.strongest = { count: c.streak, detail: `${channelName(line.channel)} line ×${c.streak}: ${excerpt(line.text, 40)}` };
+    if (c.streak < this.minCopies + (norm.length < SHORT_PHRASE_CHARS ? 1 : 0)) return;
+    const key = `${this.id}:${line.channel}:${textKey(line.section + "\u0000" + norm)}`;
+    const count = this.counter.catch(key, line.channel);
+    if (count === undefined) return;
+    const span = excerpt(c.text, 200);
+    out.push({
+      detector: this.id,
+      key,
+      count,
+      summary: `your ${channelName(line.channel)} says the same line ${c.streak} times with almost nothing between ("${span}")`,
+      suggestion: "It is already said: do not write it again. Decide on the next step and take it, or give the final answer.",
+      evidence: { events: [...c.events], count: c.streak, span },
+    });
+  }
+
+  /**
    * Whether new material (units never seen before) stands between every two copies: in a loop the
    * text around the copies repeats too (A B A B), or there is none (A A A).
    */
@@ -147,6 +209,8 @@ class LineRepeatDetector implements Detector {
   }
 
   reset(): void {
+    this.close.clear();
+    this.flow.clear();
     this.tallies.clear();
     this.seen.clear();
     this.counter.reset();

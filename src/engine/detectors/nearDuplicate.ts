@@ -9,6 +9,13 @@
  * short or the slot names a file or identifier ("Updated a.ts to use the logger." / "Updated
  * b.ts ...").
  *
+ * Reworded copies keep most of their words but few word triples, so units are also alike by
+ * word set (beyond a shared opening), provided they keep some word pairs and content words. Titles
+ * that only restate ("Confirming the fix", "Verifying the approach") do not wall off what is under
+ * them; headings and labels that name items do, and so does one template over several subjects
+ * (the same name standing in aligned places). A thought that drifts further each time is counted
+ * through its cluster.
+ *
  * Cost per unit: O(window × unit words), units being ≥ minWords words; memory: window units.
  * count = catches since the user last spoke (one per request): the first aborts, a second stops.
  */
@@ -24,8 +31,13 @@ export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
   stopAt: 2,
   /** Alike units (this one included) that make a loop. */
   minCopies: 3,
-  /** Word 3-gram Jaccard similarity from which two units are alike (0..1). */
+  /** Word 3-gram Jaccard similarity from which two units are alike (0..1)... */
   minSimilarity: 0.5,
+  /**
+   * ...or word-set Jaccard: a thought restated with 10-40% of its words changed or its clauses
+   * moved keeps most of its words but few of its word triples (0 switches this off).
+   */
+  minWordSetSimilarity: 0.45,
   /** Units shorter than this many words are not compared. */
   minWords: 12,
   /** Recent units each new one is compared with, per channel. */
@@ -40,6 +52,8 @@ const MAX_UNIT_WORDS = 300;
 /** Units shorter than this that differ from each other in one short slot are template instances... */
 const TEMPLATE_MAX_WORDS = 30;
 const TEMPLATE_MAX_SLOT = 3;
+/** A slot names an item only if one of its words is at least this long (or looks like a name). */
+const SLOT_MIN_CHARS = 5;
 /** ...and so are longer ones whose slot names something: a file, a path, a version, an identifier. */
 const ENTITY = /[\d._/-]/;
 
@@ -54,8 +68,133 @@ function oneSlotApart(a: readonly string[], b: readonly string[]): boolean {
   let q = 0;
   while (q < limit - p && a[a.length - 1 - q] === b[b.length - 1 - q]) q++;
   if (a.length - p - q > TEMPLATE_MAX_SLOT || b.length - p - q > TEMPLATE_MAX_SLOT || p + q >= limit) return false;
+  // a word put in or left out is a rewording: an item's slot holds another name on both sides
+  if (a.length - p - q === 0 || b.length - p - q === 0) return false;
+  const slot = [...a.slice(p, a.length - q), ...b.slice(p, b.length - q)];
+  // a slot of little words only ("the" / "this", "a" / "") is a rewording, not another item
+  if (!slot.some((w) => w.length >= SLOT_MIN_CHARS || ENTITY.test(w))) return false;
   if (a.length < TEMPLATE_MAX_WORDS && b.length < TEMPLATE_MAX_WORDS) return true;
-  return [...a.slice(p, a.length - q), ...b.slice(p, b.length - q)].some((w) => ENTITY.test(w));
+  return slot.some((w) => ENTITY.test(w));
+}
+
+/** A label opening a unit ("Module auth:", "Option 2 is Redis:"): what the unit is about. */
+const LEADING_LABEL = /^\W*([^:.!?\n]{1,60}?)\*{0,2}:\s/;
+const LABEL_MAX_WORDS = 8;
+/** What only a name holds: a digit, a path or file separator, an underscore, code quotes (a hyphen is just a word: "Double-checking"). */
+const NAME = /[\d#./_`@\\()[\]{}<>=]/;
+/** A code span near the start of a unit ("The `AzureKeyCredential` is ..."): the item it describes. */
+const LEADING_CODE = /^[^`\n]{0,40}?`([^`\n]{1,60})`/;
+/** Units that open a section under a title are compared from this many words: the title says what they are. */
+const SECTION_BODY_MIN_WORDS = 6;
+const SENTENCE_MIN_WORDS = 8;
+
+/** What a unit says it is about: a leading label, or else a code span near its start (kept with its backticks). */
+function labelOf(text: string): { words: string[]; raw: string } | undefined {
+  const m = LEADING_LABEL.exec(text);
+  if (m) {
+    const words = wordsOf(m[1], LABEL_MAX_WORDS + 1).map((w) => w.replace(/\d+/g, "#"));
+    if (words.length > 0 && words.length <= LABEL_MAX_WORDS) return { words, raw: m[1] };
+  }
+  const code = LEADING_CODE.exec(text);
+  return code ? { words: [code[1].toLowerCase()], raw: `\`${code[1]}\`` } : undefined;
+}
+
+/**
+ * Whether two headings or labels name different items of one enumeration rather than retitle one
+ * thought: a name (a path, a file, an identifier, a single word), or one template whose leading
+ * words stay and whose rest changes ("Checking auth" / "Checking billing", "Module #: auth").
+ * Reasoning titles that restate ("Confirming the fix" / "Verifying the approach") change their lead.
+ */
+function namesItems(a: readonly string[], b: readonly string[], rawA: string, rawB: string): boolean {
+  if (NAME.test(rawA) || NAME.test(rawB)) return true;
+  if (a.length <= 1 || b.length <= 1) return true;
+  return a[0] === b[0];
+}
+
+function count(words: readonly string[], w: string): number {
+  let n = 0;
+  for (const x of words) if (x === w) n++;
+  return n;
+}
+
+/**
+ * Whether the units are one template over two subjects ("... checked the auth module ... the
+ * verdict for auth is ok." / "... billing ... for billing ..."): aligned from the start or from the
+ * end, the same word of one stands in two places or more where the other has its own, and neither
+ * mentions the other's. A restated thought keeps its subject.
+ */
+function subjectsDiffer(a: readonly string[], b: readonly string[]): boolean {
+  const n = Math.min(a.length, b.length);
+  let inA: Set<string> | undefined, inB: Set<string> | undefined;
+  for (const fromEnd of [false, true]) {
+    const pairs = new Map<string, number>();
+    for (let k = 0; k < n; k++) {
+      const x = fromEnd ? a[a.length - 1 - k] : a[k], y = fromEnd ? b[b.length - 1 - k] : b[k];
+      if (x === y) continue;
+      const key = `${x}\u0000${y}`;
+      const seen = (pairs.get(key) ?? 0) + 1;
+      pairs.set(key, seen);
+      if (seen !== 2) continue;
+      inA ??= new Set(a);
+      inB ??= new Set(b);
+      // a subject may be named like a word of the template ("the imports module ... imports
+      // checked"): then it stands in more places in its own unit than in the other; short everyday
+      // words are left out (a synonym swapped in twice, "the" -> "this", is a rewording)
+      const own = (w: string, mine: readonly string[], other: readonly string[], inOther: Set<string>) => !inOther.has(w) || (w.length >= 5 && count(mine, w) >= count(other, w) + 2);
+      if (own(x, a, b, inB) && own(y, b, a, inA)) return true;
+    }
+  }
+  return false;
+}
+
+/** Word-set Jaccard of two units. */
+function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let common = 0;
+  for (const w of small) if (large.has(w)) common++;
+  const union = a.size + b.size - common;
+  return union === 0 ? 1 : common / union;
+}
+
+/** A unit this alike to a member of a drifting thought's cluster joins the whole cluster. */
+const CHAIN_SIMILARITY = 0.55;
+
+/** Units this alike are the same words: repeated among new material, they are a refrain. */
+const REFRAIN_SIMILARITY = 0.9;
+
+/** Word-pair Jaccard below which two units with the same words do not say the same thing in other words. */
+const MIN_PAIR_SIMILARITY = 0.1;
+
+/** Content-word Jaccard below which two units with alike words and word pairs speak of other things. */
+const MIN_CONTENT_SIMILARITY = 0.3;
+/** Words that carry no content however long they are (shorter words are never content words). */
+const FUNCTION_WORDS = new Set("that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each".split(" "));
+
+function contentOf(u: Unit): Set<string> {
+  if (!u.content) {
+    u.content = new Set();
+    for (const w of u.words) if (w.length >= 4 && !FUNCTION_WORDS.has(w)) u.content.add(w);
+  }
+  return u.content;
+}
+
+function pairsOf(u: Unit): Set<number> {
+  return (u.pairs ??= shingles(u.words, 2));
+}
+
+/**
+ * Word-set similarity of what two units say beyond a shared opening or closing: paragraphs that
+ * all open with the same sentence and then say something new are judged on the new part.
+ */
+function bagSimilarity(a: Unit, b: Unit): number {
+  const x = a.words, y = b.words;
+  const limit = Math.min(x.length, y.length);
+  let p = 0;
+  while (p < limit && x[p] === y[p]) p++;
+  let q = 0;
+  while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
+  if (p + q < 3) return setJaccard(a.wordSet, b.wordSet);
+  return setJaccard(new Set(x.slice(p, x.length - q)), new Set(y.slice(p, y.length - q)));
 }
 
 /** Whether the text has at least n spaces (a cheap lower bound on its word count). */
@@ -68,11 +207,25 @@ function hasSpaces(text: string, n: number): boolean {
 interface Unit {
   words: string[];
   shingles: Set<number>;
+  wordSet: Set<string>;
+  /** Word 2-grams, computed when a comparison first needs them. */
+  pairs?: Set<number>;
+  /** Content words (not short, not function words), likewise. */
+  content?: Set<string>;
+  /** Words of the label the unit opens with, if any (digits as #). */
+  label: string[] | undefined;
+  labelText: string;
+  /** The heading the unit is compared under: its own for item headings, "" under titles that restate. */
+  scope: string;
   section: string;
   event: number;
   text: string;
   /** Key of the drifting thought this unit belongs to, inherited from the earliest alike unit. */
   cluster: string;
+  /** The first unit of its kind under its heading: what the section says. */
+  leads: boolean;
+  /** Alike to no earlier unit: something new was said. */
+  novel: boolean;
 }
 
 class NearDuplicateDetector implements Detector {
@@ -84,6 +237,9 @@ class NearDuplicateDetector implements Detector {
   private readonly minWords: number;
   private readonly window: number;
   private readonly sentenceUnits: boolean;
+  private readonly minWordSetSimilarity: number;
+  /** Per channel: the last heading seen, and the scope each heading got (bounded: headings of one request). */
+  private headings = new Map<string, { last: string; scopes: Map<string, string> }>();
   private strongest = { alike: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
@@ -92,10 +248,12 @@ class NearDuplicateDetector implements Detector {
     this.minWords = Math.max(3, numberSetting(settings, "minWords", NEAR_DUPLICATE_DEFAULTS));
     this.window = Math.max(this.minCopies, Math.min(64, numberSetting(settings, "window", NEAR_DUPLICATE_DEFAULTS)));
     this.sentenceUnits = settings.sentenceUnits !== false;
+    this.minWordSetSimilarity = numberSetting(settings, "minWordSetSimilarity", NEAR_DUPLICATE_DEFAULTS);
   }
 
   onRequestStart(): void {
     this.recent.clear();
+    this.headings.clear();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
   }
@@ -115,12 +273,14 @@ class NearDuplicateDetector implements Detector {
   onSentence(x: StreamSentence): Finding[] | void {
     if (!this.sentenceUnits) return;
     const out: Finding[] = [];
-    this.compare(x.channel, "sentence", x.text, x.section, x.event, out);
+    // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
+    this.compare(x.channel, "sentence", x.text, x.section, x.event, out, x.lineHead);
     return out.length ? out : undefined;
   }
 
   private readLine(line: StreamLine, out: Finding[]): void {
-    if (line.kind !== "prose") return;
+    // a list item's wrapped text is the item's (list items are list-template's)
+    if (line.kind !== "prose" || line.continuation) return;
     this.compare(line.channel, "line", line.text, line.section, line.endEvent, out);
   }
 
@@ -131,25 +291,65 @@ class NearDuplicateDetector implements Detector {
     this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
   }
 
-  private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[]): void {
-    if (!hasSpaces(text, this.minWords - 1)) return; // too short to be a unit: skip the word split
-    const words = wordsOf(stripOpeners(text), MAX_UNIT_WORDS);
-    if (words.length < this.minWords) return;
-    const unit: Unit = { words, shingles: shingles(words, 3), section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}` };
+  private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[], labelSource = text): void {
+    const scope = this.scopeOf(channel, section);
+    // the body of a section under a title that restates, and a sentence of a run-on line (a thought
+    // restated in short sentences), are judged from fewer words
+    const minWords = section !== "" && scope === "" ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
+    if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
+    const stripped = stripOpeners(text);
+    const words = wordsOf(stripped, MAX_UNIT_WORDS);
+    if (words.length < minWords) return;
+    const labelFrom = labelSource === text ? stripped : stripOpeners(labelSource);
+    const label = labelOf(labelFrom);
+    const unit: Unit = { words, shingles: shingles(words, 3), wordSet: new Set(words), label: label?.words, labelText: label?.raw ?? "", scope, section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}`, leads: true, novel: true };
     const bucket = `${channel}:${unitKind}`;
     let recent = this.recent.get(bucket);
     if (!recent) { recent = []; this.recent.set(bucket, recent); }
+    unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     const alike: Array<{ unit: Unit; similarity: number }> = [];
-    for (const u of recent) {
-      if (u.section !== section) continue;
-      const similarity = jaccard(u.shingles, unit.shingles);
-      if (similarity >= this.minSimilarity && !oneSlotApart(u.words, words)) alike.push({ unit: u, similarity });
+    // walking back from the newest: what was said between each earlier unit and this one
+    let novelSince = 0, repeatsSince = 0;
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const u = recent[i];
+      if (i < recent.length - 1) { if (recent[i + 1].novel) novelSince++; else repeatsSince++; }
+      if (u.scope !== scope) continue;
+      // under another title only what each section opens with is compared: a refrain closing each
+      // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
+      if (u.section !== section && !(u.leads && unit.leads)) continue;
+      let similarity = jaccard(u.shingles, unit.shingles);
+      if (similarity < this.minSimilarity) {
+        if (this.minWordSetSimilarity <= 0) continue;
+        const bag = bagSimilarity(u, unit);
+        // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
+        // a small vocabulary (varied text on one topic) does not
+        if (bag < this.minWordSetSimilarity || jaccard(pairsOf(u), pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
+        // and what it is about: one sentence shape filled with other things ("The log shows the
+        // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
+        // shares its frame, not its content words
+        if (setJaccard(contentOf(u), contentOf(unit)) < MIN_CONTENT_SIMILARITY) continue;
+        similarity = bag;
+      }
+      if (oneSlotApart(u.words, words) || subjectsDiffer(u.words, words)) continue;
+      // the same words again with mostly new things said since: a refrain opening or closing each
+      // step (line-repeat's to judge), not a thought restated in other words
+      if (similarity >= REFRAIN_SIMILARITY && novelSince > 0) continue;
+      // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
+      if (u.label && unit.label && u.label.join(" ") !== unit.label.join(" ") && namesItems(u.label, unit.label, u.labelText, unit.labelText)) continue;
+      alike.push({ unit: u, similarity });
     }
-    // one key per drifting thought however far it drifts: the earliest alike unit names it
-    if (alike.length) unit.cluster = alike[0].unit.cluster;
+    // one key per drifting thought however far it drifts: the earliest alike unit (found last,
+    // walking back) names it
+    if (alike.length) { unit.cluster = alike[alike.length - 1].unit.cluster; unit.novel = false; }
     recent.push(unit);
     if (recent.length > this.window) recent.shift();
-    const copies = alike.length + 1;
+    // a thought drifting further each time is alike to its last wording, not always to its first:
+    // the copies are the units of its cluster, joined through a close likeness (one template filled
+    // with other content is alike, but loosely); under titles that only restate, any likeness
+    let members = 0;
+    const chainAt = unit.leads && section !== "" && scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
+    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.cluster === unit.cluster && u.scope === scope) members++;
+    const copies = Math.max(alike.length, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
     if (copies < this.minCopies) return;
     const key = unit.cluster;
@@ -163,11 +363,36 @@ class NearDuplicateDetector implements Detector {
       count,
       summary: `your ${channelName(channel)} restates the same ${unitKind} in other words ${copies} times (${Math.round(similarity * 100)}%+ alike: "${span}")`,
       suggestion: "Rewording it does not move the task: settle on one conclusion and act on it, or try a genuinely different approach.",
-      evidence: { events: [...alike.map((a) => a.unit.event), event], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
+      evidence: { events: [...alike.map((a) => a.unit.event).reverse(), event], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
     });
   }
 
+  /**
+   * Under which heading a unit is compared. Headings that name items (paths, identifiers, one
+   * template over several names) keep their text apart: the same note under each file is a report.
+   * Titles that only retitle the reasoning ("Confirming the fix", then "Verifying the approach")
+   * do not: what is said under them is compared across them.
+   */
+  private scopeOf(channel: StreamChannel, section: string): string {
+    if (section === "" || section.startsWith("item\u0000")) return section;
+    let h = this.headings.get(channel);
+    if (!h) { h = { last: "", scopes: new Map() }; this.headings.set(channel, h); }
+    let scope = h.scopes.get(section);
+    if (scope === undefined) {
+      const words = wordsOf(section, 16);
+      const last = h.last ? wordsOf(h.last, 16) : undefined;
+      const named = NAME.test(section) || (last !== undefined && namesItems(last, words, h.last, section));
+      scope = named ? section : "";
+      // an earlier title of the same template was taken for a retitle: it names items too
+      if (named && h.last && h.scopes.get(h.last) === "") h.scopes.set(h.last, h.last);
+      if (h.scopes.size < 256) h.scopes.set(section, scope);
+    }
+    if (h.last !== section) h.last = section;
+    return scope;
+  }
+
   reset(): void {
+    this.headings.clear();
     this.recent.clear();
     this.counter.reset();
     this.strongest = { alike: 0, detail: "" };
@@ -181,7 +406,7 @@ class NearDuplicateDetector implements Detector {
 export const nearDuplicate: DetectorDefinition = {
   id: "near-duplicate",
   title: "Reworded repetition",
-  description: "Paragraphs whose wording drifts between copies: the same thought restated again and again.",
+  description: "Paragraphs, lines or sentences whose wording drifts between copies: the same thought restated again and again, under new titles too.",
   channel: "stream",
   defaults: NEAR_DUPLICATE_DEFAULTS,
   create: (settings) => new NearDuplicateDetector(settings),

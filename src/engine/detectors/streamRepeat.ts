@@ -9,12 +9,15 @@
  *   period (the ANCHOR characters are compared, so a hash collision nominates nothing);
  * - verify: each live candidate keeps a match run (characters in a row equal to the one d back);
  *   the first mismatch drops it. At most MAX_CANDIDATES live at once.
- * Short units need more copies than long ones: a unit of d characters fires after
+ * A phrase (a unit of two words or more, shorter than 160 characters) is a chant at its 3rd copy,
+ * its 4th below 24 characters, whatever its length; a line break and a space count alike. Other
+ * short units (a word, a token) need more copies: a unit of d characters fires after
  * clamp(ceil(minSpanChars / d), minCopies, maxCopies) copies, and at least 3 below shortUnitChars
  * (16 chars × 10, 28 × 6, 59 × 3, 105 × 3, 190 × 3, 300+ × 2).
  * Inside a code fence or a table row the span needed is codeSpanFactor times longer (repetitive
- * code and tables are normal); a block that holds a whole fence (a diff shown again and again)
- * counts at fencedBlockCopies copies.
+ * code and tables are normal), and an indented statement is no phrase; a block that holds a whole
+ * fence (a diff shown again and again) counts at fencedBlockCopies copies, and one that holds a
+ * whole table and more counts as text.
  * Units without letters or digits (dividers, box drawing, whitespace) never count.
  *
  * count = how many times this block was caught looping since the user last spoke (one per
@@ -23,7 +26,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { StreamEvent } from "../events";
 import { excerpt } from "../guidance";
-import { CatchCounter, numberSetting, textKey, type StreamChannel } from "../streamText";
+import { CatchCounter, SHORT_PHRASE_CHARS, numberSetting, textKey, type StreamChannel } from "../streamText";
 
 export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -54,6 +57,8 @@ export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
 /** Characters of the anchor whose recurrence nominates a period. */
 const ANCHOR = 16;
 const MAX_CANDIDATES = 24;
+/** Units shorter than this are checked for words once, when nominated: a chanted phrase counts in copies. */
+const PHRASE_MAX_CHARS = 160;
 /** Rolling hash in 32-bit integer arithmetic (mod 2^32): cheap, and collisions are verified anyway. */
 const HASH_BASE = 0x01000193;
 /** Events listed as evidence at most. */
@@ -67,6 +72,14 @@ interface Candidate {
   run: number;
   /** Settled: fired, or its unit is not text (dividers); never checked again. */
   done: boolean;
+  /** A short unit of two words or more (a chanted line): counted in copies, not in characters. */
+  phrase: boolean;
+  /**
+   * Of a short phrase: characters from the start of the repeated span to its first word. Text just
+   * before a chant can end like each copy (". " before "Thinking... Done. "): its four copies count
+   * from a word.
+   */
+  lead: number;
 }
 
 export interface RepeatHit {
@@ -162,6 +175,10 @@ export class RepeatTracker {
   private lastFenceLine = -1;
   /** The current line is a table or box-drawing row (known from its first visible character). */
   private inTable = false;
+  /** Position of the newline of the last line that was not a table row (a blank line included). */
+  private lastOtherLine = -1;
+  /** The current line is indented like code (four spaces or a tab). */
+  private inCode = false;
   private lineHead = "";
   private lineHeadDone = false;
 
@@ -188,6 +205,8 @@ export class RepeatTracker {
     this.inFence = false;
     this.lastFenceLine = -1;
     this.inTable = false;
+    this.inCode = false;
+    this.lastOtherLine = -1;
     this.lineHead = "";
     this.lineHeadDone = false;
   }
@@ -196,13 +215,21 @@ export class RepeatTracker {
   get length(): number { return this.pos; }
 
   /** Span (copies × unit) needed before a unit of this period counts. */
-  requiredSpan(period: number): number {
+  requiredSpan(period: number, phrase = false, lead = 0): number {
     const unit = Math.max(period, this.s.minPeriod);
     const floor = unit < this.s.shortUnitChars ? Math.max(3, this.s.minCopies) : this.s.minCopies;
+    // a line or sentence of words said three times in a row is a chant however short it is (four
+    // times below SHORT_PHRASE_CHARS: thrice can be emphasis); a lone word or token ("the the the",
+    // "0x00"), and a statement in code, still need the span
+    const holdsFence = this.lastFenceLine >= 0 && this.pos - 1 - this.lastFenceLine < period;
+    // rows of one table repeating are a table; a block that holds a whole table and more (a summary
+    // shown again and again) is a block
+    const inTable = this.inTable && !(this.lastOtherLine >= 0 && this.pos - 1 - this.lastOtherLine < period);
+    if (phrase && !this.inFence && !inTable && !this.inCode && !holdsFence) return lead + period * (floor + (period < SHORT_PHRASE_CHARS ? 1 : 0));
     const copies = Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
     // the unit holds a fence line: a whole fenced block shown again and again (showing it twice can be a slip)
-    if (this.lastFenceLine >= 0 && this.pos - 1 - this.lastFenceLine < period) return unit * Math.max(copies, this.s.fencedBlockCopies);
-    return unit * copies * (this.inFence || this.inTable ? this.s.codeSpanFactor : 1);
+    if (holdsFence) return unit * Math.max(copies, this.s.fencedBlockCopies);
+    return unit * copies * (this.inFence || inTable ? this.s.codeSpanFactor : 1);
   }
 
   /** How close the strongest live candidate is (0..1), and its period. */
@@ -210,7 +237,7 @@ export class RepeatTracker {
     let best = { progress: 0, period: 0 };
     for (const c of this.candidates) {
       if (c.done) continue;
-      const p = (c.run + c.period) / this.requiredSpan(c.period);
+      const p = (c.run + c.period) / this.requiredSpan(c.period, c.phrase, c.lead);
       if (p > best.progress) best = { progress: Math.min(1, p), period: c.period };
     }
     return best;
@@ -236,11 +263,13 @@ export class RepeatTracker {
     return hits ?? [];
   }
 
-  private pushChar(code: number): RepeatHit | undefined {
+  private pushChar(raw: number): RepeatHit | undefined {
     const p = this.pos++;
     const outgoing = p >= ANCHOR ? this.charAt(p - ANCHOR) : 0;
+    this.trackFence(raw);
+    // a line break and a space separate the same words: a chant whose lines wander between the two is one chant
+    const code = raw === 10 || raw === 13 || raw === 9 ? 32 : raw;
     this.buf[p & this.mask] = code;
-    this.trackFence(code);
 
     let hit: RepeatHit | undefined;
     // verify live candidates
@@ -250,7 +279,7 @@ export class RepeatTracker {
       if (this.charAt(p - c.period) !== code) continue; // mismatch: the run is over
       c.run++;
       this.candidates[keep++] = c;
-      if (!c.done && c.run + c.period >= this.requiredSpan(c.period)) {
+      if (!c.done && c.run + c.period >= this.requiredSpan(c.period, c.phrase, c.lead)) {
         c.done = true;
         const unit = this.textOf(p - c.period + 1, p + 1);
         if (isTextUnit(unit)) hit ??= { channel: this.channel, period: c.period, copies: Math.floor((c.run + c.period) / c.period), unit, position: p, spanStart: p - c.run - c.period + 1 };
@@ -279,11 +308,39 @@ export class RepeatTracker {
       if (this.candidates[weakest].run > ANCHOR) return;
       this.candidates.splice(weakest, 1);
     }
-    this.candidates.push({ period: d, run: ANCHOR, done: false });
+    const phrase = d < PHRASE_MAX_CHARS && this.isPhrase(p - d + 1, p + 1);
+    this.candidates.push({ period: d, run: ANCHOR, done: false, phrase, lead: phrase && d < SHORT_PHRASE_CHARS ? this.leadToWord(p - ANCHOR - d + 1, d) : 0 });
+  }
+
+  /**
+   * Whether the unit [from, to) holds two words or more: word starts counted cyclically (the unit
+   * repeats, so "alue v" of "value value" is one word). O(period), once per candidate.
+   */
+  private isPhrase(from: number, to: number): boolean {
+    const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0xc0;
+    let words = 0, letters = 0, prev = isLetter(this.charAt(to - 1));
+    for (let q = from; q < to; q++) {
+      const letter = isLetter(this.charAt(q));
+      if (letter) { letters++; if (!prev) words++; }
+      prev = letter;
+    }
+    return words >= 2 && letters >= 4;
+  }
+
+  /** Characters from `from` to the first word start (a letter or digit after a space or the start), at most `max`. */
+  private leadToWord(from: number, max: number): number {
+    for (let k = 0; k < max; k++) {
+      const q = from + k;
+      const c = this.charAt(q);
+      const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0xc0;
+      if (alnum && (q === 0 || this.charAt(q - 1) === 32)) return k;
+    }
+    return 0;
   }
 
   private trackFence(code: number): void {
     if (code === 10) {
+      if (!(this.inTable && this.lineHead.trim() !== "")) this.lastOtherLine = this.pos - 1;
       const head = this.lineHead.trimStart();
       if (head.startsWith("```") || head.startsWith("~~~")) {
         this.inFence = !this.inFence;
@@ -294,7 +351,11 @@ export class RepeatTracker {
       return;
     }
     if (!this.lineHeadDone) {
-      if (this.lineHead.trim() === "" && code !== 32 && code !== 9) this.inTable = code === 124 /* | */ || code === 43 /* + */ || (code >= 0x2500 && code <= 0x259f);
+      if (this.lineHead.trim() === "" && code !== 32 && code !== 9) {
+        this.inTable = code === 124 /* | */ || code === 43 /* + */ || (code >= 0x2500 && code <= 0x259f);
+        // code drafted without a fence is indented: a repeated statement there is not counted as a chanted phrase
+        this.inCode = this.lineHead.length >= 4 || this.lineHead.includes("\t");
+      }
       this.lineHead += String.fromCharCode(code);
       if (this.lineHead.length >= 6) this.lineHeadDone = true;
     }
@@ -399,7 +460,7 @@ class StreamRepeatDetector implements Detector {
 export const streamRepeat: DetectorDefinition = {
   id: "stream-repeat",
   title: "Repeated passage in the stream",
-  description: "The same block of thinking or response text (16 to 4000 characters) emitted again and again back to back.",
+  description: "The same block of thinking or response text (a phrase of two words up to 4000 characters) emitted again and again back to back.",
   channel: "stream",
   defaults: STREAM_REPEAT_DEFAULTS,
   create: (settings) => new StreamRepeatDetector(settings),
