@@ -9,24 +9,12 @@
 import { replayEvents } from "../../src/engine/replay";
 import type { Intervention } from "../../src/engine/session";
 import { toolClasses } from "./toolClasses";
-import type { GeneratedCase, Rng } from "./types";
+import type { GeneratedCase } from "./types";
+import { seededRng } from "./kit";
 
 /** mulberry32: a small seeded generator, so that a seed reproduces every case. */
-export function seededRng(seed: number): Rng {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: (xs) => xs[Math.floor(next() * xs.length)],
-    chance: (p) => next() < p,
-  };
-}
+// One seeded source for the whole generator: the driver's (kit.ts), so a seed draws the same cases here.
+export { seededRng };
 
 export interface CaseVerdict {
   family: string;
