@@ -72,6 +72,8 @@ interface ChannelState {
   earlyStarts: number[];
   /** The last line was a list item or its wrapped continuation. */
   inItem: boolean;
+  /** Whether the partial line reads as prose, decided once it is long (its head no longer changes). */
+  proseLine?: boolean;
 }
 
 /** A sentence inside a long line (a paragraph written as one line, or a run-on loop). */
@@ -209,7 +211,7 @@ export class StreamLines {
     for (let k = start; k < line.length; k++) {
       const c = line.charCodeAt(k);
       if (s.afterStop && (c === 32 || c === 9)) {
-        if (k >= LONG_LINE_CHARS && this.isProseLine(s)) {
+        if (k >= LONG_LINE_CHARS && (s.proseLine ??= this.isProseLine(s))) {
           // the line just proved long: its first sentences are sentences too (once per line)
           if (s.earlyStarts.length) {
             const starts = [...s.earlyStarts, s.sentenceFrom];
@@ -258,6 +260,7 @@ export class StreamLines {
     s.partialStart = -1;
     s.sentenceFrom = 0;
     s.afterStop = false;
+    s.proseLine = undefined;
     s.earlyStarts = [];
     onLine(line);
     if (kind === "prose" || kind === "list") {
