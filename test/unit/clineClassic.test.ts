@@ -69,6 +69,25 @@ describe("Cline classic translator (ui_messages.json)", () => {
     assert.equal(out.join(""), "I will list the files.\n<exec Done.");
   });
 
+  it("takes a completion result that restates the response's last text as said once; a different result is new text", () => {
+    const text = "Done: notes.txt summarises README.txt (1 line each).";
+    const run = (result: string) => {
+      const t = new ClineClassicTranslator();
+      const out: string[] = [];
+      const take = (i: number, m: Record<string, unknown>) => { for (const e of t.message(i, m)) if (e.t === "text") out.push(e.delta); };
+      take(0, { ts: 1, type: "say", say: "task", text: "summarise" });
+      take(1, apiReq(2, "<task>summarise</task>"));
+      take(2, { ts: 3, type: "say", say: "text", text: text.slice(0, 20), partial: true, conversationHistoryIndex: 8 });
+      take(2, { ts: 3, type: "say", say: "text", text, partial: false, conversationHistoryIndex: 8 });
+      // Cline streams attempt_completion's result into its own row, partial first.
+      take(3, { ts: 4, type: "say", say: "completion_result", text: result.slice(0, 12), partial: true, conversationHistoryIndex: 8 });
+      take(3, { ts: 4, type: "say", say: "completion_result", text: result, conversationHistoryIndex: 8 });
+      return out.join("");
+    };
+    assert.equal(run(text), text);
+    assert.equal(run("All four files are summarised in notes.txt."), text + "All four files are summarised in notes.txt.");
+  });
+
   it("does not treat Loop Sentinel's own guidance coming back as a new user message", () => {
     const sent = "Loop Sentinel: execute_command ls called 3 times";
     const t = new ClineClassicTranslator({ isEcho: (text) => text === sent });

@@ -238,8 +238,17 @@ export class ClineClassicTranslator {
         if (!m.partial) this.lastComplete[what] = { index, text: m.text ?? "", request: this.requestSerial, historyIndex: historyIndexOf(m) };
         return;
       case "completion_result":
-        if (m.type === "say") this.stream("text", m.text, state, ts, out);
-        else if (!m.partial) this.waiting(out, ts);
+        if (m.type === "say") {
+          if (this.restatesLastText(m)) {
+            // attempt_completion's result shown again word for word after the response's own text:
+            // one thing said once, not the model repeating itself.
+            const full = m.text ?? "";
+            state.emitted = full.length;
+            state.tail = full.slice(Math.max(0, full.length - CONTINUITY_TAIL));
+            return;
+          }
+          this.stream("text", m.text, state, ts, out);
+        } else if (!m.partial) this.waiting(out, ts);
         return;
       case "command_output": {
         const call = lastOf(this.pending, "execute_command");
@@ -381,6 +390,15 @@ export class ClineClassicTranslator {
     const historyIndex = historyIndexOf(m);
     if (historyIndex !== last.historyIndex) return false;
     return (m.text ?? "") === last.text && last.text !== "";
+  }
+
+  /** A completion result that so far only repeats (a prefix of) the text row just completed in this response. */
+  private restatesLastText(m: ClineMessage): boolean {
+    const last = this.lastComplete.text;
+    const text = m.text ?? "";
+    if (!last || !this.requestOpen || last.request !== this.requestSerial || text === "") return false;
+    if (historyIndexOf(m) !== last.historyIndex) return false;
+    return last.text.startsWith(text);
   }
 
   private forgetCompleteRows(): void {
