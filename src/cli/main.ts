@@ -1,4 +1,5 @@
 /** The `loop-sentinel` command line: the engine in plain Node over recorded or live sessions. */
+import { isMainThread } from "node:worker_threads";
 import { SessionFormatError } from "../formats/reader";
 import { UsageError } from "./args";
 import { processIO, type CliIO } from "./io";
@@ -41,7 +42,8 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   }
 }
 
-if (require.main === module) {
+// A worker thread (stats) loads this same file as its script: only the main thread runs a command.
+if (require.main === module && isMainThread) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
     process.stderr.write(`loop-sentinel: internal error: ${(err as Error).stack ?? err}\n`);
     process.exitCode = 70;

@@ -119,7 +119,7 @@ export interface SessionsRead {
   errors: SessionFormatError[];
 }
 
-function asFormatError(p: string, err: unknown): SessionFormatError {
+export function asFormatError(p: string, err: unknown): SessionFormatError {
   if (err instanceof SessionFormatError) return err;
   const e = err as NodeJS.ErrnoException;
   const why = e?.code === "ENOENT" ? "no such file or folder (or a broken link)"

@@ -162,6 +162,29 @@ describe("stats", () => {
       report = JSON.parse(io.stdout.join("\n"));
     });
 
+    it("gives the same report read by worker threads as read in one thread, a bad path named in its place", async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-stats-jobs-"));
+      try {
+        for (const n of fs.readdirSync(CORPUS)) fs.copyFileSync(path.join(CORPUS, n), path.join(dir, n));
+        fs.writeFileSync(path.join(dir, "zz-broken.trace.jsonl"), '{"t":"user","text":"x"}\n{"t":"nonsense"}\n');
+        const run = async (jobs: string) => {
+          const io = capture();
+          const code = await main(["stats", dir, "--json", "--jobs", jobs, "--sweep", "tool-repeat.warnAt=2,3"], io);
+          return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
+        };
+        const serial = await run("1");
+        const parallel = await run("2");
+        assert.equal(serial.code, 1, serial.err);
+        assert.equal(parallel.code, serial.code);
+        assert.equal(parallel.out, serial.out);
+        assert.equal(parallel.err, serial.err);
+        assert.match(parallel.err, /zz-broken\.trace\.jsonl:2/);
+        assert.equal((JSON.parse(parallel.out) as StatsReport).sessions.length, fs.readdirSync(CORPUS).filter((n) => n.endsWith(".trace.jsonl")).length);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("reads every corpus session with its label", () => {
       const traces = fs.readdirSync(CORPUS).filter((n) => n.endsWith(".trace.jsonl"));
       assert.equal(report.sessions.length, traces.length);
