@@ -11,8 +11,7 @@ import { discoverSessions } from "../formats";
 import { reportHtml } from "../stats/html";
 import { buildReport, reportText } from "../stats/report";
 import { figuresOfPath, readerNamed, type PathFigures, type SessionFigures, type StatsContext } from "../stats/perPath";
-import type { Verdict } from "../stats/sessionStats";
-import { parseSweep, type Sweep } from "../stats/sweep";
+import { parseSweep, tallySweep } from "../stats/sweep";
 import { flag, parseArgs, UsageError } from "./args";
 import { reportReadErrors, type CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
@@ -68,19 +67,7 @@ export async function runStats(argv: string[], io: CliIO): Promise<number> {
     for (const s of r.sessions) { for (const note of s.notes) io.err(note); perSession.push(s); }
   });
   if (perSession.length === 0) return reportReadErrors("stats", errors, 0, io);
-  const sweep: Sweep | undefined = sweepSpec && {
-    key: sweepSpec.key,
-    rows: sweepSpec.values.map((value, v) => {
-      const verdicts: Partial<Record<Verdict, number>> = {};
-      let interventions = 0;
-      for (const s of perSession) {
-        const r = s.sweep![v];
-        interventions += r.interventions;
-        verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
-      }
-      return { value, verdicts, interventions };
-    }),
-  };
+  const sweep = sweepSpec && tallySweep(sweepSpec.key, sweepSpec.values, perSession.map((s) => s.sweep!));
   const report = buildReport(perSession.map((s) => s.report), sets, sweep);
   const html = flag(args, "html");
   if (html !== undefined) {

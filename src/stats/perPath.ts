@@ -7,7 +7,8 @@ import type { EngineConfig } from "../engine/config";
 import { replayEvents } from "../engine/replay";
 import { asFormatError, readFound, SESSION_READERS } from "../formats";
 import type { RecordedSession, SessionReader } from "../formats/reader";
-import { readLabelFor, sessionStats, verdictOf, type SessionStatsReport, type Verdict } from "./sessionStats";
+import { readLabelFor, sessionStats, verdictOf, type SessionStatsReport } from "./sessionStats";
+import type { SessionSweep } from "./sweep";
 
 export interface StatsContext {
   config: EngineConfig;
@@ -19,7 +20,7 @@ export interface StatsContext {
 export interface SessionFigures {
   report: SessionStatsReport;
   /** Per swept value: the verdict and how many interventions. */
-  sweep?: Array<{ verdict: Verdict; interventions: number }>;
+  sweep?: SessionSweep;
   /** Lines for stderr (label problems, skipped lines), in order. */
   notes: string[];
 }

@@ -2,10 +2,7 @@
  * Threshold sweeps: the same sessions replayed under each value of one setting, tallied by
  * verdict, so that a user sees where catches stop and false alarms start.
  */
-import type { EngineConfig } from "../engine/config";
-import type { TraceEvent } from "../engine/events";
-import { replayEvents } from "../engine/replay";
-import { verdictOf, type SessionLabel, type Verdict } from "./sessionStats";
+import type { Verdict } from "./sessionStats";
 
 export interface SweepRow {
   value: string;
@@ -34,21 +31,17 @@ export function parseSweep(spec: string): { key: string; values: string[] } {
   return { key, values: rest.split(",").map((v) => v.trim()).filter((v) => v !== "") };
 }
 
-export function sweepSessions(
-  sessions: readonly { events: readonly TraceEvent[]; label?: SessionLabel }[],
-  key: string,
-  values: readonly string[],
-  configFor: (assignment: string) => EngineConfig,
-): Sweep {
-  const rows = values.map((value) => {
-    const config = configFor(`${key}=${value}`);
+/** One session under each swept value: its verdict and how many interventions. */
+export type SessionSweep = Array<{ verdict: Verdict; interventions: number }>;
+
+/** Tallies sessions' replays under each value (in session order) into the sweep's rows. */
+export function tallySweep(key: string, values: readonly string[], sessions: readonly SessionSweep[]): Sweep {
+  const rows = values.map((value, v) => {
     const verdicts: Partial<Record<Verdict, number>> = {};
     let interventions = 0;
     for (const s of sessions) {
-      const fired = replayEvents(s.events, config).interventions;
-      interventions += fired.length;
-      const v = verdictOf(s.label, fired);
-      verdicts[v] = (verdicts[v] ?? 0) + 1;
+      interventions += s[v].interventions;
+      verdicts[s[v].verdict] = (verdicts[s[v].verdict] ?? 0) + 1;
     }
     return { value, verdicts, interventions };
   });
