@@ -62,7 +62,7 @@ export function ignoredCount(s: Pick<RecordedSession, "ignored">): number {
  * reader that then fails in an unexpected way, or finds nothing it understands in a file that has
  * records, says so as an error naming the format it guessed, instead of a crash or an empty replay.
  */
-function readDetected(reader: SessionReader, p: string, named: boolean, options: ReadOptions): RecordedSession[] {
+export function readDetected(reader: SessionReader, p: string, named: boolean, options: ReadOptions): RecordedSession[] {
   let sessions: RecordedSession[];
   try {
     sessions = reader.read(p, options);

@@ -5,7 +5,7 @@
  */
 import type { EngineConfig } from "../engine/config";
 import { replayEvents } from "../engine/replay";
-import { asFormatError, readFound, SESSION_READERS } from "../formats";
+import { asFormatError, readDetected, SESSION_READERS } from "../formats";
 import type { RecordedSession, SessionReader } from "../formats/reader";
 import { readLabelFor, sessionStats, verdictOf, type SessionStatsReport } from "./sessionStats";
 import type { SessionSweep } from "./sweep";
@@ -44,23 +44,12 @@ export function figuresOfSession(s: RecordedSession, ctx: StatsContext): Session
 export function figuresOfPath(found: { path: string; reader: SessionReader; named: boolean }, ctx: StatsContext): PathFigures {
   const sessions: SessionFigures[] = [];
   try {
-    readFound({ ...found, reader: withoutStreaming(found.reader) }, { lenient: ctx.lenient }, {
-      onStreamStart: () => undefined, onEvent: () => undefined, onStreamEnd: () => undefined,
-      onSession: (s) => { sessions.push(figuresOfSession(s, ctx)); },
-    });
+    for (const s of readDetected(found.reader, found.path, found.named, { lenient: ctx.lenient })) sessions.push(figuresOfSession(s, ctx));
   } catch (err) {
     // As collectSessions: whatever stops one path is that path's located error, not the run's.
     return { error: asFormatError(found.path, err).message };
   }
   return { sessions };
-}
-
-/** The reader without its streaming path: the figures need the session's events as a whole. */
-function withoutStreaming(reader: SessionReader): SessionReader {
-  if (!reader.stream) return reader;
-  const { stream: _stream, ...rest } = reader;
-  void _stream;
-  return rest;
 }
 
 /** A reader by its format name (a worker thread gets names, not objects). */

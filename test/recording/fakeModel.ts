@@ -7,7 +7,7 @@
  * agent's side request (a title, a check) and gets a short plain answer.
  */
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeLocal, listenLocal, withBody } from "../localServer";
 import { stepOf, type Action, type ScenarioName, type Step } from "./scenarios";
 
 /** How one agent names a scripted action: its tool name and arguments. */
@@ -29,24 +29,18 @@ export class FakeModel {
   }
 
   async listen(): Promise<number> {
-    this.server = http.createServer((req, res) => {
-      let body = "";
-      req.on("data", (d) => { body += d; });
-      req.on("end", () => {
-        try { this.handle(req, res, body); } catch (err) {
-          res.writeHead(500, { "content-type": "application/json" });
-          res.end(JSON.stringify({ error: { message: String(err) } }));
-        }
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
-    return (this.server.address() as AddressInfo).port;
+    const { server, port } = await listenLocal(withBody((req, res, body) => {
+      try { this.handle(req, res, body); } catch (err) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: String(err) } }));
+      }
+    }));
+    this.server = server;
+    return port;
   }
 
   async close(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections?.();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    await closeLocal(this.server);
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string): void {

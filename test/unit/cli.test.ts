@@ -1,18 +1,12 @@
 /** The replay command as a user runs it: the bundled dist/cli.js in a child process. */
 import * as assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { CLI, cli, ROOT } from "./cliKit";
 
-const ROOT = path.resolve(__dirname, "../../..");
-const CLI = path.join(ROOT, "dist/cli.js");
 const SCEN = path.join(ROOT, "test/fixtures/scenarios");
 
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
 
 function tmpFile(name: string, text: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-cli-"));

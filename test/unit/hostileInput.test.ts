@@ -21,15 +21,10 @@ import { SessionFormatError } from "../../src/formats/reader";
 import { ClineClassicTranslator } from "../../src/hosts/cline/classicTranslator";
 import { ClineSessionTranslator } from "../../src/hosts/cline/sessionTranslator";
 import { ClineWatcher } from "../../src/hosts/cline/watcher";
+import { cli, ROOT } from "./cliKit";
 
-const ROOT = path.resolve(__dirname, "../../..");
-const CLI = path.join(ROOT, "dist/cli.js");
 const LOOP_TRACE = path.join(ROOT, "test/fixtures/scenarios/loop_tool_identical_read_x6.trace.jsonl");
 
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
 
 function tmp(prefix = "ls-hostile-"): string { return fs.mkdtempSync(path.join(os.tmpdir(), prefix)); }
 

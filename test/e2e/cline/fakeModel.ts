@@ -6,7 +6,7 @@
  * Scenarios are the model's behaviour, step by step; the server only streams them.
  */
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeLocal, listenLocal } from "../../localServer";
 
 export type ScenarioName = "reasoning-loop" | "repeat-command" | "varied-loop" | "productive" | "repeat-until-guided";
 
@@ -102,15 +102,13 @@ export class FakeModelServer {
   }
 
   async listen(): Promise<number> {
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
-    return (this.server.address() as AddressInfo).port;
+    const { server, port } = await listenLocal((req, res) => this.handle(req, res));
+    this.server = server;
+    return port;
   }
 
   async close(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections?.();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    await closeLocal(this.server);
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {

@@ -10,7 +10,7 @@
  * goes round in circles for seconds, which gives a short answer once told it looped.
  */
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import { closeLocal, listenLocal, withBody } from "../../localServer";
 import { stepOf, type Step } from "../../recording/scenarios";
 import type { ToolNaming } from "../../recording/fakeModel";
 
@@ -54,19 +54,13 @@ export class E2eFakeModel {
   }
 
   async listen(): Promise<number> {
-    this.server = http.createServer((req, res) => {
-      let raw = "";
-      req.on("data", (d) => { raw += d; });
-      req.on("end", () => this.handle(req, res, raw));
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
-    return (this.server.address() as AddressInfo).port;
+    const { server, port } = await listenLocal(withBody((req, res, raw) => this.handle(req, res, raw)));
+    this.server = server;
+    return port;
   }
 
   async close(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections?.();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    await closeLocal(this.server);
   }
 
   /** Requests of the scripted conversation (not titles and other side requests). */
