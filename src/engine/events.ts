@@ -86,45 +86,54 @@ export function toTraceEvent(value: unknown): TraceEvent {
   if (typeof t !== "string") throw new TraceEventError(`missing event type field "t"`);
   optionalNumber(value, "ts");
   const ts = value.ts as number | undefined;
-  const withTs = <E extends TraceEvent>(e: E): E => (ts === undefined ? e : { ...e, ts });
+  // Built field by field, ts last: a spread copy per event was a sixth of a whole replay's time.
+  let e: TraceEvent;
   switch (t) {
     case "user":
-      return withTs({ t, text: requireString(value, "text") });
+      e = { t, text: requireString(value, "text") };
+      break;
     case "request": {
       if (value.model !== undefined && typeof value.model !== "string") throw new TraceEventError(`"model" must be a string`);
-      const e: RequestEvent = { t };
-      if (value.model !== undefined) e.model = value.model as string;
+      const r: RequestEvent = { t };
+      if (value.model !== undefined) r.model = value.model as string;
       const usage = usageOf(value.usage);
-      if (usage) e.usage = usage;
-      return withTs(e);
+      if (usage) r.usage = usage;
+      e = r;
+      break;
     }
     case "reasoning":
     case "text":
-      return withTs({ t, delta: requireString(value, "delta") });
+      e = { t, delta: requireString(value, "delta") };
+      break;
     case "tool_call": {
       const id = requireString(value, "id");
       const name = requireString(value, "name");
       const input = value.input === undefined ? {} : value.input;
       if (!isRecord(input)) throw new TraceEventError(`"tool_call" input must be an object`);
-      return withTs({ t, id, name, input: capJsonDepth(input) });
+      e = { t, id, name, input: capJsonDepth(input) };
+      break;
     }
     case "tool_result": {
       const id = requireString(value, "id");
       if (typeof value.ok !== "boolean") throw new TraceEventError(`"tool_result" needs a boolean "ok"`);
-      const e: ToolResultEvent = { t, id, ok: value.ok };
-      if (value.output !== undefined) e.output = typeof value.output === "string" ? value.output : safeJsonStringify(value.output);
-      if (value.error !== undefined) e.error = typeof value.error === "string" ? value.error : safeJsonStringify(value.error);
-      return withTs(e);
+      const r: ToolResultEvent = { t, id, ok: value.ok };
+      if (value.output !== undefined) r.output = typeof value.output === "string" ? value.output : safeJsonStringify(value.output);
+      if (value.error !== undefined) r.error = typeof value.error === "string" ? value.error : safeJsonStringify(value.error);
+      e = r;
+      break;
     }
     case "end": {
-      const e: EndEvent = { t };
+      const r: EndEvent = { t };
       const usage = usageOf(value.usage);
-      if (usage) e.usage = usage;
-      return withTs(e);
+      if (usage) r.usage = usage;
+      e = r;
+      break;
     }
     default:
       throw new TraceEventError(`unknown event type "${t}" (expected one of ${EVENT_KINDS.join(", ")})`);
   }
+  if (ts !== undefined) e.ts = ts;
+  return e;
 }
 
 /** The text a tool result carries, whichever field it came in. */

@@ -56,6 +56,10 @@ export class LoopSession {
   private config: EngineConfig;
   private tools: ToolKnowledge;
   private detectors: Detector[] = [];
+  /** This event's findings: one array reused, as push is never re-entered and keeps none of them. */
+  private readonly findings: Finding[] = [];
+  /** The enabled detectors that handle each kind of event, in run order. */
+  private handlers: Record<TraceEvent["t"], Detector[]> = { user: [], request: [], reasoning: [], text: [], tool_call: [], tool_result: [], end: [] };
   private ledger: ToolLedger;
   private index = -1;
   private requestCount = 0;
@@ -99,6 +103,15 @@ export class LoopSession {
     this.detectors = DETECTOR_DEFINITIONS
       .filter((d) => this.config.detectors[d.id]?.enabled !== false)
       .map((d) => d.create({ ...d.defaults, ...this.config.detectors[d.id] }));
+    this.handlers = {
+      user: this.detectors.filter((d) => d.onUser),
+      request: this.detectors.filter((d) => d.onRequestStart),
+      reasoning: this.detectors.filter((d) => d.onStream),
+      text: this.detectors.filter((d) => d.onStream),
+      tool_call: this.detectors.filter((d) => d.onToolCall),
+      tool_result: this.detectors.filter((d) => d.onToolResult),
+      end: this.detectors.filter((d) => d.onRequestEnd),
+    };
     this.lineReaders = this.detectors.filter((d) => d.onLine || d.onParagraph || d.onSentence);
     this.sentenceReaders = this.lineReaders.some((d) => d.onSentence);
     this.lines.reset();
@@ -177,29 +190,31 @@ export class LoopSession {
       case "tool_result":
         call = this.ledger.recordResult(ev, this.index);
         // A result for a call we never saw (trace cut, or a host's own bookkeeping) tells nothing.
-        if (!call) return [];
+        if (!call) return NO_INTERVENTIONS;
         break;
       case "end":
         this.addUsage(ev.usage);
         break;
     }
     const ctx = this.context(ev.ts);
-    const findings: Finding[] = [];
-    for (const d of this.detectors) {
+    const findings = this.findings;
+    findings.length = 0;
+    // Only the detectors that read this kind of event (most events are stream chunks, which few read).
+    for (const d of this.handlers[ev.t]) {
       let found: Finding[] | void;
       // One detector failing on odd input must not cost the event to the others.
       try { switch (ev.t) {
-        case "user": found = d.onUser?.(ev.text, ctx); break;
-        case "request": found = d.onRequestStart?.(ctx); break;
-        case "reasoning": case "text": found = d.onStream?.(ev, ctx); break;
-        case "tool_call": found = d.onToolCall?.(call!, ctx); break;
-        case "tool_result": found = d.onToolResult?.(call!, ctx); break;
-        case "end": found = d.onRequestEnd?.(ctx); break;
+        case "user": found = d.onUser!(ev.text, ctx); break;
+        case "request": found = d.onRequestStart!(ctx); break;
+        case "reasoning": case "text": found = d.onStream!(ev, ctx); break;
+        case "tool_call": found = d.onToolCall!(call!, ctx); break;
+        case "tool_result": found = d.onToolResult!(call!, ctx); break;
+        case "end": found = d.onRequestEnd!(ctx); break;
       } } catch (err) { this.noteFault(d.id, err); continue; }
       if (found) for (const f of found) findings.push(f);
     }
-    if (this.lineReaders.length > 0) this.splitLines(ev, ctx, findings);
-    if (!this.config.enabled || findings.length === 0) return [];
+    if (this.lineReaders.length > 0 && (ev.t === "reasoning" || ev.t === "text" || ev.t === "end")) this.splitLines(ev, ctx, findings);
+    if (!this.config.enabled || findings.length === 0) return NO_INTERVENTIONS;
     // One loop is often seen by several detectors at once: act once per event, on the highest rung,
     // and mark the others' rungs as reached so they do not fire the same news on the next event.
     let chosen: PlannedIntervention | undefined;
@@ -210,7 +225,7 @@ export class LoopSession {
       planned.push(p);
       if (!chosen || p.rung > chosen.rung) chosen = p;
     }
-    if (!chosen) return [];
+    if (!chosen) return NO_INTERVENTIONS;
     for (const p of planned) this.rungByKey.set(p.intervention.key, Math.max(this.rungByKey.get(p.intervention.key) ?? 0, p.rung));
     if (chosen.intervention.action === "abort") { this.abortsThisTurn++; this.streamMuted = true; }
     if (chosen.intervention.action === "stop") this.stopped = true;
@@ -293,3 +308,6 @@ export class LoopSession {
 }
 
 interface PlannedIntervention { rung: number; intervention: Intervention }
+
+/** What nearly every event returns, shared rather than allocated per event; frozen, as callers may only read it. */
+const NO_INTERVENTIONS: Intervention[] = Object.freeze([]) as unknown as Intervention[];
