@@ -10,9 +10,9 @@
  * sidechain lines only is a sub-agent's own transcript (`agent-*.jsonl`) and is read as such.
  * Files with no conversation at all (only summaries or snapshots) hold no session.
  */
-import type { RequestEvent, Usage } from "../engine/events";
-import { contentText, firstLine, IgnoredTally, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder } from "./exportHelpers";
-import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
+import type { RequestEvent, TraceEvent, Usage } from "../engine/events";
+import { contentText, firstLine, IgnoredTally, isRecord, jsonLinesOfFile, jsonLinesOfText, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder, type JsonLineSource } from "./exportHelpers";
+import { SessionFormatError, type RecordedSession, type SessionReader, type StreamedSession } from "./reader";
 import { safeJsonStringify } from "../engine/json";
 
 const FORMAT = "claude-code";
@@ -55,39 +55,55 @@ const isConversation = (v: unknown): v is Record<string, unknown> => isRecord(v)
 
 /** The session in a transcript, or undefined when the file holds no conversation. */
 export function parseClaudeCode(text: string, file: string, lenient: boolean): RecordedSession | undefined {
-  const { lines, skipped: badJson } = parseJsonLines(text, file, FORMAT, lenient);
-  if (!lines.some((l) => isConversation(l.value))) return undefined;
-  const subAgentFile = !lines.some((l) => isConversation(l.value) && l.value.isSidechain !== true);
-  let skipped = badJson;
+  const read = readClaudeCode(jsonLinesOfText(text, file, FORMAT, lenient), file, lenient);
+  return read && { file, format: FORMAT, events: read.events, skipped: read.skipped, ignored: read.ignored };
+}
+
+/**
+ * The transcript's lines in order, its events handed to `sink` as each request ends (kept and
+ * returned without one). Whether sidechain lines are the file's own (a sub-agent's transcript)
+ * is known at the first main-agent line, usually the first; the lines before it wait for it.
+ */
+function readClaudeCode(source: JsonLineSource, file: string, lenient: boolean, sink?: (e: TraceEvent) => void): (StreamedSession & { events: TraceEvent[] }) | undefined {
+  let skipped = 0;
   const ignored = new IgnoredTally();
-  const b = new TraceBuilder();
+  const b = new TraceBuilder(sink);
   /** The assistant message being assembled: its id, and whether its request event is out. */
   let currentMessageId: string | undefined;
   let currentRequest: RequestEvent | undefined;
+  let subAgentFile: boolean | undefined;
+  let sawConversation = false;
+  const waiting: Array<{ value: unknown; line: number }> = [];
+  /** A bad entry, unless a bad JSON line comes later: as when the file was parsed whole first, that one is reported. */
+  let failure: SessionFormatError | undefined;
   const fail = (line: number, detail: string) => {
     if (lenient) { skipped++; return; }
     throw new SessionFormatError(file, detail, line, FORMAT);
   };
 
-  for (const { value, line } of lines) {
-    if (!isRecord(value) || typeof value.type !== "string") { fail(line, `expected a transcript entry with a string "type"`); continue; }
+  const handle = (value: unknown, line: number): void => {
+    if (failure) return;
+    try { handleLine(value, line); } catch (err) { if (err instanceof SessionFormatError) failure = err; else throw err; }
+  };
+  const handleLine = (value: unknown, line: number): void => {
+    if (!isRecord(value) || typeof value.type !== "string") { fail(line, `expected a transcript entry with a string "type"`); return; }
     // A prompt the person typed while the agent was busy is delivered as a "queued_command" attachment.
     const queued = value.type === "attachment" && isRecord(value.attachment) && value.attachment.type === "queued_command" ? value.attachment : undefined;
     if (queued && value.isSidechain !== true && queued.isMeta !== true) {
       const text = typeof queued.prompt === "string" ? queued.prompt : contentText(queued.prompt);
-      if (text.trim() !== "") { b.endRequest(); currentMessageId = undefined; b.user(text, toMillis(value.timestamp)); continue; }
+      if (text.trim() !== "") { b.endRequest(); currentMessageId = undefined; b.user(text, toMillis(value.timestamp)); return; }
     }
     if (value.type !== "user" && value.type !== "assistant") {
       ignored.add(KNOWN_LINE_TYPES.has(value.type) ? `"${value.type}" line (nothing to replay)` : `unknown line type "${value.type}"`);
-      continue;
+      return;
     }
-    if (value.isSidechain === true && !subAgentFile) { ignored.add("sub-agent (sidechain) line"); continue; }
+    if (value.isSidechain === true && !subAgentFile) { ignored.add("sub-agent (sidechain) line"); return; }
     const message = value.message;
-    if (!isRecord(message)) { fail(line, `"${value.type}" entry needs a "message" object`); continue; }
+    if (!isRecord(message)) { fail(line, `"${value.type}" entry needs a "message" object`); return; }
     const ts = toMillis(value.timestamp);
 
     // Claude Code's own "API Error: ..." stand-ins (model "<synthetic>") are not the model's output.
-    if (value.type === "assistant" && (value.isApiErrorMessage === true || message.model === "<synthetic>")) { ignored.add("the CLI's own stand-in for a failed API call"); b.endRequest(ts); continue; }
+    if (value.type === "assistant" && (value.isApiErrorMessage === true || message.model === "<synthetic>")) { ignored.add("the CLI's own stand-in for a failed API call"); b.endRequest(ts); return; }
     if (value.type === "assistant") {
       const id = typeof message.id === "string" ? message.id : typeof value.requestId === "string" ? value.requestId : `line${line}`;
       const usage = usageOf(message.usage);
@@ -97,7 +113,7 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
       } else if (usage) currentRequest.usage = usage; // later lines of a streamed message carry the running totals
 
       const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
-      if (!Array.isArray(content)) { fail(line, `assistant "message.content" must be a list of blocks`); continue; }
+      if (!Array.isArray(content)) { fail(line, `assistant "message.content" must be a list of blocks`); return; }
       for (const block of content) {
         if (!isRecord(block)) continue;
         if (block.type === "text" && typeof block.text === "string") b.text(block.text, ts);
@@ -107,20 +123,20 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
           b.toolCall(block.id, block.name, toInput(block.input), ts);
         }
       }
-      continue;
+      return;
     }
 
     // A user line: tool results, the user's own words, or injected context.
     b.endRequest();
     currentMessageId = undefined;
-    if (value.isMeta === true || value.isCompactSummary === true) { ignored.add("injected context (isMeta / compact summary), not a user message"); continue; }
+    if (value.isMeta === true || value.isCompactSummary === true) { ignored.add("injected context (isMeta / compact summary), not a user message"); return; }
     const content = message.content;
     const userText = (text: string) => {
       const why = notAMessage(text);
       if (why) ignored.add(why); else b.user(text, ts);
     };
-    if (typeof content === "string") { userText(content); continue; }
-    if (!Array.isArray(content)) { fail(line, `user "message.content" must be a text or a list of blocks`); continue; }
+    if (typeof content === "string") { userText(content); return; }
+    if (!Array.isArray(content)) { fail(line, `user "message.content" must be a text or a list of blocks`); return; }
     const words: string[] = [];
     for (const block of content) {
       if (!isRecord(block)) continue;
@@ -130,8 +146,27 @@ export function parseClaudeCode(text: string, file: string, lenient: boolean): R
       } else if (block.type === "text" && typeof block.text === "string") words.push(block.text);
     }
     if (words.length > 0) userText(words.join("\n"));
-  }
-  return { file, format: FORMAT, events: b.finish(), skipped, ignored: ignored.result() };
+  };
+
+  const badJson = source((value, line) => {
+    if (subAgentFile !== undefined) { handle(value, line); return; }
+    if (isConversation(value)) {
+      sawConversation = true;
+      if (value.isSidechain !== true) {
+        subAgentFile = false;
+        for (const w of waiting) handle(w.value, w.line);
+        waiting.length = 0;
+        handle(value, line);
+        return;
+      }
+    }
+    waiting.push({ value, line });
+  });
+  if (!sawConversation) return undefined;
+  // sidechain lines only: a sub-agent's own transcript
+  if (subAgentFile === undefined) { subAgentFile = true; for (const w of waiting) handle(w.value, w.line); }
+  if (failure) throw failure;
+  return { file, format: FORMAT, events: b.finish(), skipped: skipped + badJson, ignored: ignored.result() };
 }
 
 export const claudeCodeReader: SessionReader = {
@@ -145,5 +180,9 @@ export const claudeCodeReader: SessionReader = {
   read(path, options) {
     const session = parseClaudeCode(readTextFile(path, FORMAT), path, options.lenient);
     return session ? [session] : [];
+  },
+  stream(path, options, onEvent) {
+    const read = readClaudeCode(jsonLinesOfFile(path, FORMAT, options.lenient), path, options.lenient, onEvent);
+    return read && { file: path, format: FORMAT, skipped: read.skipped, ignored: read.ignored };
   },
 };

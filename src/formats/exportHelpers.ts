@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import type { RequestEvent, ToolCallEvent, ToolResultEvent, TraceEvent, Usage } from "../engine/events";
 import { SessionFormatError, withoutBom } from "./reader";
+import { forEachLineOfFile } from "./lines";
 export { isRecord } from "../engine/json";
 import { isRecord, safeJsonStringify } from "../engine/json";
 
@@ -75,6 +76,74 @@ export function parseJsonLines(text: string, file: string, format: string, lenie
   return { lines, skipped };
 }
 
+/**
+ * A JSONL input read one parsed line at a time: a file streamed, or a text already in memory.
+ * Returns how many lines were skipped as bad JSON; calls onLine for the others in order.
+ */
+export type JsonLineSource = (onLine: (value: unknown, line: number) => void) => number;
+
+/**
+ * The rules of parseJsonLines applied as lines arrive: a bad line is an error only once a later
+ * non-blank line shows it was not the file's last, cut off mid-write; lenient, it is counted.
+ */
+class JsonLineStepper {
+  skipped = 0;
+  private pending: { line: number; message: string } | undefined;
+  constructor(private readonly file: string, private readonly format: string, private readonly lenient: boolean) {}
+
+  step(raw: string, lineNo: number, onLine: (value: unknown, line: number) => void): void {
+    const line = raw.trim();
+    if (line === "") return;
+    this.throwPending();
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      if (this.lenient) this.skipped++; else this.pending = { line: lineNo, message: (err as Error).message };
+      return;
+    }
+    onLine(value, lineNo);
+  }
+
+  /** At the end: a bad last line is a cut write when the input did not end with a newline. */
+  end(endsWithNewline: boolean): number {
+    if (this.pending && !endsWithNewline) { this.pending = undefined; this.skipped++; }
+    this.throwPending();
+    return this.skipped;
+  }
+
+  private throwPending(): void {
+    if (this.pending) throw new SessionFormatError(this.file, `not valid JSON (${this.pending.message})`, this.pending.line, this.format);
+  }
+}
+
+/** A JSONL text in memory as a line source: every line parsed (and any error thrown) before the first is handed over. */
+export function jsonLinesOfText(text: string, file: string, format: string, lenient: boolean): JsonLineSource {
+  return (onLine) => {
+    const { lines, skipped } = parseJsonLines(text, file, format, lenient);
+    for (const l of lines) onLine(l.value, l.line);
+    return skipped;
+  };
+}
+
+/** A JSONL file streamed as a line source: memory holds one piece of it and one line, whatever its size. */
+export function jsonLinesOfFile(file: string, format: string, lenient: boolean): JsonLineSource {
+  return (onLine) => {
+    const stepper = new JsonLineStepper(file, format, lenient);
+    let endsWithNewline = true;
+    try {
+      forEachLineOfFile(file, (line, lineNo, terminated) => {
+        if (!terminated) endsWithNewline = false;
+        stepper.step(lineNo === 1 ? withoutBom(line) : line, lineNo, onLine);
+      });
+    } catch (err) {
+      if (typeof (err as NodeJS.ErrnoException).code === "string") throw new SessionFormatError(file, (err as Error).message, undefined, format);
+      throw err;
+    }
+    return stepper.end(endsWithNewline);
+  };
+}
+
 /** The first non-empty line of a file head, trimmed. */
 export function firstLine(head: string | undefined): string {
   if (!head) return "";
@@ -133,6 +202,11 @@ export function toText(v: unknown): string {
 export class TraceBuilder {
   readonly events: TraceEvent[] = [];
   private open = false;
+  /**
+   * With a sink, events are handed out instead of kept, each request's once it has ended: until
+   * then a later line may still set its usage. Memory holds one response, not the session.
+   */
+  constructor(private readonly sink?: (e: TraceEvent) => void) {}
   private heldResults: ToolResultEvent[] = [];
   /** Ids whose result is out: formats that record a result twice (Gemini CLI) count it once. */
   private readonly resulted = new Set<string>();
@@ -143,6 +217,7 @@ export class TraceBuilder {
     this.endRequest();
     this.flushResults();
     this.events.push(withTs({ t: "user", text }, ts));
+    this.settle();
   }
 
   /** Opens a request; returns its event so that usage known only later can still be set. */
@@ -186,7 +261,7 @@ export class TraceBuilder {
     this.resulted.add(id);
     const e: ToolResultEvent = ok ? { t: "tool_result", id, ok, output: text } : { t: "tool_result", id, ok, error: text };
     const timed = withTs(e, ts);
-    if (this.open) this.heldResults.push(timed); else this.events.push(timed);
+    if (this.open) this.heldResults.push(timed); else { this.events.push(timed); this.settle(); }
     return true;
   }
 
@@ -197,6 +272,7 @@ export class TraceBuilder {
     this.events.push(withTs(e, ts));
     this.open = false;
     this.flushResults();
+    this.settle();
   }
 
   private flushResults(): void {
@@ -205,10 +281,19 @@ export class TraceBuilder {
     this.heldResults = [];
   }
 
+  /** The events (none left when they went to a sink). */
   finish(): TraceEvent[] {
     this.endRequest();
     this.flushResults();
+    this.settle();
     return this.events;
+  }
+
+  /** Outside a request nothing kept can change any more: a sink gets it now. */
+  private settle(): void {
+    if (!this.sink || this.open) return;
+    for (const e of this.events) this.sink(e);
+    this.events.length = 0;
   }
 }
 

@@ -87,9 +87,9 @@ function checkReplayable(reader: SessionReader, p: string, named: boolean, s: St
 }
 
 /** As readDetected, the events handed to `onEvent` as they are read (the reader must stream). */
-function streamDetected(reader: SessionReader & Required<Pick<SessionReader, "stream">>, p: string, named: boolean, options: ReadOptions, onEvent: (e: TraceEvent) => void): StreamedSession & { eventCount: number } {
+function streamDetected(reader: SessionReader & Required<Pick<SessionReader, "stream">>, p: string, named: boolean, options: ReadOptions, onEvent: (e: TraceEvent) => void): (StreamedSession & { eventCount: number }) | undefined {
   let eventCount = 0;
-  let s: StreamedSession;
+  let s: StreamedSession | undefined;
   try {
     s = reader.stream(p, options, (e) => { eventCount++; onEvent(e.t === "tool_call" ? withShallowInput(e) : e); });
   } catch (err) {
@@ -97,6 +97,7 @@ function streamDetected(reader: SessionReader & Required<Pick<SessionReader, "st
     if (typeof (err as NodeJS.ErrnoException).code === "string") throw new SessionFormatError(p, (err as Error).message);
     throw err;
   }
+  if (!s) return undefined;
   checkReplayable(reader, p, named, s, eventCount);
   return { ...s, eventCount };
 }
@@ -198,7 +199,7 @@ export function readFound(
   if (reader.stream) {
     handlers.onStreamStart(found.path);
     const s = streamDetected(reader as SessionReader & Required<Pick<SessionReader, "stream">>, found.path, found.named, options, handlers.onEvent);
-    handlers.onStreamEnd(s, s.eventCount);
+    if (s) handlers.onStreamEnd(s, s.eventCount);
     return;
   }
   for (const s of readDetected(reader, found.path, found.named, options)) handlers.onSession(s);

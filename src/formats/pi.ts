@@ -14,9 +14,9 @@
  * message_start/update/end, tool_execution_*, turn_end, ...); there each finished message arrives
  * once as `message_end`, which is read like a "message" entry.
  */
-import type { Usage } from "../engine/events";
-import { contentText, firstLine, IgnoredTally, isRecord, parseJsonLines, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder, type JsonLine } from "./exportHelpers";
-import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
+import type { TraceEvent, Usage } from "../engine/events";
+import { contentText, firstLine, IgnoredTally, isRecord, jsonLinesOfFile, jsonLinesOfText, readTextFile, sumNumbers, toInput, toMillis, TraceBuilder, type JsonLineSource } from "./exportHelpers";
+import { SessionFormatError, type RecordedSession, type SessionReader, type StreamedSession } from "./reader";
 
 const FORMAT = "pi";
 
@@ -39,58 +39,77 @@ function usageOf(u: unknown): Usage | undefined {
   return { tokensIn, tokensOut, cost };
 }
 
+/** Where an entry sits in the tree: all that is kept of it between the two readings of the file. */
+interface EntryPlace {
+  id: string | undefined;
+  parentId: string | undefined;
+  line: number;
+}
+
 /** The entries on the active branch, root first (all entries in file order for linear files). */
-function activeBranch(entries: JsonLine[]): JsonLine[] {
-  const byId = new Map<string, JsonLine>();
-  let leaf: JsonLine | undefined;
+function activeBranch(entries: EntryPlace[]): EntryPlace[] {
+  const byId = new Map<string, EntryPlace>();
+  let leaf: EntryPlace | undefined;
   for (const e of entries) {
-    const id = (e.value as Record<string, unknown>).id;
-    if (typeof id === "string") { byId.set(id, e); leaf = e; }
+    if (e.id !== undefined) { byId.set(e.id, e); leaf = e; }
   }
   if (!leaf) return entries;
-  const branch: JsonLine[] = [];
+  const branch: EntryPlace[] = [];
   const seen = new Set<string>();
-  let node: JsonLine | undefined = leaf;
+  let node: EntryPlace | undefined = leaf;
   while (node) {
-    const v = node.value as Record<string, unknown>;
-    const id = v.id as string;
+    const id = node.id as string;
     if (seen.has(id)) break; // a cycle in a damaged file: stop rather than loop
     seen.add(id);
     branch.push(node);
-    node = typeof v.parentId === "string" ? byId.get(v.parentId) : undefined;
+    node = node.parentId !== undefined ? byId.get(node.parentId) : undefined;
   }
   return branch.reverse();
 }
 
 export function parsePi(text: string, file: string, lenient: boolean): RecordedSession {
-  const { lines, skipped: badJson } = parseJsonLines(text, file, FORMAT, lenient);
-  let skipped = badJson;
+  const read = readPi(jsonLinesOfText(text, file, FORMAT, lenient), file, lenient);
+  return { file, format: FORMAT, events: read.events, skipped: read.skipped, ignored: read.ignored };
+}
+
+/**
+ * Reads the session in two passes over its lines: the first checks them and keeps only where each
+ * entry sits in the tree, which gives the active branch; the second replays that branch's entries,
+ * events handed to `sink` as each request ends (kept and returned without one).
+ */
+function readPi(source: JsonLineSource, file: string, lenient: boolean, sink?: (e: TraceEvent) => void): StreamedSession & { events: TraceEvent[] } {
+  let skipped = 0;
   const ignored = new IgnoredTally();
   const fail = (line: number, detail: string): void => {
     if (lenient) { skipped++; return; }
     throw new SessionFormatError(file, detail, line, FORMAT);
   };
-  const header = lines[0];
+  let header: { value: unknown; line: number } | undefined;
+  const entries: EntryPlace[] = [];
+  /** The first malformed entry: reported after the header, as when the file was parsed whole first. */
+  let badEntry: number | undefined;
+  const badJson = source((value, line) => {
+    if (!header) { header = { value, line }; return; }
+    if (!isRecord(value) || typeof value.type !== "string") { if (lenient) skipped++; else badEntry ??= line; return; }
+    entries.push({ id: typeof value.id === "string" ? value.id : undefined, parentId: typeof value.parentId === "string" ? value.parentId : undefined, line });
+  });
+  skipped += badJson;
   if (!header || !isRecord(header.value) || header.value.type !== "session") {
     throw new SessionFormatError(file, `first line must be the session header {"type":"session",...}`, header?.line ?? 1, FORMAT);
   }
-  const entries: JsonLine[] = [];
-  for (const l of lines.slice(1)) {
-    if (!isRecord(l.value) || typeof l.value.type !== "string") fail(l.line, `expected an entry with a string "type"`);
-    else entries.push(l);
-  }
+  if (badEntry !== undefined) fail(badEntry, `expected an entry with a string "type"`);
 
-  const b = new TraceBuilder();
+  const b = new TraceBuilder(sink);
   const branch = activeBranch(entries);
   if (branch.length < entries.length) ignored.add("entry on an abandoned branch", entries.length - branch.length);
-  for (const { value, line } of branch) {
+  const handle = (value: unknown, line: number): void => {
     const entry = value as Record<string, unknown>;
     if (entry.type !== "message" && entry.type !== "message_end") {
       ignored.add(KNOWN_ENTRIES.has(entry.type as string) ? `"${entry.type}" entry (nothing to replay)` : `unknown entry type "${entry.type}"`);
-      continue;
+      return;
     }
     const message = entry.message;
-    if (!isRecord(message) || typeof message.role !== "string") { fail(line, `"${entry.type}" entry needs a "message" with a string "role"`); continue; }
+    if (!isRecord(message) || typeof message.role !== "string") { fail(line, `"${entry.type}" entry needs a "message" with a string "role"`); return; }
     const ts = toMillis(message.timestamp) ?? toMillis(entry.timestamp);
     switch (message.role) {
       case "user":
@@ -123,6 +142,17 @@ export function parsePi(text: string, file: string, lenient: boolean): RecordedS
       default:
         ignored.add(`message role "${message.role}" (custom or extension message)`);
     }
+  };
+  // Streamed, a branch runs forward through the file and is replayed as it is read again, unless the
+  // file is damaged (a parent written after its child). Otherwise (and read whole, where the entries
+  // are at hand anyway) the branch's entries are gathered first and replayed in branch order.
+  if (sink && branch.every((e, i) => i === 0 || e.line > branch[i - 1].line)) {
+    let next = 0;
+    source((value, line) => { if (next < branch.length && line === branch[next].line) { next++; handle(value, line); } });
+  } else {
+    const onBranch = new Map<number, unknown>(branch.map((e) => [e.line, undefined]));
+    source((value, line) => { if (onBranch.has(line)) onBranch.set(line, value); });
+    for (const e of branch) handle(onBranch.get(e.line), e.line);
   }
   return { file, format: FORMAT, events: b.finish(), skipped, ignored: ignored.result() };
 }
@@ -137,5 +167,9 @@ export const piReader: SessionReader = {
   },
   read(path, options) {
     return [parsePi(readTextFile(path, FORMAT), path, options.lenient)];
+  },
+  stream(path, options, onEvent) {
+    const read = readPi(jsonLinesOfFile(path, FORMAT, options.lenient), path, options.lenient, onEvent);
+    return { file: path, format: FORMAT, skipped: read.skipped, ignored: read.ignored };
   },
 };

@@ -40,9 +40,10 @@ export interface SessionReader {
   read(path: string, options: ReadOptions): RecordedSession[];
   /**
    * Formats read line by line can also hand each event over as it is read, holding none of them:
-   * one file, one session, in memory that does not grow with its size. Throws SessionFormatError.
+   * one file, one session, in memory that does not grow with its size; undefined when the file
+   * holds no session (nothing was handed over). Throws SessionFormatError.
    */
-  stream?(path: string, options: ReadOptions, onEvent: (e: TraceEvent) => void): StreamedSession;
+  stream?(path: string, options: ReadOptions, onEvent: (e: TraceEvent) => void): StreamedSession | undefined;
 }
 
 /** A bad input, located: "file:line: message" (line counted from 1), or "file: message". */
