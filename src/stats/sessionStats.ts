@@ -7,10 +7,9 @@ import * as fs from "node:fs";
 import type { EngineConfig } from "../engine/config";
 import type { TraceEvent } from "../engine/events";
 import { describeCall, ToolLedger, type CallRecord } from "../engine/ledger";
-import { replayEvents } from "../engine/replay";
+import type { Intervention } from "../engine/session";
 import { hashText, normaliseWhitespace } from "../engine/signatures";
 import { createToolKnowledge } from "../engine/toolKnowledge";
-import type { RecordedSession } from "../formats/reader";
 
 export type Outcome = "ok" | "error" | "no result";
 
@@ -159,42 +158,64 @@ function outcomeOf(call: CallRecord): Outcome {
   return call.result === undefined ? "no result" : call.result.ok ? "ok" : "error";
 }
 
+/** What callFigures reports. */
+export type CallFigures = Omit<SessionStatsReport, "file" | "format" | "label" | "interventions" | "verdict">;
+
 /** Counts over the calls as the shared ledger records them (same identity, same progress epochs). */
-export function callFigures(events: readonly TraceEvent[], config: EngineConfig): Omit<SessionStatsReport, "file" | "format" | "label" | "interventions" | "verdict"> {
-  const tools = createToolKnowledge(config.toolNames);
-  const ledger = new ToolLedger(tools);
-  const calls: CallRecord[] = [];
-  const stream = new StreamLineCounter();
-  let streamMax = 0;
-  let requests = 0;
-  events.forEach((ev, i) => {
+export function callFigures(events: readonly TraceEvent[], config: EngineConfig): CallFigures {
+  const counter = new CallFigureCounter(config);
+  for (const ev of events) counter.add(ev);
+  return counter.figures();
+}
+
+/** callFigures fed one event at a time, so a streamed session is figured without keeping its events. */
+export class CallFigureCounter {
+  private readonly ledger: ToolLedger;
+  private readonly calls: CallRecord[] = [];
+  private readonly stream = new StreamLineCounter();
+  private streamMax = 0;
+  private requests = 0;
+  private events = 0;
+
+  constructor(config: EngineConfig) {
+    this.ledger = new ToolLedger(createToolKnowledge(config.toolNames));
+  }
+
+  add(ev: TraceEvent): void {
+    const i = this.events++;
     switch (ev.t) {
       case "request":
-        ledger.settleUnanswered();
-        streamMax = Math.max(streamMax, stream.max);
-        stream.endResponse();
-        requests++;
+        this.ledger.settleUnanswered();
+        this.streamMax = Math.max(this.streamMax, this.stream.max);
+        this.stream.endResponse();
+        this.requests++;
         break;
       case "reasoning": case "text":
-        stream.add(ev.delta);
+        this.stream.add(ev.delta);
         break;
       case "end":
-        stream.endResponse();
+        this.stream.endResponse();
         break;
       case "tool_call":
-        if (requests === 0) requests = 1;
-        calls.push(ledger.recordCall(ev, i, requests - 1));
+        if (this.requests === 0) this.requests = 1;
+        this.calls.push(this.ledger.recordCall(ev, i, this.requests - 1));
         break;
       case "tool_result":
-        ledger.recordResult(ev, i);
+        this.ledger.recordResult(ev, i);
         break;
       case "user":
         break;
     }
-  });
-  stream.endResponse();
-  streamMax = Math.max(streamMax, stream.max);
+  }
 
+  /** The figures once the last event is in (call once). */
+  figures(): CallFigures {
+    this.stream.endResponse();
+    return figuresOfCalls(this.calls, this.events, this.requests, Math.max(this.streamMax, this.stream.max));
+  }
+}
+
+function figuresOfCalls(calls: readonly CallRecord[], events: number, requests: number, streamMax: number): CallFigures {
   const groups = new Map<string, CallGroup>();
   const bySignature = new Map<string, CallRecord[]>();
   const sameOutput = new Map<string, number>();
@@ -240,7 +261,7 @@ export function callFigures(events: readonly TraceEvent[], config: EngineConfig)
     if (hashes.every((h) => h === hashes[0])) identical++; else different++;
   }
   return {
-    events: events.length,
+    events,
     requests,
     toolCalls: calls.length,
     distinctCalls: bySignature.size,
@@ -260,14 +281,14 @@ export function callFigures(events: readonly TraceEvent[], config: EngineConfig)
   };
 }
 
-export function sessionStats(session: RecordedSession, config: EngineConfig, label: SessionLabel | undefined): SessionStatsReport {
-  const { interventions } = replayEvents(session.events, config);
+/** The report of a session from what its replay fired and its call figures. */
+export function sessionReport(session: { file: string; format: string }, interventions: readonly Intervention[], figures: CallFigures, label: SessionLabel | undefined): SessionStatsReport {
   const fired = interventions.map((iv) => ({ event: iv.event, detector: iv.detector, action: iv.action, summary: iv.summary }));
   return {
     file: session.file,
     format: session.format,
     ...(label ? { label } : {}),
-    ...callFigures(session.events, config),
+    ...figures,
     interventions: fired,
     verdict: verdictOf(label, fired),
   };
