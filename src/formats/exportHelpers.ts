@@ -10,7 +10,22 @@ import { forEachLineOfFile } from "./lines";
 export { isRecord } from "../engine/json";
 import { isRecord, safeJsonStringify } from "../engine/json";
 
+/**
+ * Largest file read whole. Formats that are one JSON document cannot be streamed, and parsing one
+ * takes several times its size in memory: past this, a clear error instead of exhausting the machine.
+ */
+export const MAX_WHOLE_FILE_BYTES = 256 * 1024 * 1024;
+
 export function readTextFile(file: string, format: string): string {
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch (err) {
+    throw new SessionFormatError(file, (err as Error).message, undefined, format);
+  }
+  if (size > MAX_WHOLE_FILE_BYTES) {
+    throw new SessionFormatError(file, `${Math.round(size / 2 ** 20)} MB is more than the ${MAX_WHOLE_FILE_BYTES / 2 ** 20} MB read whole; this format is one JSON document and cannot be streamed (JSONL traces, Claude Code and pi sessions can)`, undefined, format);
+  }
   try {
     return withoutBom(fs.readFileSync(file, "utf8"));
   } catch (err) {

@@ -10,6 +10,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { TraceEvent } from "../../src/engine/events";
 import { claudeCodeReader } from "../../src/formats/claudeCode";
+import { MAX_WHOLE_FILE_BYTES } from "../../src/formats/exportHelpers";
+import { readSessions } from "../../src/formats";
 import { piReader } from "../../src/formats/pi";
 import type { SessionReader } from "../../src/formats/reader";
 
@@ -97,5 +99,16 @@ describe("streamed Claude Code and pi sessions equal the whole-file reading", ()
     const seen: string[] = [];
     claudeCodeReader.stream!(p, { lenient: false }, (e) => seen.push(e.t === "request" ? `request:${e.usage?.tokensOut}` : e.t));
     assert.deepEqual(seen, ["user", "request:7", "text", "text", "end", "user", "request:3", "text", "end"]);
+  });
+
+  it("refuses, with a clear error, a one-document file too large to read whole", () => {
+    const folder = path.join(dir, "task-huge");
+    fs.mkdirSync(folder);
+    const file = path.join(folder, "ui_messages.json");
+    fs.writeFileSync(file, "[]");
+    fs.truncateSync(file, MAX_WHOLE_FILE_BYTES + 1); // sparse: no disk, no time
+    assert.throws(() => readSessions([folder], { lenient: false }), /ui_messages\.json: .*MB is more than the 256 MB read whole; this format is one JSON document/);
+    fs.truncateSync(file, 2);
+    assert.deepEqual(readSessions([folder], { lenient: false }).map((s) => s.events.length), [0]);
   });
 });
