@@ -308,15 +308,19 @@ export function textSimilarity(a: string, b: string, max = 400): number {
  * Counts, states and ids stay: "2 failing" → "1 failing" is a change.
  */
 export function stableOutput(text: string): string {
-  return text
-    .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, "<time>")
-    .replace(/\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, "<time>")
-    .replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|mins?|minutes?)\b(?![\w/])/g, "<dur>")
-    // Per-run noise: object addresses ("at 0x7f3a…") and random temporary names.
-    .replace(/\b0x[0-9a-f]{6,}\b/gi, "<addr>")
-    // Process ids a shell tool reports on a line of their own (Gemini CLI's "Process Group PGID: 5714").
-    .replace(/^((?:process group )?(?:pgid|pids?)|background pids):[ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*$/gim, "$1: <pid>")
-    .replace(/\/tmp\/(?:tmp|pytest-\d+\/)[\w.-]*/g, "/tmp/<tmp>");
+  // Each pattern needs a character or word most outputs lack: looking for it first spares most
+  // outputs most of the scans (an output is read at every tool result).
+  const colon = text.includes(":");
+  let out = text;
+  if (colon && out.includes("-")) out = out.replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, "<time>");
+  if (colon) out = out.replace(/\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, "<time>");
+  out = out.replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|mins?|minutes?)\b(?![\w/])/g, "<dur>");
+  // Per-run noise: object addresses ("at 0x7f3a…") and random temporary names.
+  if (out.includes("0x") || out.includes("0X")) out = out.replace(/\b0x[0-9a-f]{6,}\b/gi, "<addr>");
+  // Process ids a shell tool reports on a line of their own (Gemini CLI's "Process Group PGID: 5714").
+  if (colon && /pg?id/i.test(out)) out = out.replace(/^((?:process group )?(?:pgid|pids?)|background pids):[ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*$/gim, "$1: <pid>");
+  if (out.includes("/tmp/")) out = out.replace(/\/tmp\/(?:tmp|pytest-\d+\/)[\w.-]*/g, "/tmp/<tmp>");
+  return out;
 }
 
 /** Fields holding the whole content a write call puts in its file. */
