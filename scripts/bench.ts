@@ -158,7 +158,8 @@ function wholeProcess(dir: string, sizes: number[]): void {
       `parse-only ${(parse.ms / 1000).toFixed(2)} s`.padEnd(20),
       `replay/parse ${(replay.ms / parse.ms).toFixed(2)}x`.padEnd(20),
       `${perMB.toFixed(0)} ms/MB (x${(perMB / perMB5).toFixed(2)} of the first size)`.padEnd(38),
-      `peak RSS replay ${replay.peakRssMB.toFixed(0)} MB, parse-only ${parse.peakRssMB.toFixed(0)} MB`,
+      `peak RSS replay ${replay.peakRssMB.toFixed(0)} MB, parse-only ${parse.peakRssMB.toFixed(0)} MB`.padEnd(46),
+      `GC ${(100 * replay.gcShare).toFixed(1)}% of replay, ${(100 * parse.gcShare).toFixed(1)}% of parse-only`,
     ].join(" ") + "\n");
     fs.unlinkSync(file);
   }
