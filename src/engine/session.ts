@@ -255,8 +255,18 @@ export class LoopSession {
     }
   }
 
+  /** One context for every event, brought up to date in place: detectors read it while called and keep none. */
+  private readonly ctx: Mutable<DetectorContext> = { index: -1, ts: undefined, requestCount: 0, epoch: 0, tools: undefined as unknown as ToolKnowledge, ledger: undefined as unknown as ToolLedger };
+
   private context(ts: number | undefined): DetectorContext {
-    return { index: this.index, ts, requestCount: this.requestCount, epoch: this.ledger.epoch, tools: this.tools, ledger: this.ledger };
+    const c = this.ctx;
+    c.index = this.index;
+    c.ts = ts;
+    c.requestCount = this.requestCount;
+    c.epoch = this.ledger.epoch;
+    c.tools = this.tools;
+    c.ledger = this.ledger;
+    return c;
   }
 
   private addUsage(u: Usage | undefined): void {
@@ -308,6 +318,8 @@ export class LoopSession {
 }
 
 interface PlannedIntervention { rung: number; intervention: Intervention }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What nearly every event returns, shared rather than allocated per event; frozen, as callers may only read it. */
 const NO_INTERVENTIONS: Intervention[] = Object.freeze([]) as unknown as Intervention[];

@@ -74,6 +74,8 @@ class EditRetryDetector implements Detector {
   private rewrites = new BoundedMap<string, Rewrites>(MAX_TRACKED_FILES);
   /** Calls that answered something new (outcome, output or error changed): the environment's news. */
   private news = 0;
+  /** The news count when the latest streak began: once news has moved past it no streak is going (a read need not look through every file). */
+  private latestStreakNews = -1;
   /** Latest outcome per call signature ("ok" + output hash, or "fail" + error fingerprint). */
   private outcomes = new BoundedMap<string, string>(1024);
 
@@ -113,6 +115,7 @@ class EditRetryDetector implements Detector {
 
   /** Whether a file (named as the read names it: relative or absolute) has a rewrite streak going. */
   private isBeingRewritten(path: string): boolean {
+    if (this.latestStreakNews !== this.news) return false;
     for (const [p, r] of this.rewrites.entries()) if (r.news === this.news && samePathNamed(p, path)) return true;
     return false;
   }
@@ -153,7 +156,7 @@ class EditRetryDetector implements Detector {
       if (!result.ok || call.unchanging) return;
       let r = this.streakOf(written.path);
       const rewrite = this.rewrites_(call, r);
-      if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(written.path, r); }
+      if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(written.path, r); this.latestStreakNews = this.news; }
       if (rewrite || r.count === 0) { r.count++; r.events.push(call.eventIndex); if (r.events.length > MAX_EVIDENCE) r.events.shift(); }
       // A whole-file write's lines are not "the streak's own edits": editing them next is building on it.
       const edit = call.kind === "edit" && !written.whole ? replacementOf(call.input) : undefined;
