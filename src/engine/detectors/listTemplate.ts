@@ -81,7 +81,8 @@ class ListTemplateDetector implements Detector {
   private sources: string[] = [];
   private sourceChars = 0;
   private sourceWords: Set<string> | undefined;
-  private strongest = { items: 0, detail: "" };
+  /** The longest run so far, kept raw: the status line is only written when asked for. */
+  private strongest: { items: number; channel?: StreamChannel; first?: string } = { items: 0 };
 
   constructor(settings: DetectorSettings) {
     this.minItems = Math.max(3, numberSetting(settings, "minItems", LIST_TEMPLATE_DEFAULTS));
@@ -94,7 +95,7 @@ class ListTemplateDetector implements Detector {
   onRequestStart(): void {
     this.runs.clear();
     this.counter.newRequest();
-    this.strongest = { items: 0, detail: "" };
+    this.strongest = { items: 0 };
   }
 
   /** Items from a list the user pasted are grounded too. */
@@ -157,8 +158,10 @@ class ListTemplateDetector implements Detector {
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
     // whitespace tokens (a cheap native split); digits are "#": "Step 12: ...", "item 3 of 40" share a template
-    const raw = line.text.slice(listMarker(line.text).length).trim().toLowerCase().split(/\s+/, 64);
-    const words = raw.map((w) => w.replace(/\d+/g, "#"));
+    const body = line.text.slice(listMarker(line.text).length).trim().toLowerCase();
+    const raw = body.split(/\s+/, 64);
+    // a digit run never holds whitespace nor becomes it: splitting the line with its numbers made "#" gives each word made so
+    const words = /\d/.test(body) ? body.replace(/\d+/g, "#").split(/\s+/, 64) : raw;
     if (words.length === 0) { this.runs.set(line.channel, undefined); return; }
     const text = line.text.trim();
     const continued = run && this.fit(run.prefix, run.suffix, words);
@@ -180,7 +183,7 @@ class ListTemplateDetector implements Detector {
     const current = this.runs.get(line.channel)!;
     current.lastWords = words;
     current.lastRaw = raw;
-    if (current.items > this.strongest.items) this.strongest = { items: current.items, detail: `${channelName(line.channel)}: ${current.items} items like "${excerpt(current.first, 40)}"` };
+    if (current.items > this.strongest.items) this.strongest = { items: current.items, channel: line.channel, first: current.first };
     if (current.items < this.minItems) return;
     const ungrounded = current.slots.filter((slot) => !this.grounded(slot)).length;
     if (ungrounded < this.minUngrounded * current.slots.length) return;
@@ -204,11 +207,13 @@ class ListTemplateDetector implements Detector {
     this.sourceChars = 0;
     this.sourceWords = undefined;
     this.counter.reset();
-    this.strongest = { items: 0, detail: "" };
+    this.strongest = { items: 0 };
   }
 
   status(): DetectorStatus {
-    return { id: this.id, enabled: true, progress: Math.min(1, this.strongest.items / this.minItems), detail: this.strongest.detail };
+    const { items, channel, first } = this.strongest;
+    const detail = channel && first !== undefined ? `${channelName(channel)}: ${items} items like "${excerpt(first, 40)}"` : "";
+    return { id: this.id, enabled: true, progress: Math.min(1, items / this.minItems), detail };
   }
 }
 

@@ -26,7 +26,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { StreamEvent } from "../events";
 import { excerpt } from "../guidance";
-import { CatchCounter, SHORT_PHRASE_CHARS, numberSetting, textKey, type StreamChannel } from "../streamText";
+import { CatchCounter, SHORT_PHRASE_CHARS, isSpaceCode, numberSetting, textKey, type StreamChannel } from "../streamText";
 
 export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -138,11 +138,6 @@ export function repeatParams(settings: DetectorSettings): RepeatParams {
     codeSpanFactor: Math.max(1, n("codeSpanFactor")),
     fencedBlockCopies: Math.max(2, n("fencedBlockCopies")),
   };
-}
-
-/** The characters String.prototype.trim strips (ECMAScript WhiteSpace and LineTerminator), by code. */
-function isTrimSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /** Characters of a line's head read for its kind (fence, table row, indented code). */
@@ -424,7 +419,7 @@ export class RepeatTracker {
       this.inCode = this.headLength >= 4 || this.headTab;
     }
     this.head[this.headLength++] = code;
-    if (!isTrimSpace(code)) this.headBlank = false;
+    if (!isSpaceCode(code)) this.headBlank = false;
     if (code === 9) this.headTab = true;
   }
 
@@ -432,7 +427,7 @@ export class RepeatTracker {
   private endLine(p: number): void {
     if (!(this.inTable && !this.headBlank)) this.lastOtherLine = p;
     let q = 0;
-    while (q < this.headLength && isTrimSpace(this.head[q])) q++;
+    while (q < this.headLength && isSpaceCode(this.head[q])) q++;
     const mark = this.head[q];
     if (q + 3 <= this.headLength && (mark === 96 /* ` */ || mark === 126 /* ~ */) && this.head[q + 1] === mark && this.head[q + 2] === mark) {
       this.inFence = !this.inFence;
