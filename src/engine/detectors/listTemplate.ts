@@ -15,7 +15,7 @@ import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Fi
 import type { CallRecord } from "../ledger";
 import { excerpt } from "../guidance";
 import { listMarker } from "../structure";
-import { CatchCounter, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
+import { CatchCounter, isSpaceCode, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const LIST_TEMPLATE_DEFAULTS: DetectorSettings = {
@@ -66,6 +66,29 @@ function commonSuffix(a: readonly string[], b: readonly string[], limit: number)
   let n = 0;
   while (n < limit && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
   return n;
+}
+
+/**
+ * text.split(/\s+/, max) in one char pass (raw), and the same words with every digit run made "#"
+ * (words: the very array when no word holds a digit, as nothing mutates either).
+ */
+function splitWords(text: string, max: number): { raw: string[]; words: string[] } {
+  const raw: string[] = [];
+  let words: string[] | undefined;
+  let from = 0;
+  while (raw.length < max) {
+    let to = from, digit = false;
+    for (let c: number; to < text.length && !isSpaceCode((c = text.charCodeAt(to))); to++) if (c >= 48 && c <= 57) digit = true;
+    const word = text.slice(from, to);
+    if (digit && !words) words = raw.slice();
+    raw.push(word);
+    words?.push(digit ? word.replace(/\d+/g, "#") : word);
+    if (to >= text.length) break;
+    // a run of whitespace is one separator
+    while (to < text.length && isSpaceCode(text.charCodeAt(to))) to++;
+    from = to;
+  }
+  return { raw, words: words ?? raw };
 }
 
 class ListTemplateDetector implements Detector {
@@ -158,10 +181,7 @@ class ListTemplateDetector implements Detector {
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
     // whitespace tokens (a cheap native split); digits are "#": "Step 12: ...", "item 3 of 40" share a template
-    const body = line.text.slice(listMarker(line.text).length).trim().toLowerCase();
-    const raw = body.split(/\s+/, 64);
-    // a digit run never holds whitespace nor becomes it: splitting the line with its numbers made "#" gives each word made so
-    const words = /\d/.test(body) ? body.replace(/\d+/g, "#").split(/\s+/, 64) : raw;
+    const { raw, words } = splitWords(line.text.slice(listMarker(line.text).length).trim().toLowerCase(), 64);
     if (words.length === 0) { this.runs.set(line.channel, undefined); return; }
     const text = line.text.trim();
     const continued = run && this.fit(run.prefix, run.suffix, words);
