@@ -301,11 +301,12 @@ export class RepeatTracker {
     const buf = this.buf, mask = this.mask, lastSeen = this.lastSeen, tableMask = this.tableMask;
     const period = this.period, run = this.run, quietRun = this.quietRun, done = this.done;
     if (this.epoch + this.pos + delta.length >= 0x7fffffff) this.rebase();
-    const epoch = this.epoch;
+    const epoch = this.epoch, maxPeriod = this.s.maxPeriod, start = this.pos;
     let hash = this.hash;
+    // this.pos (the length so far) is kept in p here, and set where a method reads it
     for (let i = 0; i < delta.length; i++) {
       const raw = delta.charCodeAt(i);
-      const p = this.pos++;
+      const p = start + i;
       const outgoing = p >= ANCHOR ? buf[(p - ANCHOR) & mask] : 0;
       if (raw === 10) this.endLine(p);
       else if (this.headLength < LINE_HEAD_CHARS) this.readHead(raw);
@@ -323,11 +324,14 @@ export class RepeatTracker {
         const r = run[k] + 1;
         if (keep !== k) this.moveCandidate(k, keep);
         run[keep] = r;
-        if (!done[keep] && r >= quietRun[keep] && r + d >= this.requiredSpan(d, this.phrase[keep] === 1, this.lead[keep])) {
-          done[keep] = 1;
-          if (!hit) {
-            const unit = this.textOf(p - d + 1, p + 1);
-            if (isTextUnit(unit)) hit = { channel: this.channel, period: d, copies: Math.floor((r + d) / d), unit, position: p, spanStart: p - r - d + 1 };
+        if (!done[keep] && r >= quietRun[keep]) {
+          this.pos = p + 1; // requiredSpan and textOf read it
+          if (r + d >= this.requiredSpan(d, this.phrase[keep] === 1, this.lead[keep])) {
+            done[keep] = 1;
+            if (!hit) {
+              const unit = this.textOf(p - d + 1, p + 1);
+              if (isTextUnit(unit)) hit = { channel: this.channel, period: d, copies: Math.floor((r + d) / d), unit, position: p, spanStart: p - r - d + 1 };
+            }
           }
         }
         keep++;
@@ -341,9 +345,10 @@ export class RepeatTracker {
         const bucket = (hash ^ (hash >>> 15)) & tableMask;
         const seen = lastSeen[bucket] - epoch - 1;
         lastSeen[bucket] = epoch + p + 1;
-        if (seen >= 0) this.nominate(p, p - seen);
+        if (seen >= 0 && p - seen <= maxPeriod) this.nominate(p, p - seen);
       }
     }
+    this.pos = start + delta.length;
     this.hash = hash;
     return hits ?? [];
   }
