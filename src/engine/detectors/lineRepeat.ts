@@ -44,6 +44,16 @@ const SHORT_LINE_MIN_WORDS = 2;
 const SHORT_LINE_MIN_CHARS = 8;
 
 
+/** Whether a normalised line holds n words or more (as norm.split(" ").length >= n), without splitting it. */
+function hasWords(norm: string, n: number): boolean {
+  for (let k = 1, from = 0; k < n; k++) {
+    const at = norm.indexOf(" ", from);
+    if (at < 0) return false;
+    from = at + 1;
+  }
+  return true;
+}
+
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
 const MAX_TRACKED_LINES = 1024;
 const MAX_EVENTS = 32;
@@ -175,7 +185,7 @@ class LineRepeatDetector implements Detector {
    * each new step) has that work between its copies and starts over each time.
    */
   private countShort(line: StreamLine, norm: string, before: number, out: Finding[]): void {
-    if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || norm.split(" ").length < SHORT_LINE_MIN_WORDS) return;
+    if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || !hasWords(norm, SHORT_LINE_MIN_WORDS)) return;
     let close = this.close.get(line.channel);
     if (!close) { close = new BoundedMap(MAX_TRACKED_LINES); this.close.set(line.channel, close); }
     const id = `${line.section}\u0000${norm}`;

@@ -77,6 +77,9 @@ export interface RepeatHit {
   spanStart: number;
 }
 
+/** What almost every chunk returns: one shared empty list, not a new one per chunk. */
+const NO_HITS: readonly RepeatHit[] = Object.freeze([]);
+
 function pow32(base: number, exp: number): number {
   let r = 1;
   for (let i = 0; i < exp; i++) r = Math.imul(r, base);
@@ -296,7 +299,7 @@ export class RepeatTracker {
   }
 
   /** Feeds a chunk; returns the repetitions that reached their span during it (at most one per character). */
-  push(delta: string): RepeatHit[] {
+  push(delta: string): readonly RepeatHit[] {
     let hits: RepeatHit[] | undefined;
     const buf = this.buf, mask = this.mask, lastSeen = this.lastSeen, tableMask = this.tableMask;
     const period = this.period, run = this.run, quietRun = this.quietRun, done = this.done;
@@ -350,7 +353,7 @@ export class RepeatTracker {
     }
     this.pos = start + delta.length;
     this.hash = hash;
-    return hits ?? [];
+    return hits ?? NO_HITS;
   }
 
   /** Takes the epoch out of the table before an entry would pass the Int32 range: the table then holds what a zeroed one would. */
