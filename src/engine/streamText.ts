@@ -97,7 +97,51 @@ export const LONG_LINE_CHARS = 200;
 
 /** Lowercase, no list marker, no markdown emphasis, single spaces: what two copies of a line share. */
 export function normalizeLine(text: string): string {
-  return text.slice(listMarker(text).length).toLowerCase().replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim();
+  return collapseEmphasisAndSpace(text.slice(listMarker(text).length).toLowerCase());
+}
+
+/** The characters \s matches and String.prototype.trim strips (ECMAScript WhiteSpace and LineTerminator), by code. */
+export function isSpaceCode(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  return c >= 0xa0 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff);
+}
+
+function isEmphasisCode(c: number): boolean { return c === 42 /* * */ || c === 95 /* _ */ || c === 96 /* ` */; }
+
+/**
+ * s.replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim() in one pass: runs of plain text (single
+ * inner spaces included) are copied whole, emphasis marks dropped, other whitespace made one space
+ * between words; a plain line comes back as it is.
+ */
+function collapseEmphasisAndSpace(s: string): string {
+  let out = "";
+  let from = -1; // start of the run being copied, -1 between runs
+  let gap = false; // whitespace since the last run: one space before the next
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    // printable ASCII but the marks, the bulk of any line: no whitespace, nothing to drop
+    const plain = c > 32 && c < 0x7f && !isEmphasisCode(c);
+    if (!plain) {
+      if (c === 32 && from >= 0 && i + 1 < n) {
+        const next = s.charCodeAt(i + 1);
+        if (!isEmphasisCode(next) && !isSpaceCode(next)) continue; // a single space between words stays in the run
+      }
+      const space = isSpaceCode(c);
+      if (space || isEmphasisCode(c)) {
+        if (from >= 0) { out += s.slice(from, i); from = -1; }
+        if (space) gap = true;
+        continue;
+      }
+    }
+    if (from < 0) {
+      if (gap && out !== "") out += " ";
+      gap = false;
+      from = i;
+    }
+  }
+  if (from === 0) return s;
+  return from > 0 ? out + s.slice(from) : out;
 }
 
 /** Words a restated thought often opens with ("Wait, ...", "Hmm, actually ..."): not part of what it says. */

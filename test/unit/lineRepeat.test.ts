@@ -50,6 +50,17 @@ describe("line-repeat", () => {
     assert.equal(only([user, ...request(streamOf("text", text))]).length, 1);
   });
 
+  it("sees through tabs, no-break spaces, blanks at the ends and emphasis next to spaces", () => {
+    const words = LINE.split(" ");
+    // three copies, each spelled apart: every one must be seen through for the third to count
+    const variants = [words.join("\t"), " " + words.join("\u00a0") + " \t", words.map((w) => "`_" + w + "_`").join("  ")];
+    const text = variants.map((v, i) => v + "\n" + filler(i) + "\n").join("");
+    assert.equal(only([user, ...request(streamOf("text", text))]).length, 1);
+    // and keeps apart what differs only inside a word
+    const apart = [LINE, LINE.replace("handler", "hand ler"), LINE.replace("twice", "thrice"), LINE.replace("test", "tests")];
+    assert.deepEqual(only([user, ...request(streamOf("text", apart.map((v, i) => v + "\n" + filler(i) + "\n").join("")))]), []);
+  });
+
   it("sees through the opener of a restated line (\"Wait,\", \"Hmm, actually\")", () => {
     const text = ["Wait, " + LINE, filler(1), "Hmm, actually " + LINE.toLowerCase(), filler(2), "Okay so " + LINE].join("\n") + "\n";
     assert.equal(only([user, ...request(streamOf("reasoning", text))]).length, 1);

@@ -30,6 +30,14 @@ describe("list-template", () => {
     assert.equal(only([user, ...request(streamOf("text", numbered))]).length, 1);
   });
 
+  it("reads words apart at any run of blanks (tabs, no-break spaces, double spaces)", () => {
+    const blanks = [" ", "\t", "  ", "\u00a0", " \t "];
+    const text = "Here is the status:\n\n" + SLOTS.map((s, i) => `- Fix bug where the app crashes when the user denies ${s} permissions.`.split(" ").join(blanks[i % blanks.length]) + "\n").join("");
+    const ivs = only([user, ...request(streamOf("text", text))]);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].evidence.count, 15);
+  });
+
   it("stays quiet when the items come from a list the user pasted", () => {
     const pasted: TraceEvent = { t: "user", text: "Turn each of these into a checklist item: " + SLOTS.join(", ") };
     assert.deepEqual(only([pasted, ...request(streamOf("text", checklist(25)))]), []);

@@ -87,6 +87,15 @@ describe("stream-repeat", () => {
     assert.equal(only([user, ...request(streamOf("text", "    print('-' * 40)\n".repeat(25)))]).length, 1);
   });
 
+  it("opens a fence after leading blanks of any kind (a tab, a no-break space), not after four spaces of indent", () => {
+    const lines = "    print('-' * 40)\n".repeat(25);
+    for (const head of ["\t```python", "\u00a0```", "  ~~~", "\u3000```"]) {
+      assert.deepEqual(only([user, ...request(streamOf("text", `${head}\n${lines}\`\`\`\nDone.\n`, { max: 40, seed: 2 }))]), [], JSON.stringify(head));
+    }
+    // indented four spaces, a fence marker is code in an indented block: the lines after it are no fence
+    assert.equal(only([user, ...request(streamOf("text", `    \`\`\`python\n${lines}`, { max: 40, seed: 2 }))]).length, 1);
+  });
+
   it("catches a whole fenced block shown again and again, at its 3rd copy", () => {
     const block = "Here is the final diff:\n\n```diff\n--- a/worker/config.py\n+++ b/worker/config.py\n@@ -1,6 +1,7 @@\n+import os\n import logging\n \n-RETRY_MAX = 3\n+RETRY_MAX = int(os.environ.get(\"RETRY_MAX\", \"3\"))\n RETRY_BACKOFF = 2.0\n```\n\n";
     const events = [user, ...request(streamOf("text", block.repeat(6), { max: 40, seed: 4 }))];

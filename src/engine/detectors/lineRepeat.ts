@@ -44,6 +44,16 @@ const SHORT_LINE_MIN_WORDS = 2;
 const SHORT_LINE_MIN_CHARS = 8;
 
 
+/** Whether a normalised line holds n words or more (as norm.split(" ").length >= n), without splitting it. */
+function hasWords(norm: string, n: number): boolean {
+  for (let k = 1, from = 0; k < n; k++) {
+    const at = norm.indexOf(" ", from);
+    if (at < 0) return false;
+    from = at + 1;
+  }
+  return true;
+}
+
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
 const MAX_TRACKED_LINES = 1024;
 const MAX_EVENTS = 32;
@@ -53,7 +63,8 @@ interface Seen {
   events: number[];
   text: string;
   /** The unit's tally (see Tally) just before the first copy. */
-  before: Tally;
+  unitsBefore: number;
+  repeatsBefore: number;
 }
 
 /** A short line's copies in a row with little between them, and where (in characters of the channel) the last one ended. */
@@ -62,20 +73,25 @@ interface Close { streak: number; end: number; events: number[]; text: string }
 /** Units counted so far in one channel and unit kind, and how many of them were repeats. */
 interface Tally { units: number; repeats: number }
 
+/** The most copies of one unit so far, kept raw: the status line is only written when asked for. */
+interface Strongest { count: number; channel?: StreamChannel; unit?: string; text?: string }
+
 class LineRepeatDetector implements Detector {
   readonly id = "line-repeat" as const;
   private seen = new Map<StreamChannel, BoundedMap<string, Seen>>();
   private counter = new CatchCounter();
   private readonly minCopies: number;
   private readonly minSpreadCopies: number;
-  private tallies = new Map<string, Tally>();
+  private tallies = new Map<StreamChannel, Record<"line" | "paragraph", Tally>>();
   private readonly minLineChars: number;
   private readonly minParagraphChars: number;
   private readonly shortLineGapChars: number;
   /** Short lines by channel, and the characters of lines read so far per channel. */
   private close = new Map<StreamChannel, BoundedMap<string, Close>>();
   private flow = new Map<StreamChannel, number>();
-  private strongest = { count: 0, detail: "" };
+  private strongest: Strongest = { count: 0 };
+  /** Each line's normalised text, for its paragraph: normalised once, not again when the paragraph is read. */
+  private norms = new WeakMap<StreamLine, string>();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", LINE_REPEAT_DEFAULTS));
@@ -91,7 +107,7 @@ class LineRepeatDetector implements Detector {
     this.flow.clear();
     this.tallies.clear();
     this.counter.newRequest();
-    this.strongest = { count: 0, detail: "" };
+    this.strongest = { count: 0 };
   }
 
   onLine(line: StreamLine): Finding[] | void {
@@ -113,7 +129,9 @@ class LineRepeatDetector implements Detector {
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
     if (isItemLabel(line.text)) return;
-    const norm = stripOpeners(normalizeLine(line.text));
+    const normalized = normalizeLine(line.text);
+    this.norms.set(line, normalized);
+    const norm = stripOpeners(normalized);
     if (norm.length < this.minLineChars) {
       if (line.kind === "prose" && !line.continuation) this.countShort(line, norm, before, out);
       return;
@@ -126,7 +144,7 @@ class LineRepeatDetector implements Detector {
 
   private readParagraph(p: StreamParagraph, out: Finding[]): void {
     if (p.lines.length < 2) return; // a one-line paragraph is its line
-    const norm = stripOpeners(p.lines.map((l) => normalizeLine(l.text)).join(" "));
+    const norm = stripOpeners(p.lines.map((l) => this.norms.get(l) ?? normalizeLine(l.text)).join(" "));
     if (norm.length < this.minParagraphChars) return;
     this.count(p.channel, "paragraph", p.section, norm, p.text, p.endEvent, out);
   }
@@ -135,16 +153,16 @@ class LineRepeatDetector implements Detector {
     let seen = this.seen.get(channel);
     if (!seen) { seen = new BoundedMap(MAX_TRACKED_LINES); this.seen.set(channel, seen); }
     const id = `${unit}\u0000${section}\u0000${norm}`;
-    const tallyKey = `${channel}\u0000${unit}`;
-    let tally = this.tallies.get(tallyKey);
-    if (!tally) { tally = { units: 0, repeats: 0 }; this.tallies.set(tallyKey, tally); }
+    let tallies = this.tallies.get(channel);
+    if (!tallies) { tallies = { line: { units: 0, repeats: 0 }, paragraph: { units: 0, repeats: 0 } }; this.tallies.set(channel, tallies); }
+    const tally = tallies[unit];
     let s = seen.get(id);
-    if (!s) { s = { count: 0, events: [], text, before: { ...tally } }; seen.set(id, s); }
+    if (!s) { s = { count: 0, events: [], text, unitsBefore: tally.units, repeatsBefore: tally.repeats }; seen.set(id, s); }
     s.count++;
     tally.units++;
     if (s.count > 1) tally.repeats++;
     if (s.events.length < MAX_EVENTS) s.events.push(event);
-    if (s.count > this.strongest.count) this.strongest = { count: s.count, detail: `${channelName(channel)} ${unit} ×${s.count}: ${excerpt(text, 40)}` };
+    if (s.count > this.strongest.count) this.strongest = { count: s.count, channel, unit, text };
     if (s.count < this.minCopies) return;
     if (s.count < this.minSpreadCopies && this.spread(s, tally)) return;
     const key = `${this.id}:${channel}:${textKey(section + "\u0000" + norm)}`;
@@ -167,7 +185,7 @@ class LineRepeatDetector implements Detector {
    * each new step) has that work between its copies and starts over each time.
    */
   private countShort(line: StreamLine, norm: string, before: number, out: Finding[]): void {
-    if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || norm.split(" ").length < SHORT_LINE_MIN_WORDS) return;
+    if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || !hasWords(norm, SHORT_LINE_MIN_WORDS)) return;
     let close = this.close.get(line.channel);
     if (!close) { close = new BoundedMap(MAX_TRACKED_LINES); this.close.set(line.channel, close); }
     const id = `${line.section}\u0000${norm}`;
@@ -180,7 +198,7 @@ class LineRepeatDetector implements Detector {
     c.streak++;
     c.end = end;
     if (c.events.length < MAX_EVENTS) c.events.push(line.endEvent);
-    if (c.streak > this.strongest.count) this.strongest = { count: c.streak, detail: `${channelName(line.channel)} line ×${c.streak}: ${excerpt(line.text, 40)}` };
+    if (c.streak > this.strongest.count) this.strongest = { count: c.streak, channel: line.channel, unit: "line", text: line.text };
     if (c.streak < this.minCopies + (norm.length < SHORT_PHRASE_CHARS ? 1 : 0)) return;
     const key = `${this.id}:${line.channel}:${textKey(line.section + "\u0000" + norm)}`;
     const count = this.counter.catch(key, line.channel);
@@ -201,8 +219,8 @@ class LineRepeatDetector implements Detector {
    * text around the copies repeats too (A B A B), or there is none (A A A).
    */
   private spread(s: Seen, tally: Tally): boolean {
-    const since = tally.units - s.before.units;
-    const repeatsSince = tally.repeats - s.before.repeats;
+    const since = tally.units - s.unitsBefore;
+    const repeatsSince = tally.repeats - s.repeatsBefore;
     const others = since - s.count;
     const novelOthers = others - (repeatsSince - (s.count - 1));
     return novelOthers >= s.count - 1;
@@ -214,11 +232,13 @@ class LineRepeatDetector implements Detector {
     this.tallies.clear();
     this.seen.clear();
     this.counter.reset();
-    this.strongest = { count: 0, detail: "" };
+    this.strongest = { count: 0 };
   }
 
   status(): DetectorStatus {
-    return { id: this.id, enabled: true, progress: Math.min(1, this.strongest.count / this.minCopies), detail: this.strongest.detail };
+    const { count, channel, unit, text } = this.strongest;
+    const detail = channel && text !== undefined ? `${channelName(channel)} ${unit} ×${count}: ${excerpt(text, 40)}` : "";
+    return { id: this.id, enabled: true, progress: Math.min(1, count / this.minCopies), detail };
   }
 }
 

@@ -15,7 +15,7 @@ import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Fi
 import type { CallRecord } from "../ledger";
 import { excerpt } from "../guidance";
 import { listMarker } from "../structure";
-import { CatchCounter, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
+import { CatchCounter, isSpaceCode, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const LIST_TEMPLATE_DEFAULTS: DetectorSettings = {
@@ -44,16 +44,16 @@ const MAX_SLOTS = 256;
 const MAX_EVENTS = 32;
 
 interface Run {
-  prefix: string[];
-  suffix: string[];
+  /** The template's words before and after the slot; none yet for a run of one item (its words are the template). */
+  prefix?: string[];
+  suffix?: string[];
   items: number;
   /** The changing words of each item, to judge against the turn's tool text once the run is long. */
   slots: string[][];
   first: string;
   last: string;
   events: number[];
-  lastWords: string[];
-  lastRaw: string[];
+  lastItem: Item;
 }
 
 function commonPrefix(a: readonly string[], b: readonly string[], limit: number): number {
@@ -66,6 +66,85 @@ function commonSuffix(a: readonly string[], b: readonly string[], limit: number)
   let n = 0;
   while (n < limit && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
   return n;
+}
+
+/**
+ * text.split(/\s+/, max) in one char pass (raw), and the same words with every digit run made "#"
+ * (words: the very array when no word holds a digit, as nothing mutates either).
+ */
+function splitWords(text: string, max: number): { raw: string[]; words: string[] } {
+  const raw: string[] = [];
+  let words: string[] | undefined;
+  let from = 0;
+  while (raw.length < max) {
+    let to = from, digit = false;
+    for (let c: number; to < text.length && !isSpaceCode((c = text.charCodeAt(to))); to++) if (c >= 48 && c <= 57) digit = true;
+    const word = text.slice(from, to);
+    if (digit && !words) words = raw.slice();
+    raw.push(word);
+    words?.push(digit ? word.replace(/\d+/g, "#") : word);
+    if (to >= text.length) break;
+    // a run of whitespace is one separator
+    while (to < text.length && isSpaceCode(text.charCodeAt(to))) to++;
+    from = to;
+  }
+  return { raw, words: words ?? raw };
+}
+
+/** Words of an item kept at most. */
+const MAX_ITEM_WORDS = 64;
+
+/** The word as the template reads it: digit runs are "#". */
+function digitsAsHash(word: string): string {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 48 && c <= 57) return word.replace(/\d+/g, "#");
+  }
+  return word;
+}
+
+/**
+ * One item's words, split only when a template check needs them all: most lines share neither
+ * their first nor their last word with the line or template before them, and then no check can
+ * pass (see mayFit), so most lines are never split.
+ */
+class Item {
+  private split?: { raw: string[]; words: string[] };
+  private first?: string;
+  private last?: string;
+  constructor(private readonly body: string) {}
+
+  /** The words, digit runs made "#". */
+  get words(): string[] { return (this.split ??= splitWords(this.body, MAX_ITEM_WORDS)).words; }
+  /** The words as written. */
+  get raw(): string[] { return (this.split ??= splitWords(this.body, MAX_ITEM_WORDS)).raw; }
+
+  /** words[0], without splitting. */
+  firstWord(): string {
+    if (this.first === undefined) {
+      let to = 0;
+      while (to < this.body.length && !isSpaceCode(this.body.charCodeAt(to))) to++;
+      this.first = digitsAsHash(this.body.slice(0, to));
+    }
+    return this.first;
+  }
+
+  /** words[words.length - 1], without splitting: the same walk as splitWords, keeping no word. */
+  lastWord(): string {
+    if (this.last === undefined) {
+      const text = this.body;
+      let from = 0, to = 0;
+      for (let count = 1; ; count++) {
+        to = from;
+        while (to < text.length && !isSpaceCode(text.charCodeAt(to))) to++;
+        if (count >= MAX_ITEM_WORDS || to >= text.length) break;
+        while (to < text.length && isSpaceCode(text.charCodeAt(to))) to++;
+        from = to;
+      }
+      this.last = digitsAsHash(text.slice(from, to));
+    }
+    return this.last;
+  }
 }
 
 class ListTemplateDetector implements Detector {
@@ -81,7 +160,8 @@ class ListTemplateDetector implements Detector {
   private sources: string[] = [];
   private sourceChars = 0;
   private sourceWords: Set<string> | undefined;
-  private strongest = { items: 0, detail: "" };
+  /** The longest run so far, kept raw: the status line is only written when asked for. */
+  private strongest: { items: number; channel?: StreamChannel; first?: string } = { items: 0 };
 
   constructor(settings: DetectorSettings) {
     this.minItems = Math.max(3, numberSetting(settings, "minItems", LIST_TEMPLATE_DEFAULTS));
@@ -94,7 +174,7 @@ class ListTemplateDetector implements Detector {
   onRequestStart(): void {
     this.runs.clear();
     this.counter.newRequest();
-    this.strongest = { items: 0, detail: "" };
+    this.strongest = { items: 0 };
   }
 
   /** Items from a list the user pasted are grounded too. */
@@ -142,6 +222,29 @@ class ListTemplateDetector implements Detector {
     return out.length ? out : undefined;
   }
 
+  /**
+   * Whether an item whose template starts with `first` and ends with `last` can fit it at all:
+   * with both ends different no word is shared in place (shared = 0, below minSharedWords ≥ 1),
+   * so fit would say no; this tells it from two words, before the item is split.
+   */
+  private static mayFit(first: string | undefined, last: string | undefined, item: Item): boolean {
+    return first === item.firstWord() || last === item.lastWord();
+  }
+
+  /** fit against a run's template (a run of one item: that item's words). */
+  private fitRun(run: Run, item: Item): { prefix: string[]; suffix: string[] } | undefined {
+    const first = run.prefix ? run.prefix[0] : run.lastItem.firstWord();
+    const last = run.suffix ? run.suffix[run.suffix.length - 1] : run.lastItem.lastWord();
+    if (!ListTemplateDetector.mayFit(first, last, item)) return undefined;
+    return this.fit(run.prefix ?? run.lastItem.words, run.suffix ?? run.lastItem.words, item.words);
+  }
+
+  /** fit of an item against the one before it (both ends of the template are that item's). */
+  private fitPair(previous: Item, item: Item): { prefix: string[]; suffix: string[] } | undefined {
+    if (!ListTemplateDetector.mayFit(previous.firstWord(), previous.lastWord(), item)) return undefined;
+    return this.fit(previous.words, previous.words, item.words);
+  }
+
   /** Whether `words` fits a template of this prefix and suffix, and the template that remains. */
   private fit(prefix: readonly string[], suffix: readonly string[], words: readonly string[]): { prefix: string[]; suffix: string[] } | undefined {
     const p = commonPrefix(prefix, words, Math.min(prefix.length, words.length));
@@ -156,35 +259,32 @@ class ListTemplateDetector implements Detector {
     if (line.kind === "blank") return; // items may be spaced out
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
-    // whitespace tokens (a cheap native split); digits are "#": "Step 12: ...", "item 3 of 40" share a template
-    const raw = line.text.slice(listMarker(line.text).length).trim().toLowerCase().split(/\s+/, 64);
-    const words = raw.map((w) => w.replace(/\d+/g, "#"));
-    if (words.length === 0) { this.runs.set(line.channel, undefined); return; }
+    // whitespace tokens (at least one: an empty line is one empty word); digits are "#": "Step 12: ...", "item 3 of 40" share a template
+    const item = new Item(line.text.slice(listMarker(line.text).length).trim().toLowerCase());
     const text = line.text.trim();
-    const continued = run && this.fit(run.prefix, run.suffix, words);
+    const continued = run && this.fitRun(run, item);
     if (run && continued) {
       run.prefix = continued.prefix;
       run.suffix = continued.suffix;
       run.items++;
-      if (run.slots.length < MAX_SLOTS) run.slots.push(ListTemplateDetector.slotOf(raw, continued.prefix.length, continued.suffix.length));
+      if (run.slots.length < MAX_SLOTS) run.slots.push(ListTemplateDetector.slotOf(item.raw, continued.prefix.length, continued.suffix.length));
       run.last = text;
       if (run.events.length < MAX_EVENTS) run.events.push(line.endEvent);
     } else {
       // a new run: this item alone, or with the previous one if the two share a template
-      const pair = run && this.fit(run.lastWords, run.lastWords, words);
-      const slots = pair ? [run.lastRaw, raw].map((r) => ListTemplateDetector.slotOf(r, pair.prefix.length, pair.suffix.length)) : [];
+      const pair = run && this.fitPair(run.lastItem, item);
+      const slots = pair ? [run.lastItem.raw, item.raw].map((r) => ListTemplateDetector.slotOf(r, pair.prefix.length, pair.suffix.length)) : [];
       this.runs.set(line.channel, pair
-        ? { prefix: pair.prefix, suffix: pair.suffix, items: 2, slots, first: run.last, last: text, events: [run.events[run.events.length - 1], line.endEvent], lastWords: words, lastRaw: raw }
-        : { prefix: words, suffix: words, items: 1, slots: [], first: text, last: text, events: [line.endEvent], lastWords: words, lastRaw: raw });
+        ? { prefix: pair.prefix, suffix: pair.suffix, items: 2, slots, first: run.last, last: text, events: [run.events[run.events.length - 1], line.endEvent], lastItem: item }
+        : { items: 1, slots: [], first: text, last: text, events: [line.endEvent], lastItem: item });
     }
     const current = this.runs.get(line.channel)!;
-    current.lastWords = words;
-    current.lastRaw = raw;
-    if (current.items > this.strongest.items) this.strongest = { items: current.items, detail: `${channelName(line.channel)}: ${current.items} items like "${excerpt(current.first, 40)}"` };
+    current.lastItem = item;
+    if (current.items > this.strongest.items) this.strongest = { items: current.items, channel: line.channel, first: current.first };
     if (current.items < this.minItems) return;
     const ungrounded = current.slots.filter((slot) => !this.grounded(slot)).length;
     if (ungrounded < this.minUngrounded * current.slots.length) return;
-    const template = `${current.prefix.join(" ")} … ${current.suffix.join(" ")}`;
+    const template = `${(current.prefix ?? item.words).join(" ")} … ${(current.suffix ?? item.words).join(" ")}`;
     const key = `${this.id}:${line.channel}:${textKey(template)}`;
     const count = this.counter.catch(key, line.channel);
     if (count === undefined) return;
@@ -204,11 +304,13 @@ class ListTemplateDetector implements Detector {
     this.sourceChars = 0;
     this.sourceWords = undefined;
     this.counter.reset();
-    this.strongest = { items: 0, detail: "" };
+    this.strongest = { items: 0 };
   }
 
   status(): DetectorStatus {
-    return { id: this.id, enabled: true, progress: Math.min(1, this.strongest.items / this.minItems), detail: this.strongest.detail };
+    const { items, channel, first } = this.strongest;
+    const detail = channel && first !== undefined ? `${channelName(channel)}: ${items} items like "${excerpt(first, 40)}"` : "";
+    return { id: this.id, enabled: true, progress: Math.min(1, items / this.minItems), detail };
   }
 }
 

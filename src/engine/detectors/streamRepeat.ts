@@ -26,7 +26,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { StreamEvent } from "../events";
 import { excerpt } from "../guidance";
-import { CatchCounter, SHORT_PHRASE_CHARS, numberSetting, textKey, type StreamChannel } from "../streamText";
+import { CatchCounter, SHORT_PHRASE_CHARS, isSpaceCode, numberSetting, textKey, type StreamChannel } from "../streamText";
 
 export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -66,22 +66,6 @@ const MAX_EVIDENCE_EVENTS = 64;
 /** Chunks remembered for evidence, in units of maxPeriod characters back. */
 const EVIDENCE_WINDOW_PERIODS = 8;
 
-interface Candidate {
-  period: number;
-  /** Characters in a row equal to the character `period` back. */
-  run: number;
-  /** Settled: fired, or its unit is not text (dividers); never checked again. */
-  done: boolean;
-  /** A short unit of two words or more (a chanted line): counted in copies, not in characters. */
-  phrase: boolean;
-  /**
-   * Of a short phrase: characters from the start of the repeated span to its first word. Text just
-   * before a chant can end like each copy (". " before "Thinking... Done. "): its four copies count
-   * from a word.
-   */
-  lead: number;
-}
-
 export interface RepeatHit {
   channel: StreamChannel;
   period: number;
@@ -92,6 +76,9 @@ export interface RepeatHit {
   /** First character of the repeated span. */
   spanStart: number;
 }
+
+/** What almost every chunk returns: one shared empty list, not a new one per chunk. */
+const NO_HITS: readonly RepeatHit[] = Object.freeze([]);
 
 function pow32(base: number, exp: number): number {
   let r = 1;
@@ -156,8 +143,14 @@ export function repeatParams(settings: DetectorSettings): RepeatParams {
   };
 }
 
+/** Characters of a line's head read for its kind (fence, table row, indented code). */
+const LINE_HEAD_CHARS = 6;
+
 /**
  * The repetition finder of one channel of one request. Exported for tests and the benchmark.
+ * Every character of the stream passes through push's loop: the live candidates are parallel
+ * typed arrays (no object per candidate, no array resizing per character) and the line-head state
+ * is a few numbers (no string built per line).
  */
 export class RepeatTracker {
   private readonly size: number;
@@ -165,10 +158,38 @@ export class RepeatTracker {
   private readonly buf: Uint16Array;
   private pos = 0;
   private hash = 0;
-  /** Last position + 1 of each anchor hash bucket (0 = never); fixed size, no purging needed. */
+  /**
+   * Last position + 1 of each anchor hash bucket, plus epoch (epoch or less: not in this request);
+   * fixed size, no purging needed.
+   */
   private readonly lastSeen: Int32Array;
+  /**
+   * Characters of the earlier requests since the table was last rebased: a new request moves it
+   * on instead of zeroing the whole table, so every entry of an earlier request reads as never seen.
+   */
+  private epoch = 0;
   private readonly tableMask: number;
-  private candidates: Candidate[] = [];
+  /** Live candidates, oldest first, in parallel arrays: */
+  private count = 0;
+  /** their period; */
+  private readonly period = new Int32Array(MAX_CANDIDATES);
+  /** characters in a row equal to the character `period` back; */
+  private readonly run = new Int32Array(MAX_CANDIDATES);
+  /**
+   * the run below which the span cannot be reached in any line state (requiredSpan's least value
+   * for this candidate, less its period): shorter runs skip requiredSpan;
+   */
+  private readonly quietRun = new Float64Array(MAX_CANDIDATES);
+  /** settled: fired, or its unit is not text (dividers); never checked again; */
+  private readonly done = new Uint8Array(MAX_CANDIDATES);
+  /** a short unit of two words or more (a chanted line): counted in copies, not in characters; */
+  private readonly phrase = new Uint8Array(MAX_CANDIDATES);
+  /**
+   * of a short phrase: characters from the start of the repeated span to its first word. Text just
+   * before a chant can end like each copy (". " before "Thinking... Done. "): its four copies count
+   * from a word.
+   */
+  private readonly lead = new Int32Array(MAX_CANDIDATES);
   /** Fence state from line starts: ``` or ~~~ at the head of a line toggles it. */
   private inFence = false;
   /** Position of the newline of the last fence line (opening or closing). */
@@ -179,8 +200,11 @@ export class RepeatTracker {
   private lastOtherLine = -1;
   /** The current line is indented like code (four spaces or a tab). */
   private inCode = false;
-  private lineHead = "";
-  private lineHeadDone = false;
+  /** The current line's first LINE_HEAD_CHARS characters (as many as came), whether all are blank, whether one is a tab. */
+  private readonly head = new Uint16Array(LINE_HEAD_CHARS);
+  private headLength = 0;
+  private headBlank = true;
+  private headTab = false;
 
   constructor(readonly channel: StreamChannel, private readonly s: RepeatParams) {
     let size = 1;
@@ -194,21 +218,22 @@ export class RepeatTracker {
   }
 
   /** Slots held (buffer, anchor table, candidates): fixed by maxPeriod, for the memory test. */
-  get held(): number { return this.buf.length + this.lastSeen.length + this.candidates.length; }
+  get held(): number { return this.buf.length + this.lastSeen.length + this.count; }
 
   /** Starts afresh (a new request), keeping the buffers: no reallocation per request. */
   clear(): void {
+    this.epoch += this.pos;
     this.pos = 0;
     this.hash = 0;
-    this.lastSeen.fill(0);
-    this.candidates.length = 0;
+    this.count = 0;
     this.inFence = false;
     this.lastFenceLine = -1;
     this.inTable = false;
     this.inCode = false;
     this.lastOtherLine = -1;
-    this.lineHead = "";
-    this.lineHeadDone = false;
+    this.headLength = 0;
+    this.headBlank = true;
+    this.headTab = false;
   }
 
   /** Characters seen so far. */
@@ -225,20 +250,40 @@ export class RepeatTracker {
     // rows of one table repeating are a table; a block that holds a whole table and more (a summary
     // shown again and again) is a block
     const inTable = this.inTable && !(this.lastOtherLine >= 0 && this.pos - 1 - this.lastOtherLine < period);
-    if (phrase && !this.inFence && !inTable && !this.inCode && !holdsFence) return lead + period * (floor + (period < SHORT_PHRASE_CHARS ? 1 : 0));
-    const copies = Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
+    if (phrase && !this.inFence && !inTable && !this.inCode && !holdsFence) return this.phraseSpan(period, floor, lead);
+    const copies = this.plainCopies(unit, floor);
     // the unit holds a fence line: a whole fenced block shown again and again (showing it twice can be a slip)
     if (holdsFence) return unit * Math.max(copies, this.s.fencedBlockCopies);
     return unit * copies * (this.inFence || inTable ? this.s.codeSpanFactor : 1);
   }
 
+  private phraseSpan(period: number, floor: number, lead: number): number {
+    return lead + period * (floor + (period < SHORT_PHRASE_CHARS ? 1 : 0));
+  }
+
+  private plainCopies(unit: number, floor: number): number {
+    return Math.min(this.s.maxCopies, Math.max(floor, Math.ceil(this.s.minSpanChars / unit)));
+  }
+
+  /**
+   * The least span requiredSpan can ask of this candidate whatever the line state: unit × copies
+   * (the fence and table branches multiply it by factors ≥ 1), or the phrase span for a phrase.
+   */
+  private leastSpan(period: number, phrase: boolean, lead: number): number {
+    const unit = Math.max(period, this.s.minPeriod);
+    const floor = unit < this.s.shortUnitChars ? Math.max(3, this.s.minCopies) : this.s.minCopies;
+    const plain = unit * this.plainCopies(unit, floor);
+    return phrase ? Math.min(plain, this.phraseSpan(period, floor, lead)) : plain;
+  }
+
   /** How close the strongest live candidate is (0..1), and its period. */
   strongest(): { progress: number; period: number } {
     let best = { progress: 0, period: 0 };
-    for (const c of this.candidates) {
-      if (c.done) continue;
-      const p = (c.run + c.period) / this.requiredSpan(c.period, c.phrase, c.lead);
-      if (p > best.progress) best = { progress: Math.min(1, p), period: c.period };
+    for (let i = 0; i < this.count; i++) {
+      if (this.done[i]) continue;
+      const period = this.period[i];
+      const p = (this.run[i] + period) / this.requiredSpan(period, this.phrase[i] === 1, this.lead[i]);
+      if (p > best.progress) best = { progress: Math.min(1, p), period };
     }
     return best;
   }
@@ -253,63 +298,99 @@ export class RepeatTracker {
     return out;
   }
 
-  /** Feeds a chunk; returns the repetitions that reached their span during it. */
-  push(delta: string): RepeatHit[] {
+  /** Feeds a chunk; returns the repetitions that reached their span during it (at most one per character). */
+  push(delta: string): readonly RepeatHit[] {
     let hits: RepeatHit[] | undefined;
+    const buf = this.buf, mask = this.mask, lastSeen = this.lastSeen, tableMask = this.tableMask;
+    const period = this.period, run = this.run, quietRun = this.quietRun, done = this.done;
+    if (this.epoch + this.pos + delta.length >= 0x7fffffff) this.rebase();
+    const epoch = this.epoch, maxPeriod = this.s.maxPeriod, start = this.pos;
+    let hash = this.hash;
+    // this.pos (the length so far) is kept in p here, and set where a method reads it
     for (let i = 0; i < delta.length; i++) {
-      const hit = this.pushChar(delta.charCodeAt(i));
+      const raw = delta.charCodeAt(i);
+      const p = start + i;
+      const outgoing = p >= ANCHOR ? buf[(p - ANCHOR) & mask] : 0;
+      if (raw === 10) this.endLine(p);
+      else if (this.headLength < LINE_HEAD_CHARS) this.readHead(raw);
+      // a line break and a space separate the same words: a chant whose lines wander between the two is one chant
+      const code = raw === 10 || raw === 13 || raw === 9 ? 32 : raw;
+      buf[p & mask] = code;
+
+      // verify live candidates: the first mismatch ends a run (kept in order, compacted in place)
+      let hit: RepeatHit | undefined;
+      const count = this.count;
+      let keep = 0;
+      for (let k = 0; k < count; k++) {
+        const d = period[k];
+        if (buf[(p - d) & mask] !== code) continue;
+        const r = run[k] + 1;
+        if (keep !== k) this.moveCandidate(k, keep);
+        run[keep] = r;
+        if (!done[keep] && r >= quietRun[keep]) {
+          this.pos = p + 1; // requiredSpan and textOf read it
+          if (r + d >= this.requiredSpan(d, this.phrase[keep] === 1, this.lead[keep])) {
+            done[keep] = 1;
+            if (!hit) {
+              const unit = this.textOf(p - d + 1, p + 1);
+              if (isTextUnit(unit)) hit = { channel: this.channel, period: d, copies: Math.floor((r + d) / d), unit, position: p, spanStart: p - r - d + 1 };
+            }
+          }
+        }
+        keep++;
+      }
+      this.count = keep;
       if (hit) (hits ??= []).push(hit);
-    }
-    return hits ?? [];
-  }
 
-  private pushChar(raw: number): RepeatHit | undefined {
-    const p = this.pos++;
-    const outgoing = p >= ANCHOR ? this.charAt(p - ANCHOR) : 0;
-    this.trackFence(raw);
-    // a line break and a space separate the same words: a chant whose lines wander between the two is one chant
-    const code = raw === 10 || raw === 13 || raw === 9 ? 32 : raw;
-    this.buf[p & this.mask] = code;
-
-    let hit: RepeatHit | undefined;
-    // verify live candidates
-    let keep = 0;
-    for (let i = 0; i < this.candidates.length; i++) {
-      const c = this.candidates[i];
-      if (this.charAt(p - c.period) !== code) continue; // mismatch: the run is over
-      c.run++;
-      this.candidates[keep++] = c;
-      if (!c.done && c.run + c.period >= this.requiredSpan(c.period, c.phrase, c.lead)) {
-        c.done = true;
-        const unit = this.textOf(p - c.period + 1, p + 1);
-        if (isTextUnit(unit)) hit ??= { channel: this.channel, period: c.period, copies: Math.floor((c.run + c.period) / c.period), unit, position: p, spanStart: p - c.run - c.period + 1 };
+      // nominate: the anchor ending here was last seen d characters ago
+      hash = (Math.imul(hash - Math.imul(outgoing, ANCHOR_POW), HASH_BASE) + code) | 0;
+      if (p >= ANCHOR - 1) {
+        const bucket = (hash ^ (hash >>> 15)) & tableMask;
+        const seen = lastSeen[bucket] - epoch - 1;
+        lastSeen[bucket] = epoch + p + 1;
+        if (seen >= 0 && p - seen <= maxPeriod) this.nominate(p, p - seen);
       }
     }
-    this.candidates.length = keep;
+    this.pos = start + delta.length;
+    this.hash = hash;
+    return hits ?? NO_HITS;
+  }
 
-    // nominate: the anchor ending here was last seen d characters ago
-    this.hash = (Math.imul(this.hash - Math.imul(outgoing, ANCHOR_POW), HASH_BASE) + code) | 0;
-    if (p >= ANCHOR - 1) {
-      const bucket = (this.hash ^ (this.hash >>> 15)) & this.tableMask;
-      const seen = this.lastSeen[bucket] - 1;
-      this.lastSeen[bucket] = p + 1;
-      if (seen >= 0) this.nominate(p, p - seen);
-    }
-    return hit;
+  /** Takes the epoch out of the table before an entry would pass the Int32 range: the table then holds what a zeroed one would. */
+  private rebase(): void {
+    for (let i = 0; i < this.lastSeen.length; i++) this.lastSeen[i] = Math.max(0, this.lastSeen[i] - this.epoch);
+    this.epoch = 0;
+  }
+
+  private moveCandidate(from: number, to: number): void {
+    this.period[to] = this.period[from];
+    this.run[to] = this.run[from];
+    this.quietRun[to] = this.quietRun[from];
+    this.done[to] = this.done[from];
+    this.phrase[to] = this.phrase[from];
+    this.lead[to] = this.lead[from];
   }
 
   private nominate(p: number, d: number): void {
     if (d < 1 || d > this.s.maxPeriod || d + ANCHOR > this.size) return;
-    for (const c of this.candidates) if (c.period === d) return;
+    for (let i = 0; i < this.count; i++) if (this.period[i] === d) return;
     for (let k = 0; k < ANCHOR; k++) if (this.charAt(p - k) !== this.charAt(p - k - d)) return; // hash collision
-    if (this.candidates.length >= MAX_CANDIDATES) {
+    if (this.count >= MAX_CANDIDATES) {
       let weakest = 0;
-      for (let i = 1; i < this.candidates.length; i++) if (this.candidates[i].run < this.candidates[weakest].run) weakest = i;
-      if (this.candidates[weakest].run > ANCHOR) return;
-      this.candidates.splice(weakest, 1);
+      for (let i = 1; i < this.count; i++) if (this.run[i] < this.run[weakest]) weakest = i;
+      if (this.run[weakest] > ANCHOR) return;
+      for (let i = weakest + 1; i < this.count; i++) this.moveCandidate(i, i - 1);
+      this.count--;
     }
     const phrase = d < PHRASE_MAX_CHARS && this.isPhrase(p - d + 1, p + 1);
-    this.candidates.push({ period: d, run: ANCHOR, done: false, phrase, lead: phrase && d < SHORT_PHRASE_CHARS ? this.leadToWord(p - ANCHOR - d + 1, d) : 0 });
+    const lead = phrase && d < SHORT_PHRASE_CHARS ? this.leadToWord(p - ANCHOR - d + 1, d) : 0;
+    const i = this.count++;
+    this.period[i] = d;
+    this.run[i] = ANCHOR;
+    this.quietRun[i] = this.leastSpan(d, phrase, lead) - d;
+    this.done[i] = 0;
+    this.phrase[i] = phrase ? 1 : 0;
+    this.lead[i] = lead;
   }
 
   /**
@@ -338,27 +419,31 @@ export class RepeatTracker {
     return 0;
   }
 
-  private trackFence(code: number): void {
-    if (code === 10) {
-      if (!(this.inTable && this.lineHead.trim() !== "")) this.lastOtherLine = this.pos - 1;
-      const head = this.lineHead.trimStart();
-      if (head.startsWith("```") || head.startsWith("~~~")) {
-        this.inFence = !this.inFence;
-        this.lastFenceLine = this.pos - 1;
-      }
-      this.lineHead = "";
-      this.lineHeadDone = false;
-      return;
+  /** A character of the line's head: its first visible one tells a table row and indented code. */
+  private readHead(code: number): void {
+    if (this.headBlank && code !== 32 && code !== 9) {
+      this.inTable = code === 124 /* | */ || code === 43 /* + */ || (code >= 0x2500 && code <= 0x259f);
+      // code drafted without a fence is indented: a repeated statement there is not counted as a chanted phrase
+      this.inCode = this.headLength >= 4 || this.headTab;
     }
-    if (!this.lineHeadDone) {
-      if (this.lineHead.trim() === "" && code !== 32 && code !== 9) {
-        this.inTable = code === 124 /* | */ || code === 43 /* + */ || (code >= 0x2500 && code <= 0x259f);
-        // code drafted without a fence is indented: a repeated statement there is not counted as a chanted phrase
-        this.inCode = this.lineHead.length >= 4 || this.lineHead.includes("\t");
-      }
-      this.lineHead += String.fromCharCode(code);
-      if (this.lineHead.length >= 6) this.lineHeadDone = true;
+    this.head[this.headLength++] = code;
+    if (!isSpaceCode(code)) this.headBlank = false;
+    if (code === 9) this.headTab = true;
+  }
+
+  /** The newline at p ends the line: a fence line (``` or ~~~ after blanks) toggles the fence. */
+  private endLine(p: number): void {
+    if (!(this.inTable && !this.headBlank)) this.lastOtherLine = p;
+    let q = 0;
+    while (q < this.headLength && isSpaceCode(this.head[q])) q++;
+    const mark = this.head[q];
+    if (q + 3 <= this.headLength && (mark === 96 /* ` */ || mark === 126 /* ~ */) && this.head[q + 1] === mark && this.head[q + 2] === mark) {
+      this.inFence = !this.inFence;
+      this.lastFenceLine = p;
     }
+    this.headLength = 0;
+    this.headBlank = true;
+    this.headTab = false;
   }
 }
 
