@@ -105,9 +105,16 @@ const SENTENCE_END = /[.!?][ \t]/g;
 /** Sentences are reported only from lines at least this long: short lines are judged whole. */
 export const LONG_LINE_CHARS = 200;
 
+/**
+ * Whitespace that single spacing changes: a run of two or more, or one that is not a plain space.
+ * The same as replacing every /\s+/ run with " ", without rebuilding a line whose words are
+ * already single-spaced (nearly every line): a run starts a match at its first character.
+ */
+const SPACING = /\s{2,}|[^\S ]/g;
+
 /** Lowercase, no list marker, no markdown emphasis, single spaces: what two copies of a line share. */
 export function normalizeLine(text: string): string {
-  return text.slice(listMarker(text).length).toLowerCase().replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim();
+  return text.slice(listMarker(text).length).toLowerCase().replace(/[*_`]+/g, "").replace(SPACING, " ").trim();
 }
 
 /** Words a restated thought often opens with ("Wait, ...", "Hmm, actually ..."): not part of what it says. */
