@@ -35,9 +35,8 @@ export function listMarker(line: string): string {
 /** Letters and digits beyond ASCII, matched in place (sticky): no one-character string per test. */
 const ALNUM_AT = /[\p{L}\p{N}]/uy;
 
-/** Whether a UTF-16 unit is whitespace as the regex \s and String.prototype.trim see it. */
+/** Whether a non-ASCII UTF-16 unit is whitespace as the regex \s and String.prototype.trim see it. */
 function isSpaceUnit(c: number): boolean {
-  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
@@ -49,20 +48,32 @@ function isSpaceUnit(c: number): boolean {
 interface LineCounts { alnum: number; total: number; pipes: number; punct: number; visible: number }
 const counts: LineCounts = { alnum: 0, total: 0, pipes: 0, punct: 0, visible: 0 };
 
+/** What each ASCII character adds to each count (table lookups instead of a branch per class). */
+const ASCII_TOTAL = new Uint8Array(128);
+const ASCII_VISIBLE = new Uint8Array(128);
+const ASCII_ALNUM = new Uint8Array(128);
+const ASCII_PUNCT = new Uint8Array(128);
+const ASCII_PIPE = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  ASCII_TOTAL[c] = ch === " " || ch === "\t" ? 0 : 1; // the share leaves out spaces and tabs only
+  ASCII_VISIBLE[c] = /\s/.test(ch) ? 0 : 1;
+  ASCII_ALNUM[c] = /[A-Za-z0-9]/.test(ch) ? 1 : 0;
+  ASCII_PUNCT[c] = /[;{}()[\]=<>]/.test(ch) ? 1 : 0;
+  ASCII_PIPE[c] = ch === "|" ? 1 : 0;
+}
+
 function countLine(s: string): LineCounts {
   let alnum = 0, total = 0, pipes = 0, punct = 0, visible = 0;
   const n = s.length;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c < 128) {
-      if (c === 32 || c === 9) continue; // a space or tab: neither counted nor visible
-      if (c >= 10 && c <= 13) { total++; continue; } // other whitespace counts toward the share only
-      total++;
-      visible++;
-      if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) alnum++;
-      // ; { } ( ) [ ] = < > and |
-      else if (c === 59 || c === 123 || c === 125 || c === 40 || c === 41 || c === 91 || c === 93 || c === 61 || c === 60 || c === 62) punct++;
-      else if (c === 124) pipes++;
+      total += ASCII_TOTAL[c];
+      visible += ASCII_VISIBLE[c];
+      alnum += ASCII_ALNUM[c];
+      punct += ASCII_PUNCT[c];
+      pipes += ASCII_PIPE[c];
       continue;
     }
     total++;
