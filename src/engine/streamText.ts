@@ -17,7 +17,11 @@ const MAX_LABEL_CHARS = 80;
  * or a short phrase ending in a colon, after an optional list marker.
  */
 export function isItemLabel(line: string): boolean {
-  const body = line.trim().replace(/^(?:[-*+]|\d+[.)])\s+/, "").replace(/^\*\*(.*)\*\*:?$/, "$1").replace(/^`(.*)`:?$/, "$1").trim();
+  const trimmed = line.trim();
+  // a long line opening with none of "-*+`" or a digit has no marker or wrapper to strip: too long as it is
+  const first = trimmed.charCodeAt(0);
+  if (trimmed.length > MAX_LABEL_CHARS && first !== 45 && first !== 42 && first !== 43 && first !== 96 && !(first >= 48 && first <= 57)) return false;
+  const body = trimmed.replace(/^(?:[-*+]|\d+[.)])\s+/, "").replace(/^\*\*(.*)\*\*:?$/, "$1").replace(/^`(.*)`:?$/, "$1").trim();
   if (body === "" || body.length > MAX_LABEL_CHARS) return false;
   if (/^[\w.@~-]*\/[\w./@~-]*[\w]:?$/.test(body) || /^[\w@~-][\w.@~-]*\.[A-Za-z][A-Za-z0-9]{0,5}:?$/.test(body)) return true; // a path or file name
   return /^[^.!?]{3,60}:$/.test(body); // "Summary:", "Files changed:"
