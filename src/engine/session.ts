@@ -241,22 +241,45 @@ export class LoopSession {
   /** Detector failures caught so far (a bug, never expected): how many, and the first one. */
   get faults(): { count: number; first?: string } { return { count: this.faultCount, first: this.firstFault }; }
 
-  /** Feeds the stream's lines (and, at a request's end, its unfinished last line) to the line readers. */
+  /**
+   * Feeds the stream's lines (and, at a request's end, its unfinished last line) to the line readers.
+   * The event's context and findings sit in fields for the length of the call, so the callbacks are
+   * made once per session, not once per event.
+   */
   private splitLines(ev: TraceEvent, ctx: DetectorContext, findings: Finding[]): void {
-    const readers = this.lineReaders;
-    const take = (found: Finding[] | void) => { if (found) for (const f of found) findings.push(f); };
-    const onLine = (l: StreamLine) => { for (const d of readers) take(d.onLine?.(l, ctx)); };
-    const onParagraph = (p: StreamParagraph) => { for (const d of readers) take(d.onParagraph?.(p, ctx)); };
-    if (ev.t === "reasoning" || ev.t === "text") {
-      const onSentence = this.sentenceReaders ? (x: StreamSentence) => { for (const d of readers) take(d.onSentence?.(x, ctx)); } : undefined;
-      this.lines.push(ev.t, ev.delta, this.index, onLine, onParagraph, onSentence);
-    } else if (ev.t === "end") {
-      this.lines.flush(this.index, onLine, onParagraph);
+    if (ev.t !== "reasoning" && ev.t !== "text" && ev.t !== "end") return;
+    this.splitContext = ctx;
+    this.splitFindings = findings;
+    try {
+      if (ev.t === "end") this.lines.flush(this.index, this.readLine, this.readParagraph);
+      else this.lines.push(ev.t, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders ? this.readSentence : undefined);
+    } finally {
+      this.splitContext = undefined;
+      this.splitFindings = undefined;
     }
   }
 
   /** One context for every event, brought up to date in place: detectors read it while called and keep none. */
   private readonly ctx: Mutable<DetectorContext> = { index: -1, ts: undefined, requestCount: 0, epoch: 0, tools: undefined as unknown as ToolKnowledge, ledger: undefined as unknown as ToolLedger };
+
+  private splitContext: DetectorContext | undefined;
+  private splitFindings: Finding[] | undefined;
+
+  private readonly readLine = (l: StreamLine): void => {
+    for (const d of this.lineReaders) if (d.onLine) this.takeFindings(d.onLine(l, this.splitContext!));
+  };
+
+  private readonly readParagraph = (p: StreamParagraph): void => {
+    for (const d of this.lineReaders) if (d.onParagraph) this.takeFindings(d.onParagraph(p, this.splitContext!));
+  };
+
+  private readonly readSentence = (x: StreamSentence): void => {
+    for (const d of this.lineReaders) if (d.onSentence) this.takeFindings(d.onSentence(x, this.splitContext!));
+  };
+
+  private takeFindings(found: Finding[] | void): void {
+    if (found) for (const f of found) this.splitFindings!.push(f);
+  }
 
   private context(ts: number | undefined): DetectorContext {
     const c = this.ctx;

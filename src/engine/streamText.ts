@@ -5,7 +5,7 @@
  * share. Work is O(chunk) and memory is bounded by the longest line kept (maxLineChars).
  */
 import type { StreamEvent } from "./events";
-import { StructureTracker, listMarker, type LineKind } from "./structure";
+import { StructureTracker, isSpaceCode, listMarker, type LineKind } from "./structure";
 
 export type StreamChannel = StreamEvent["t"];
 
@@ -17,7 +17,11 @@ const MAX_LABEL_CHARS = 80;
  * or a short phrase ending in a colon, after an optional list marker.
  */
 export function isItemLabel(line: string): boolean {
-  const body = line.trim().replace(/^(?:[-*+]|\d+[.)])\s+/, "").replace(/^\*\*(.*)\*\*:?$/, "$1").replace(/^`(.*)`:?$/, "$1").trim();
+  const trimmed = line.trim();
+  // a long line opening with none of "-*+`" or a digit has no marker or wrapper to strip: too long as it is
+  const first = trimmed.charCodeAt(0);
+  if (trimmed.length > MAX_LABEL_CHARS && first !== 45 && first !== 42 && first !== 43 && first !== 96 && !(first >= 48 && first <= 57)) return false;
+  const body = trimmed.replace(/^(?:[-*+]|\d+[.)])\s+/, "").replace(/^\*\*(.*)\*\*:?$/, "$1").replace(/^`(.*)`:?$/, "$1").trim();
   if (body === "" || body.length > MAX_LABEL_CHARS) return false;
   if (/^[\w.@~-]*\/[\w./@~-]*[\w]:?$/.test(body) || /^[\w@~-][\w.@~-]*\.[A-Za-z][A-Za-z0-9]{0,5}:?$/.test(body)) return true; // a path or file name
   return /^[^.!?]{3,60}:$/.test(body); // "Summary:", "Files changed:"
@@ -70,6 +74,13 @@ interface ChannelState {
   afterStop: boolean;
   /** Sentence starts before LONG_LINE_CHARS, reported once the line proves long (a few at most). */
   earlyStarts: number[];
+  /**
+   * Once the partial line proved to be long prose: its text from sentenceFrom on, and its first
+   * LINE_HEAD_CHARS. Sentences are cut from this tail, so a sentence end costs the sentence's
+   * length, not the line's (cutting from the partial line re-copies all of it each time).
+   */
+  tail: string;
+  lineHead: string;
   /** The last line was a list item or its wrapped continuation. */
   inItem: boolean;
   /** Whether the partial line reads as prose, decided once it is long (its head no longer changes). */
@@ -92,57 +103,26 @@ export const SHORT_PHRASE_CHARS = 24;
 /** Characters of a line's start given with each of its sentences. */
 const LINE_HEAD_CHARS = 80;
 
+/** A stop and the space after it: a sentence ends there. */
+const SENTENCE_END = /[.!?][ \t]/g;
+
 /** Sentences are reported only from lines at least this long: short lines are judged whole. */
 export const LONG_LINE_CHARS = 200;
 
+/**
+ * Whitespace that single spacing changes: a run of two or more, or one that is not a plain space.
+ * The same as replacing every /\s+/ run with " ", without rebuilding a line whose words are
+ * already single-spaced (nearly every line): a run starts a match at its first character.
+ */
+const SPACING = /\s{2,}|[^\S ]/g;
+
 /** Lowercase, no list marker, no markdown emphasis, single spaces: what two copies of a line share. */
 export function normalizeLine(text: string): string {
-  return collapseEmphasisAndSpace(text.slice(listMarker(text).length).toLowerCase());
+  return text.slice(listMarker(text).length).toLowerCase().replace(/[*_`]+/g, "").replace(SPACING, " ").trim();
 }
 
-/** The characters \s matches and String.prototype.trim strips (ECMAScript WhiteSpace and LineTerminator), by code. */
-export function isSpaceCode(c: number): boolean {
-  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
-  return c >= 0xa0 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff);
-}
-
-function isEmphasisCode(c: number): boolean { return c === 42 /* * */ || c === 95 /* _ */ || c === 96 /* ` */; }
-
-/**
- * s.replace(/[*_`]+/g, "").replace(/\s+/g, " ").trim() in one pass: runs of plain text (single
- * inner spaces included) are copied whole, emphasis marks dropped, other whitespace made one space
- * between words; a plain line comes back as it is.
- */
-function collapseEmphasisAndSpace(s: string): string {
-  let out = "";
-  let from = -1; // start of the run being copied, -1 between runs
-  let gap = false; // whitespace since the last run: one space before the next
-  const n = s.length;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    // printable ASCII but the marks, the bulk of any line: no whitespace, nothing to drop
-    const plain = c > 32 && c < 0x7f && !isEmphasisCode(c);
-    if (!plain) {
-      if (c === 32 && from >= 0 && i + 1 < n) {
-        const next = s.charCodeAt(i + 1);
-        if (!isEmphasisCode(next) && !isSpaceCode(next)) continue; // a single space between words stays in the run
-      }
-      const space = isSpaceCode(c);
-      if (space || isEmphasisCode(c)) {
-        if (from >= 0) { out += s.slice(from, i); from = -1; }
-        if (space) gap = true;
-        continue;
-      }
-    }
-    if (from < 0) {
-      if (gap && out !== "") out += " ";
-      gap = false;
-      from = i;
-    }
-  }
-  if (from === 0) return s;
-  return from > 0 ? out + s.slice(from) : out;
-}
+/** Whitespace by character code, for the detectors' character loops (kept with the line structure). */
+export { isSpaceCode };
 
 /** Words a restated thought often opens with ("Wait, ...", "Hmm, actually ..."): not part of what it says. */
 const OPENER = /^(?:(?:wait|hmm+|actually|ok(?:ay)?|alright|so|but|now|well|oh|right|again|also|and|then)\b[\s,.:;!—-]*)+/i;
@@ -207,30 +187,38 @@ export function textKey(s: string): string { return hash32(s).toString(36) + s.l
  */
 export class StreamLines {
   private channels = new Map<StreamChannel, ChannelState>();
+  /** The channel of the last chunk: a stream runs long on one channel, so most chunks skip the map. */
+  private lastChannel: StreamChannel | undefined;
+  private lastState: ChannelState | undefined;
 
   constructor(private readonly maxLineChars = MAX_LINE_CHARS) {}
 
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], inItem: false };
+      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: "", lineHead: "", inItem: false };
       this.channels.set(channel, s);
     }
+    this.lastChannel = channel;
+    this.lastState = s;
     return s;
   }
 
   /** Complete lines of this chunk, and the paragraphs they close (and sentences of long prose lines, if asked). */
   push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void, onSentence?: (s: StreamSentence) => void): void {
-    const s = this.state(channel);
+    const s = channel === this.lastChannel ? this.lastState! : this.state(channel);
     let from = 0;
     while (from <= delta.length) {
       const nl = delta.indexOf("\n", from);
-      const piece = nl < 0 ? delta.slice(from) : delta.slice(from, nl);
-      if (piece.length > 0) {
+      const end = nl < 0 ? delta.length : nl;
+      if (end > from) {
         if (s.partialStart < 0) s.partialStart = eventIndex;
-        const start = s.partial.length;
-        if (s.partial.length < this.maxLineChars) s.partial += piece.slice(0, this.maxLineChars - s.partial.length);
-        if (onSentence) this.sentences(channel, s, start, eventIndex, onSentence);
+        const room = this.maxLineChars - s.partial.length;
+        if (room > 0) {
+          const added = end - from > room ? delta.slice(from, from + room) : delta.slice(from, end);
+          s.partial += added;
+          if (onSentence) this.sentences(channel, s, added, eventIndex, onSentence);
+        }
       }
       if (nl < 0) break;
       if (s.partialStart < 0) s.partialStart = eventIndex;
@@ -247,27 +235,50 @@ export class StreamLines {
     }
   }
 
-  reset(): void { this.channels.clear(); }
+  reset(): void {
+    this.channels.clear();
+    this.lastChannel = undefined;
+    this.lastState = undefined;
+  }
 
-  /** Sentence ends ([.!?] then a space) among the characters just added to the partial line. */
-  private sentences(channel: StreamChannel, s: ChannelState, start: number, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
-    const line = s.partial;
-    for (let k = start; k < line.length; k++) {
-      const c = line.charCodeAt(k);
-      if (s.afterStop && (c === 32 || c === 9)) {
-        if (k >= LONG_LINE_CHARS && (s.proseLine ??= this.isProseLine(s))) {
-          // the line just proved long: its first sentences are sentences too (once per line)
-          if (s.earlyStarts.length) {
-            const starts = [...s.earlyStarts, s.sentenceFrom];
-            s.earlyStarts = [];
-            for (let i = 0; i + 1 < starts.length; i++) onSentence({ channel, text: line.slice(starts[i], starts[i + 1] - 1), lineHead: line.slice(0, LINE_HEAD_CHARS), section: s.section, event: eventIndex });
-          }
-          onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: line.slice(0, LINE_HEAD_CHARS), section: s.section, event: eventIndex });
-        } else if (k < LONG_LINE_CHARS && s.earlyStarts.length < 32) s.earlyStarts.push(s.sentenceFrom);
-        s.sentenceFrom = k + 1;
+  /**
+   * Sentence ends ([.!?] then a space) among the characters just added to the partial line (they
+   * end it; the scan reads them, never the partial line, so a chunk costs its own length).
+   */
+  private sentences(channel: StreamChannel, s: ChannelState, added: string, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
+    // a line found not to be prose has no sentences: its sentence state is dropped with it at its end
+    if (s.proseLine === false) return;
+    const start = s.partial.length - added.length;
+    if (s.proseLine === true) s.tail += added;
+    const first = added.charCodeAt(0);
+    if (s.afterStop && (first === 32 || first === 9)) this.sentenceEnd(channel, s, start, eventIndex, onSentence);
+    // the space after each later stop; a match's space cannot be the next match's stop
+    SENTENCE_END.lastIndex = 0;
+    while (SENTENCE_END.test(added)) this.sentenceEnd(channel, s, start + SENTENCE_END.lastIndex - 1, eventIndex, onSentence);
+    const last = added.charCodeAt(added.length - 1);
+    s.afterStop = last === 46 || last === 33 || last === 63; // . ! ?
+  }
+
+  /** A sentence of the partial line ends before its index k (a space after a stop). */
+  private sentenceEnd(channel: StreamChannel, s: ChannelState, k: number, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
+    if (s.proseLine === true) {
+      const text = s.tail.slice(0, k - s.sentenceFrom);
+      s.tail = s.tail.slice(k + 1 - s.sentenceFrom);
+      onSentence({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex });
+    } else if (k >= LONG_LINE_CHARS && (s.proseLine ??= this.isProseLine(s))) {
+      // the line just proved long: its first sentences are sentences too (once per line)
+      const line = s.partial;
+      s.lineHead = line.slice(0, LINE_HEAD_CHARS);
+      const early = s.earlyStarts;
+      if (early.length) {
+        early.push(s.sentenceFrom);
+        for (let j = 0; j + 1 < early.length; j++) onSentence({ channel, text: line.slice(early[j], early[j + 1] - 1), lineHead: s.lineHead, section: s.section, event: eventIndex });
+        early.length = 0;
       }
-      s.afterStop = c === 46 || c === 33 || c === 63; // . ! ?
-    }
+      onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: s.lineHead, section: s.section, event: eventIndex });
+      s.tail = line.slice(k + 1);
+    } else if (k < LONG_LINE_CHARS && s.earlyStarts.length < 32) s.earlyStarts.push(s.sentenceFrom);
+    s.sentenceFrom = k + 1;
   }
 
   /** Whether the partial line reads as prose (not code, a table, a list item or a heading). */
@@ -305,7 +316,9 @@ export class StreamLines {
     s.sentenceFrom = 0;
     s.afterStop = false;
     s.proseLine = undefined;
-    s.earlyStarts = [];
+    s.earlyStarts.length = 0;
+    s.tail = "";
+    s.lineHead = "";
     onLine(line);
     if (kind === "prose" || kind === "list") {
       s.paragraph.push(line);
@@ -317,8 +330,24 @@ export class StreamLines {
     const lines = s.paragraph;
     if (lines.length === 0) return;
     s.paragraph = [];
-    onParagraph?.({ channel, lines, text: lines.map((l) => l.text).join("\n"), section: lines[0].section, startEvent: lines[0].startEvent, endEvent: lines[lines.length - 1].endEvent });
+    onParagraph?.(new Paragraph(channel, lines));
   }
+}
+
+/** A paragraph whose text is joined only when a reader asks for it (most stop at its lines). */
+class Paragraph implements StreamParagraph {
+  readonly section: string;
+  readonly startEvent: number;
+  readonly endEvent: number;
+  private joined: string | undefined;
+
+  constructor(readonly channel: StreamChannel, readonly lines: StreamLine[]) {
+    this.section = lines[0].section;
+    this.startEvent = lines[0].startEvent;
+    this.endEvent = lines[lines.length - 1].endEvent;
+  }
+
+  get text(): string { return (this.joined ??= this.lines.map((l) => l.text).join("\n")); }
 }
 
 /**

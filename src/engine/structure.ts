@@ -23,9 +23,6 @@ const HEADING = /^ {0,3}#{1,6}\s+\S/;
 /** A line that is bold and nothing else ("**src/a.ts**") is a heading in practice. */
 const BOLD_LINE = /^ {0,3}(\*\*|__)[^*_].*(\*\*|__):?\s*$/;
 const LIST_MARKER = /^\s*(?:[-*+•·‣▪◦]|\d{1,4}[.)]|[a-zA-Z][.)])\s+|^\s*\[[ xX✓✔-]\]\s+/;
-/** Box drawing (U+2500–U+257F) and block elements (U+2580–U+259F). */
-const BOX = /[\u2500-\u259f]/;
-const ALNUM = /[\p{L}\p{N}]/u;
 
 export function isFenceLine(line: string): boolean { return FENCE.test(line); }
 
@@ -35,36 +32,98 @@ export function listMarker(line: string): string {
   return m ? m[0] : "";
 }
 
-function isAlnum(ch: string): boolean {
-  const c = ch.charCodeAt(0);
-  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-  return ALNUM.test(ch);
+/** Letters and digits beyond ASCII, matched in place (sticky): no one-character string per test. */
+const ALNUM_AT = /[\p{L}\p{N}]/uy;
+
+/** The characters \s matches and String.prototype.trim strips (ECMAScript WhiteSpace and LineTerminator), by code. */
+export function isSpaceCode(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  return c >= 0xa0 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff);
 }
 
-function alnumShare(s: string): number {
-  let alnum = 0, total = 0;
-  for (const ch of s) {
-    if (ch === " " || ch === "\t") continue;
+/**
+ * What the character tests of classifyLine count over a trimmed line, taken in one pass: the
+ * line's share of letters and digits (by code point, spaces and tabs not counted), its pipes,
+ * its code punctuation and its non-whitespace units.
+ */
+interface LineCounts { alnum: number; total: number; pipes: number; punct: number; visible: number }
+const counts: LineCounts = { alnum: 0, total: 0, pipes: 0, punct: 0, visible: 0 };
+
+/** What each ASCII character adds to each count (table lookups instead of a branch per class). */
+const ASCII_TOTAL = new Uint8Array(128);
+const ASCII_VISIBLE = new Uint8Array(128);
+const ASCII_ALNUM = new Uint8Array(128);
+const ASCII_PUNCT = new Uint8Array(128);
+const ASCII_PIPE = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  ASCII_TOTAL[c] = ch === " " || ch === "\t" ? 0 : 1; // the share leaves out spaces and tabs only
+  ASCII_VISIBLE[c] = /\s/.test(ch) ? 0 : 1;
+  ASCII_ALNUM[c] = /[A-Za-z0-9]/.test(ch) ? 1 : 0;
+  ASCII_PUNCT[c] = /[;{}()[\]=<>]/.test(ch) ? 1 : 0;
+  ASCII_PIPE[c] = ch === "|" ? 1 : 0;
+}
+
+function countLine(s: string): LineCounts {
+  let alnum = 0, total = 0, pipes = 0, punct = 0, visible = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) {
+      total += ASCII_TOTAL[c];
+      visible += ASCII_VISIBLE[c];
+      alnum += ASCII_ALNUM[c];
+      punct += ASCII_PUNCT[c];
+      pipes += ASCII_PIPE[c];
+      continue;
+    }
     total++;
-    if (isAlnum(ch)) alnum++;
+    if (!isSpaceCode(c)) visible++;
+    ALNUM_AT.lastIndex = i;
+    if (ALNUM_AT.test(s)) alnum++;
+    // a surrogate pair is one code point (and two visible units)
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) { visible++; i++; }
+    }
   }
-  return total === 0 ? 0 : alnum / total;
+  counts.alnum = alnum; counts.total = total; counts.pipes = pipes; counts.punct = punct; counts.visible = visible;
+  return counts;
 }
 
-const CODE_END = /[;{}]$|=>\s*\{?$/;
+/**
+ * A trimmed line ending the way a statement or block line does: /[;{}]$|=>\s*\{?$/ (a trimmed
+ * line has no whitespace at its end, and "=> {" ends with "{").
+ */
+function endsLikeCode(trimmed: string): boolean {
+  const last = trimmed.charCodeAt(trimmed.length - 1);
+  return last === 59 || last === 123 || last === 125 || trimmed.endsWith("=>");
+}
+
+/** A trimmed line ending a sentence: [.!?], optionally closed by ")". */
+function endsLikeSentence(trimmed: string): boolean {
+  let k = trimmed.length - 1;
+  if (trimmed.charCodeAt(k) === 41) k--; // ")"
+  const c = trimmed.charCodeAt(k);
+  return c === 46 || c === 33 || c === 63;
+}
+
+/** Indented four spaces or a tab: a code block's indent. */
+function startsIndented(line: string): boolean {
+  return line.charCodeAt(0) === 9 || line.startsWith("    ");
+}
+
 /** A line of markup: opens with a tag and ends with one. */
 const HTML_LINE = /^<\/?[A-Za-z][\w-]*(?:\s[^>]*)?\/?>.*>$/;
-const CODE_PUNCT = /[;{}()[\]=<>]/g;
 
 /**
  * Code drafted without a fence (common in thinking): deeply indented lines, lines ending the way
  * statements do, or lines dense with code punctuation. Repeated lines of code are not a loop.
  */
-function looksLikeCode(line: string, trimmed: string): boolean {
-  if (/^( {4,}|\t)/.test(line)) return true;
-  if (CODE_END.test(trimmed) && !/[.!?]\)?$/.test(trimmed) && (trimmed.match(CODE_PUNCT) ?? []).length >= 2) return true;
-  const visible = trimmed.replace(/\s+/g, "").length;
-  return visible > 0 && (trimmed.match(CODE_PUNCT) ?? []).length / visible >= 0.15;
+function looksLikeCode(line: string, trimmed: string, c: LineCounts): boolean {
+  if (startsIndented(line)) return true;
+  if (c.punct >= 2 && endsLikeCode(trimmed) && !endsLikeSentence(trimmed)) return true;
+  return c.visible > 0 && c.punct / c.visible >= 0.15;
 }
 
 /** Classifies one line outside any fence state (fence state is the tracker's job). */
@@ -72,13 +131,15 @@ export function classifyLine(line: string): Exclude<LineKind, "fence"> {
   const trimmed = line.trim();
   if (trimmed === "") return "blank";
   if (HEADING.test(line) || BOLD_LINE.test(line)) return "heading";
-  if (trimmed.length >= 3 && alnumShare(trimmed) < 0.2) return "divider";
-  const pipes = (trimmed.match(/\|/g) ?? []).length;
-  if ((trimmed.startsWith("|") && pipes >= 2) || (trimmed.startsWith("+") && /^\+[-=+]+/.test(trimmed)) || BOX.test(trimmed.charAt(0))) return "table";
+  const c = countLine(trimmed);
+  if (trimmed.length >= 3 && (c.total === 0 ? 0 : c.alnum / c.total) < 0.2) return "divider";
+  const first = trimmed.charCodeAt(0);
+  // "|" opening a row, "+" opening a grid border, or box drawing (U+2500–U+257F) and block elements (U+2580–U+259F)
+  if ((first === 124 && c.pipes >= 2) || (first === 43 && /^\+[-=+]+/.test(trimmed)) || (first >= 0x2500 && first <= 0x259f)) return "table";
   if (LIST_MARKER.test(line)) return "list";
   // markup (HTML in a README, badges, <details>): a tag at both ends, like code
-  if (HTML_LINE.test(trimmed)) return "code";
-  if (looksLikeCode(line, trimmed)) return "code";
+  if (first === 60 && HTML_LINE.test(trimmed)) return "code";
+  if (looksLikeCode(line, trimmed, c)) return "code";
   // a short label line ("src/a.ts:", "Results for billing:") heads what follows, as a heading does
   if (trimmed.length <= 80 && /:(\*\*)?$/.test(trimmed)) return "heading";
   return "prose";

@@ -1,0 +1,69 @@
+/**
+ * The shared stream splitter: the lines, paragraphs and sentences of a stream do not depend on
+ * how it was chunked (a sentence may end in one chunk and its space arrive in the next).
+ */
+import * as assert from "node:assert/strict";
+import { StreamLines, type StreamChannel } from "../../src/engine/streamText";
+import { classifyLine } from "../../src/engine/structure";
+import { chunks, prose } from "./streamTestKit";
+
+/** Everything the splitter reports for `text` cut into `size` chunks, without the event numbers. */
+function split(text: string, size: number | { max: number; seed: number }, maxLineChars?: number): string[] {
+  const lines = new StreamLines(maxLineChars);
+  const out: string[] = [];
+  const onLine = (l: { channel: StreamChannel; text: string; kind: string; section: string; list: number; parent: string; continuation?: boolean }) =>
+    out.push(`line ${JSON.stringify([l.channel, l.text, l.kind, l.section, l.list, l.parent, l.continuation === true])}`);
+  const onParagraph = (p: { text: string; section: string; lines: unknown[] }) => out.push(`paragraph ${JSON.stringify([p.text, p.section, p.lines.length])}`);
+  const onSentence = (s: { text: string; lineHead: string; section: string }) => out.push(`sentence ${JSON.stringify([s.text, s.lineHead, s.section])}`);
+  chunks(text, size).forEach((c, i) => lines.push("reasoning", c, i, onLine, onParagraph, onSentence));
+  lines.flush(-1, onLine, onParagraph);
+  return out;
+}
+
+const LONG_LINE = "First I read the config loader. It keeps the parsed file in a module cache! Does the watcher clear it?\tIt does not. " + prose(60, 3) + " Then the tests. " + prose(40, 4);
+const TEXT = [
+  "## Plan",
+  LONG_LINE,
+  "Short line. Another short one.",
+  "- " + prose(50, 5) + ". A list item is no prose line. " + prose(20, 6),
+  "",
+  "```ts",
+  "const a = 1; // " + prose(50, 7) + ". Code has no sentences. " + prose(20, 8),
+  "```",
+  "Wrapped paragraph line one. It goes on",
+  "and ends here. " + prose(45, 9) + ". Last sentence of the paragraph.",
+  prose(120, 10),
+].join("\n");
+
+describe("stream lines", () => {
+  it("reports the same lines, paragraphs and sentences however the stream is chunked", () => {
+    for (const maxLineChars of [undefined, 300]) {
+      const whole = split(TEXT, TEXT.length, maxLineChars);
+      assert.ok(whole.filter((x) => x.startsWith("sentence")).length >= 4, "long prose lines give sentences");
+      for (const size of [1, 2, 7, 40, { max: 40, seed: 3 }, { max: 12, seed: 11 }]) assert.deepEqual(split(TEXT, size, maxLineChars), whole, `${JSON.stringify(size)} / ${maxLineChars}`);
+    }
+  });
+
+  it("cuts a long prose line at every stop and space, its first sentences too once it proves long, each with the line's head", () => {
+    for (const size of [1, 5, { max: 40, seed: 2 }]) {
+      const sentences = split(LONG_LINE + "\n", size).filter((x) => x.startsWith("sentence")).map((x) => JSON.parse(x.slice("sentence ".length)) as string[]);
+      assert.deepEqual(sentences.slice(0, 4).map((s) => s[0]), ["First I read the config loader.", "It keeps the parsed file in a module cache!", "Does the watcher clear it?", "It does not."]);
+      // every piece before a stop and a space, the unfinished last one aside
+      assert.deepEqual(sentences.map((s) => s[0]), LONG_LINE.split(/(?<=[.!?])[ \t]/).slice(0, -1), JSON.stringify(size));
+      for (const s of sentences) assert.equal(s[1], LONG_LINE.slice(0, 80));
+    }
+  });
+
+  it("gives no sentences for code, list items or short lines", () => {
+    const text = ["- " + prose(80, 1), "    " + prose(80, 2), "Short. Lines. Only."].join("\n") + "\n";
+    assert.deepEqual(split(text, { max: 40, seed: 5 }).filter((x) => x.startsWith("sentence")), []);
+  });
+
+  it("counts letters by code point and whitespace as trim does when classifying", () => {
+    const cases: Array<[string, string]> = [
+      ["😀😀😀😀", "divider"], ["abc😀😀😀😀😀😀😀😀😀😀", "prose"], ["—— · ——", "divider"], ["数据模型配置文件。", "prose"], ["Ünïcödé wörds hére, ok", "prose"],
+      ["a\u00a0=\u00a0b;", "code"], ["|\u3000a\u3000|\u3000b\u3000|", "table"], ["const f = async () =>", "code"], ["Done (see notes.)", "prose"], ["f(a); g(b); h(c);", "code"],
+    ];
+    for (const [line, kind] of cases) assert.equal(classifyLine(line), kind, JSON.stringify(line));
+  });
+});
