@@ -43,6 +43,8 @@ export interface StreamLine {
   endEvent: number;
   /** An indented prose line right after a list item: the item's text wrapped onto a new line. */
   continuation?: boolean;
+  /** isItemLabel of the text, as the split already knows it (undefined: not known). */
+  itemLabel?: boolean;
 }
 
 export interface StreamParagraph {
@@ -296,7 +298,8 @@ export class StreamLines {
     if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/(?<![\d.])\d+(?![\d]|\.\d)/g, "#");
     // A short label line ("1. lib/jobs/mail.js", "**Summary:**") introduces one item of a report,
     // like a heading: the same verdict sentence under each file is a per-item report, not a loop.
-    else if ((kind === "list" || kind === "prose") && isItemLabel(text)) s.section = "item\u0000" + normalizeLine(text).replace(/\d+/g, "#");
+    const itemLabel = (kind === "list" || kind === "prose") && isItemLabel(text);
+    if (itemLabel) s.section = "item\u0000" + normalizeLine(text).replace(/\d+/g, "#");
     if (kind === "list" && !s.inList) { s.list++; s.inList = true; s.listStack = []; } else if (kind !== "list" && kind !== "blank") s.inList = false;
     let parent = "";
     if (kind === "list") {
@@ -305,7 +308,7 @@ export class StreamLines {
       parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
       if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text).slice(0, 200) });
     }
-    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex };
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel };
     if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
       line.continuation = true;
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";

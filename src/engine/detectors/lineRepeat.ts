@@ -128,7 +128,7 @@ class LineRepeatDetector implements Detector {
     if (line.kind !== "prose" && line.kind !== "list") return;
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
-    if (isItemLabel(line.text)) return;
+    if (line.itemLabel ?? isItemLabel(line.text)) return;
     const normalized = normalizeLine(line.text);
     this.norms.set(line, normalized);
     const norm = stripOpeners(normalized);
