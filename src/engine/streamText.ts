@@ -118,9 +118,77 @@ const NON_ASCII = /[^\x00-\x7f]/;
 const CHARS_PER_WORD = 40;
 
 export function wordsOf(text: string, max = 600): string[] {
+  if (!isWordCap(max)) return regexWordsOf(text, max);
+  const words: string[] = [];
+  return scanAsciiWords(text, scannedChars(text, max), max, words) >= 0 ? words : regexWordsOf(text, max);
+}
+
+/** wordsOf(text, max).length, without building the words. */
+export function wordCount(text: string, max: number): number {
+  const n = isWordCap(max) ? scanAsciiWords(text, scannedChars(text, max), max, undefined) : -1;
+  return n >= 0 ? n : regexWordsOf(text, max).length;
+}
+
+/** A cap the hand scan honours exactly as regexWordsOf does (odd ones take regexWordsOf itself). */
+function isWordCap(max: number): boolean {
+  return max === Infinity || (Number.isInteger(max) && max >= 0);
+}
+
+function scannedChars(text: string, max: number): number {
+  return Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length;
+}
+
+function regexWordsOf(text: string, max: number): string[] {
   const part = (Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? text.slice(0, max * CHARS_PER_WORD) : text).toLowerCase();
   const words = part.match(NON_ASCII.test(part) ? WORD : ASCII_WORD) ?? [];
   return words.length > max ? words.slice(0, max) : words;
+}
+
+function isAsciiWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+/**
+ * ASCII_WORD's matches in the lowercased text[0, end), by hand (no lowercased copy, no regex):
+ * pushed to out if given, counted, at most max. -1 as soon as a non-ASCII character is read:
+ * then the caller takes the regex path. Stopping at max words is exact even when non-ASCII text
+ * follows: every character read so far was ASCII, and on ASCII the Unicode WORD matches what
+ * ASCII_WORD matches.
+ */
+function scanAsciiWords(text: string, end: number, max: number, out: string[] | undefined): number {
+  let n = 0;
+  let i = 0;
+  while (i < end && n < max) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    if (!isAsciiWordChar(c)) { i++; continue; }
+    const start = i;
+    let upper = false;
+    for (;;) {
+      while (i < end) {
+        const d = text.charCodeAt(i);
+        if (!isAsciiWordChar(d)) break;
+        if (d <= 90 && d >= 65) upper = true;
+        i++;
+      }
+      if (i >= end) break;
+      const sep = text.charCodeAt(i);
+      if (sep >= 0x80) return -1;
+      // a joiner ('.-) continues the word only when a word character follows it
+      if (sep !== 39 && sep !== 46 && sep !== 45) break;
+      if (i + 1 >= end) break;
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0x80) return -1;
+      if (!isAsciiWordChar(next)) break;
+      i++;
+    }
+    if (out) {
+      const w = text.slice(start, i);
+      out.push(upper ? w.toLowerCase() : w);
+    }
+    n++;
+  }
+  return n;
 }
 
 function hash32(s: string): number {
@@ -132,18 +200,38 @@ function hash32(s: string): number {
   return h >>> 0;
 }
 
+/** The hash a word takes in shingles. */
+export const wordHash = hash32;
+
+/** The hash of the n-gram of words from..from+take, from its words' hashes. */
+function ngramHash(hashes: ArrayLike<number>, from: number, take: number): number {
+  let h = 0x9e3779b9;
+  for (let k = 0; k < take; k++) h = Math.imul(h ^ hashes[from + k], 0x85ebca6b) ^ (h >>> 13);
+  return h >>> 0;
+}
+
 /** Hashed word n-grams (all words when fewer than n), combined from per-word hashes: no string building. */
 export function shingles(words: readonly string[], n = 3): Set<number> {
   const out = new Set<number>();
   const hashes = words.map(hash32);
   const take = Math.min(n, hashes.length);
   for (let i = 0; i + take <= hashes.length && take > 0; i++) {
-    let h = 0x9e3779b9;
-    for (let k = 0; k < take; k++) h = Math.imul(h ^ hashes[i + k], 0x85ebca6b) ^ (h >>> 13);
-    out.add(h >>> 0);
+    out.add(ngramHash(hashes, i, take));
     if (take < n) break;
   }
   return out;
+}
+
+/** shingles of the words whose wordHash values are hashes[0..length), as a sorted array without repeats (for sortedJaccard). */
+export function sortedShingles(hashes: ArrayLike<number>, length: number, n = 3): Uint32Array {
+  const take = Math.min(n, length);
+  const count = take === 0 ? 0 : take < n ? 1 : length - take + 1;
+  const all = new Uint32Array(count);
+  for (let i = 0; i < count; i++) all[i] = ngramHash(hashes, i, take);
+  all.sort();
+  let unique = 0;
+  for (let i = 0; i < count; i++) if (i === 0 || all[i] !== all[i - 1]) all[unique++] = all[i];
+  return unique === count ? all : all.slice(0, unique);
 }
 
 export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number {
@@ -154,8 +242,35 @@ export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number 
   return common / (a.size + b.size - common);
 }
 
+/** jaccard of two sets given as sorted arrays without repeats (the same value for the same sets). */
+export function sortedJaccard(a: Uint32Array, b: Uint32Array): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  let i = 0, j = 0, common = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i], y = b[j];
+    if (x === y) { common++; i++; j++; } else if (x < y) i++; else j++;
+  }
+  return common / (a.length + b.length - common);
+}
+
 /** Stable short id of a text, for finding keys. */
 export function textKey(s: string): string { return hash32(s).toString(36) + s.length.toString(36); }
+
+/** textKey(words.slice(0, n).join(" ")), without building the string. */
+export function wordsKey(words: readonly string[], n: number): string {
+  let h = 0x811c9dc5, length = 0;
+  const count = Math.min(n, words.length);
+  for (let k = 0; k < count; k++) {
+    if (k > 0) { h ^= 32; h = Math.imul(h, 0x01000193); length++; }
+    const w = words[k];
+    for (let i = 0; i < w.length; i++) {
+      h ^= w.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    length += w.length;
+  }
+  return (h >>> 0).toString(36) + length.toString(36);
+}
 
 /**
  * Turns the chunks of one request into lines and paragraphs, per channel. Call push for every

@@ -21,7 +21,7 @@
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, jaccard, numberSetting, shingles, stripOpeners, textKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { CatchCounter, jaccard, numberSetting, shingles, sortedJaccard, sortedShingles, stripOpeners, wordCount, wordHash, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -147,15 +147,6 @@ function subjectsDiffer(a: readonly string[], b: readonly string[]): boolean {
   return false;
 }
 
-/** Word-set Jaccard of two units. */
-function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  let common = 0;
-  for (const w of small) if (large.has(w)) common++;
-  const union = a.size + b.size - common;
-  return union === 0 ? 1 : common / union;
-}
-
 /** A unit this alike to a member of a drifting thought's cluster joins the whole cluster. */
 const CHAIN_SIMILARITY = 0.55;
 
@@ -170,13 +161,84 @@ const MIN_CONTENT_SIMILARITY = 0.3;
 /** Words that carry no content however long they are (shorter words are never content words). */
 const FUNCTION_WORDS = new Set("that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each".split(" "));
 
-function contentOf(u: Unit): Set<string> {
-  if (!u.content) {
-    u.content = new Set();
-    for (const w of u.words) if (w.length >= 4 && !FUNCTION_WORDS.has(w)) u.content.add(w);
+/** Distinct words the word ids stay assigned for; past it the table starts afresh (bounded memory). */
+const MAX_TABLE_WORDS = 1 << 16;
+
+/**
+ * Integer ids of the words of the units in the window, so that word sets are compared by marking
+ * ids in arrays rather than by building a Set of strings per unit. Exact: one id per distinct word
+ * for as long as the ids are used; when the table outgrows its bound it is cleared between units
+ * and the units in the window take their ids again.
+ */
+class WordTable {
+  private ids = new Map<string, number>();
+  /** Per id: the word's hash in shingles, whether it is a content word, and marks of the sets being compared. */
+  private hashes = new Uint32Array(1024);
+  private content = new Uint8Array(1024);
+  private inA = new Int32Array(1024);
+  private inB = new Int32Array(1024);
+  private stamp = 0;
+
+  get size(): number { return this.ids.size; }
+
+  clear(): void { this.ids.clear(); }
+
+  /** The words' ids, and their hashes into hashesOut. */
+  idsOf(words: readonly string[], hashesOut: Uint32Array): Int32Array {
+    const out = new Int32Array(words.length);
+    for (let k = 0; k < words.length; k++) {
+      const w = words[k];
+      let id = this.ids.get(w);
+      if (id === undefined) {
+        id = this.ids.size;
+        this.ids.set(w, id);
+        if (id >= this.hashes.length) this.grow();
+        this.hashes[id] = wordHash(w);
+        this.content[id] = w.length >= 4 && !FUNCTION_WORDS.has(w) ? 1 : 0;
+      }
+      out[k] = id;
+      hashesOut[k] = this.hashes[id];
+    }
+    return out;
   }
-  return u.content;
+
+  /**
+   * Jaccard of the word sets of a[aFrom..aTo) and b[bFrom..bTo) (of their content words only if
+   * asked): the same value a Set of each side's words gives (union 0 is 1).
+   */
+  setJaccard(a: Int32Array, aFrom: number, aTo: number, b: Int32Array, bFrom: number, bTo: number, contentOnly: boolean): number {
+    if (this.stamp >= 0x7fffffff) { this.inA.fill(0); this.inB.fill(0); this.stamp = 0; }
+    const stamp = ++this.stamp;
+    const inA = this.inA, inB = this.inB, content = this.content;
+    let sizeA = 0;
+    for (let k = aFrom; k < aTo; k++) {
+      const id = a[k];
+      if (inA[id] === stamp || (contentOnly && content[id] === 0)) continue;
+      inA[id] = stamp;
+      sizeA++;
+    }
+    let sizeB = 0, common = 0;
+    for (let k = bFrom; k < bTo; k++) {
+      const id = b[k];
+      if (inB[id] === stamp || (contentOnly && content[id] === 0)) continue;
+      inB[id] = stamp;
+      sizeB++;
+      if (inA[id] === stamp) common++;
+    }
+    const union = sizeA + sizeB - common;
+    return union === 0 ? 1 : common / union;
+  }
+
+  private grow(): void {
+    const size = this.hashes.length * 2;
+    const hashes = new Uint32Array(size), content = new Uint8Array(size), inA = new Int32Array(size), inB = new Int32Array(size);
+    hashes.set(this.hashes); content.set(this.content); inA.set(this.inA); inB.set(this.inB);
+    this.hashes = hashes; this.content = content; this.inA = inA; this.inB = inB;
+  }
 }
+
+/** Word hashes of the unit being given ids (scratch: a unit has at most MAX_UNIT_WORDS words). */
+const wordHashes = new Uint32Array(MAX_UNIT_WORDS);
 
 function pairsOf(u: Unit): Set<number> {
   return (u.pairs ??= shingles(u.words, 2));
@@ -186,15 +248,24 @@ function pairsOf(u: Unit): Set<number> {
  * Word-set similarity of what two units say beyond a shared opening or closing: paragraphs that
  * all open with the same sentence and then say something new are judged on the new part.
  */
-function bagSimilarity(a: Unit, b: Unit): number {
-  const x = a.words, y = b.words;
+function bagSimilarity(table: WordTable, x: Int32Array, y: Int32Array): number {
   const limit = Math.min(x.length, y.length);
   let p = 0;
   while (p < limit && x[p] === y[p]) p++;
   let q = 0;
   while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
-  if (p + q < 3) return setJaccard(a.wordSet, b.wordSet);
-  return setJaccard(new Set(x.slice(p, x.length - q)), new Set(y.slice(p, y.length - q)));
+  if (p + q < 3) return table.setJaccard(x, 0, x.length, y, 0, y.length, false);
+  return table.setJaccard(x, p, x.length - q, y, p, y.length - q, false);
+}
+
+/** The unit's label (read the first time it is asked for). */
+function labelOfUnit(u: Unit): string[] | null {
+  if (u.label === undefined) {
+    const label = labelOf(u.labelStrip ? stripOpeners(u.labelSource) : u.labelSource);
+    u.label = label?.words ?? null;
+    u.labelText = label?.raw ?? "";
+  }
+  return u.label;
 }
 
 /** Whether the text has at least n spaces (a cheap lower bound on its word count). */
@@ -206,22 +277,28 @@ function hasSpaces(text: string, n: number): boolean {
 
 interface Unit {
   words: string[];
-  shingles: Set<number>;
-  wordSet: Set<string>;
+  /**
+   * Word ids (in the detector's WordTable) and sorted word 3-gram hashes: computed when a
+   * comparison first reaches the unit, the ids again after the table starts afresh.
+   */
+  ids?: Int32Array;
+  shingles?: Uint32Array;
   /** Word 2-grams, computed when a comparison first needs them. */
   pairs?: Set<number>;
-  /** Content words (not short, not function words), likewise. */
-  content?: Set<string>;
-  /** Words of the label the unit opens with, if any (digits as #). */
-  label: string[] | undefined;
+  /** Words of the label the unit opens with (digits as #), null if none; read when a comparison needs it. */
+  label?: string[] | null;
   labelText: string;
+  /** What the label is read from, and whether its openers are still to strip. */
+  labelSource: string;
+  labelStrip: boolean;
   /** The heading the unit is compared under: its own for item headings, "" under titles that restate. */
   scope: string;
   section: string;
   event: number;
   text: string;
-  /** Key of the drifting thought this unit belongs to, inherited from the earliest alike unit. */
-  cluster: string;
+  channel: StreamChannel;
+  /** Key of the drifting thought this unit belongs to, inherited from the earliest alike unit (its own made when first read). */
+  cluster?: string;
   /** The first unit of its kind under its heading: what the section says. */
   leads: boolean;
   /** Alike to no earlier unit: something new was said. */
@@ -241,6 +318,7 @@ class NearDuplicateDetector implements Detector {
   /** Per channel: the last heading seen, and the scope each heading got (bounded: headings of one request). */
   private headings = new Map<string, { last: string; scopes: Map<string, string> }>();
   private strongest = { alike: 0, detail: "" };
+  private words = new WordTable();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -253,6 +331,7 @@ class NearDuplicateDetector implements Detector {
 
   onRequestStart(): void {
     this.recent.clear();
+    this.words.clear();
     this.headings.clear();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
@@ -287,7 +366,7 @@ class NearDuplicateDetector implements Detector {
   private readParagraph(p: StreamParagraph, out: Finding[]): void {
     if (p.lines.length < 2 || p.lines.some((l) => l.kind === "list")) return;
     // a paragraph of long lines is judged line by line already; of short lines, as a whole
-    if (p.lines.some((l) => wordsOf(l.text, this.minWords).length >= this.minWords)) return;
+    if (p.lines.some((l) => wordCount(l.text, this.minWords) >= this.minWords)) return;
     this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
   }
 
@@ -300,12 +379,13 @@ class NearDuplicateDetector implements Detector {
     const stripped = stripOpeners(text);
     const words = wordsOf(stripped, MAX_UNIT_WORDS);
     if (words.length < minWords) return;
-    const labelFrom = labelSource === text ? stripped : stripOpeners(labelSource);
-    const label = labelOf(labelFrom);
-    const unit: Unit = { words, shingles: shingles(words, 3), wordSet: new Set(words), label: label?.words, labelText: label?.raw ?? "", scope, section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}`, leads: true, novel: true };
+    // the label, word ids, shingles and cluster key wait until a comparison reads them: most units
+    // are told apart from the others by their shingles and word sets alone
+    const unit: Unit = { words, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, text, channel, leads: true, novel: true };
     const bucket = `${channel}:${unitKind}`;
     let recent = this.recent.get(bucket);
     if (!recent) { recent = []; this.recent.set(bucket, recent); }
+    if (this.words.size > MAX_TABLE_WORDS) this.restartWordTable();
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     const alike: Array<{ unit: Unit; similarity: number }> = [];
     // walking back from the newest: what was said between each earlier unit and this one
@@ -317,17 +397,22 @@ class NearDuplicateDetector implements Detector {
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
       if (u.section !== section && !(u.leads && unit.leads)) continue;
-      let similarity = jaccard(u.shingles, unit.shingles);
+      const uIds = this.idsOf(u), ids = this.idsOf(unit);
+      const uShingles = u.shingles!, unitShingles = unit.shingles!;
+      // the shingles in common are at most the smaller set, so Jaccard ≤ min / max (and c / (a + b - c)
+      // rises with c, rounding kept): below the threshold, the Jaccard itself is not needed
+      const fewer = Math.min(uShingles.length, unitShingles.length), more = Math.max(uShingles.length, unitShingles.length);
+      let similarity = more > 0 && fewer / more < this.minSimilarity ? 0 : sortedJaccard(uShingles, unitShingles);
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
-        const bag = bagSimilarity(u, unit);
+        const bag = bagSimilarity(this.words, uIds, ids);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
         if (bag < this.minWordSetSimilarity || jaccard(pairsOf(u), pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
         // and what it is about: one sentence shape filled with other things ("The log shows the
         // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
         // shares its frame, not its content words
-        if (setJaccard(contentOf(u), contentOf(unit)) < MIN_CONTENT_SIMILARITY) continue;
+        if (this.words.setJaccard(uIds, 0, uIds.length, ids, 0, ids.length, true) < MIN_CONTENT_SIMILARITY) continue;
         similarity = bag;
       }
       if (oneSlotApart(u.words, words) || subjectsDiffer(u.words, words)) continue;
@@ -335,12 +420,13 @@ class NearDuplicateDetector implements Detector {
       // step (line-repeat's to judge), not a thought restated in other words
       if (similarity >= REFRAIN_SIMILARITY && novelSince > 0) continue;
       // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
-      if (u.label && unit.label && u.label.join(" ") !== unit.label.join(" ") && namesItems(u.label, unit.label, u.labelText, unit.labelText)) continue;
+      const uLabel = labelOfUnit(u), unitLabel = labelOfUnit(unit);
+      if (uLabel && unitLabel && uLabel.join(" ") !== unitLabel.join(" ") && namesItems(uLabel, unitLabel, u.labelText, unit.labelText)) continue;
       alike.push({ unit: u, similarity });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit (found last,
     // walking back) names it
-    if (alike.length) { unit.cluster = alike[alike.length - 1].unit.cluster; unit.novel = false; }
+    if (alike.length) { unit.cluster = this.clusterOf(alike[alike.length - 1].unit); unit.novel = false; }
     recent.push(unit);
     if (recent.length > this.window) recent.shift();
     // a thought drifting further each time is alike to its last wording, not always to its first:
@@ -348,11 +434,11 @@ class NearDuplicateDetector implements Detector {
     // with other content is alike, but loosely); under titles that only restate, any likeness
     let members = 0;
     const chainAt = unit.leads && section !== "" && scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
-    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.cluster === unit.cluster && u.scope === scope) members++;
+    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
     const copies = Math.max(alike.length, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
     if (copies < this.minCopies) return;
-    const key = unit.cluster;
+    const key = this.clusterOf(unit);
     const count = this.counter.catch(key, channel);
     if (count === undefined) return;
     const similarity = Math.min(...alike.map((a) => a.similarity));
@@ -365,6 +451,26 @@ class NearDuplicateDetector implements Detector {
       suggestion: "Rewording it does not move the task: settle on one conclusion and act on it, or try a genuinely different approach.",
       evidence: { events: [...alike.map((a) => a.unit.event).reverse(), event], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
     });
+  }
+
+  /** The key of the unit's drifting thought: its own first 30 words unless it inherited one. */
+  private clusterOf(u: Unit): string {
+    return (u.cluster ??= `${this.id}:${u.channel}:${wordsKey(u.words, 30)}`);
+  }
+
+  /** The unit's word ids (its shingles too, the first time). */
+  private idsOf(u: Unit): Int32Array {
+    if (!u.ids) {
+      u.ids = this.words.idsOf(u.words, wordHashes);
+      u.shingles ??= sortedShingles(wordHashes, u.words.length, 3);
+    }
+    return u.ids;
+  }
+
+  /** Between units: a table grown past its bound starts afresh, the units in the window to take new ids when next read. */
+  private restartWordTable(): void {
+    this.words.clear();
+    for (const units of this.recent.values()) for (const u of units) u.ids = undefined;
   }
 
   /**
@@ -394,6 +500,7 @@ class NearDuplicateDetector implements Detector {
   reset(): void {
     this.headings.clear();
     this.recent.clear();
+    this.words.clear();
     this.counter.reset();
     this.strongest = { alike: 0, detail: "" };
   }
