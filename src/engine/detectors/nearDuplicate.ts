@@ -21,7 +21,7 @@
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, jaccard, numberSetting, shingles, sortedJaccard, sortedShingles, stripOpeners, wordCount, wordHash, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { CatchCounter, WordTable, numberSetting, sortedJaccard, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -161,101 +161,26 @@ const MIN_CONTENT_SIMILARITY = 0.3;
 /** Words that carry no content however long they are (shorter words are never content words). */
 const FUNCTION_WORDS = new Set("that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each".split(" "));
 
-/** Distinct words the word ids stay assigned for; past it the table starts afresh (bounded memory). */
+/** Distinct words the detector's word ids are kept for; past that the table keeps only those of the units in the window. */
 const MAX_TABLE_WORDS = 1 << 16;
 
-/**
- * Integer ids of the words of the units in the window, so that word sets are compared by marking
- * ids in arrays rather than by building a Set of strings per unit. Exact: one id per distinct word
- * for as long as the ids are used; when the table outgrows its bound it is cleared between units
- * and the units in the window take their ids again.
- */
-class WordTable {
-  private ids = new Map<string, number>();
-  /** Per id: the word's hash in shingles, whether it is a content word, and marks of the sets being compared. */
-  private hashes = new Uint32Array(1024);
-  private content = new Uint8Array(1024);
-  private inA = new Int32Array(1024);
-  private inB = new Int32Array(1024);
-  private stamp = 0;
-
-  get size(): number { return this.ids.size; }
-
-  clear(): void { this.ids.clear(); }
-
-  /** The words' ids, and their hashes into hashesOut. */
-  idsOf(words: readonly string[], hashesOut: Uint32Array): Int32Array {
-    const out = new Int32Array(words.length);
-    for (let k = 0; k < words.length; k++) {
-      const w = words[k];
-      let id = this.ids.get(w);
-      if (id === undefined) {
-        id = this.ids.size;
-        this.ids.set(w, id);
-        if (id >= this.hashes.length) this.grow();
-        this.hashes[id] = wordHash(w);
-        this.content[id] = w.length >= 4 && !FUNCTION_WORDS.has(w) ? 1 : 0;
-      }
-      out[k] = id;
-      hashesOut[k] = this.hashes[id];
-    }
-    return out;
-  }
-
-  /**
-   * Jaccard of the word sets of a[aFrom..aTo) and b[bFrom..bTo) (of their content words only if
-   * asked): the same value a Set of each side's words gives (union 0 is 1).
-   */
-  setJaccard(a: Int32Array, aFrom: number, aTo: number, b: Int32Array, bFrom: number, bTo: number, contentOnly: boolean): number {
-    if (this.stamp >= 0x7fffffff) { this.inA.fill(0); this.inB.fill(0); this.stamp = 0; }
-    const stamp = ++this.stamp;
-    const inA = this.inA, inB = this.inB, content = this.content;
-    let sizeA = 0;
-    for (let k = aFrom; k < aTo; k++) {
-      const id = a[k];
-      if (inA[id] === stamp || (contentOnly && content[id] === 0)) continue;
-      inA[id] = stamp;
-      sizeA++;
-    }
-    let sizeB = 0, common = 0;
-    for (let k = bFrom; k < bTo; k++) {
-      const id = b[k];
-      if (inB[id] === stamp || (contentOnly && content[id] === 0)) continue;
-      inB[id] = stamp;
-      sizeB++;
-      if (inA[id] === stamp) common++;
-    }
-    const union = sizeA + sizeB - common;
-    return union === 0 ? 1 : common / union;
-  }
-
-  private grow(): void {
-    const size = this.hashes.length * 2;
-    const hashes = new Uint32Array(size), content = new Uint8Array(size), inA = new Int32Array(size), inB = new Int32Array(size);
-    hashes.set(this.hashes); content.set(this.content); inA.set(this.inA); inB.set(this.inB);
-    this.hashes = hashes; this.content = content; this.inA = inA; this.inB = inB;
-  }
-}
-
-/** Word hashes of the unit being given ids (scratch: a unit has at most MAX_UNIT_WORDS words). */
-const wordHashes = new Uint32Array(MAX_UNIT_WORDS);
-
-function pairsOf(u: Unit): Set<number> {
-  return (u.pairs ??= shingles(u.words, 2));
-}
+/** Kind of a word in the detector's WordTable: a content word (long enough, not a function word). */
+const CONTENT = 1;
+const kindOfWord = (w: string): number => (w.length >= 4 && !FUNCTION_WORDS.has(w) ? CONTENT : 0);
 
 /**
  * Word-set similarity of what two units say beyond a shared opening or closing: paragraphs that
  * all open with the same sentence and then say something new are judged on the new part.
  */
-function bagSimilarity(table: WordTable, x: Int32Array, y: Int32Array): number {
+function bagSimilarity(table: WordTable, x: number[], y: number[]): number {
+  // ids are equal exactly when words are
   const limit = Math.min(x.length, y.length);
   let p = 0;
   while (p < limit && x[p] === y[p]) p++;
   let q = 0;
   while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
-  if (p + q < 3) return table.setJaccard(x, 0, x.length, y, 0, y.length, false);
-  return table.setJaccard(x, p, x.length - q, y, p, y.length - q, false);
+  if (p + q < 3) return table.setJaccard(x, 0, x.length, y, 0, y.length);
+  return table.setJaccard(x, p, x.length - q, y, p, y.length - q);
 }
 
 /** The unit's label (read the first time it is asked for). */
@@ -276,15 +201,15 @@ function hasSpaces(text: string, n: number): boolean {
 }
 
 interface Unit {
-  words: string[];
+  /** Word ids in the detector's WordTable (renumbered in place when it restarts). */
+  ids: number[];
   /**
-   * Word ids (in the detector's WordTable) and sorted word 3-gram hashes: computed when a
-   * comparison first reaches the unit, the ids again after the table starts afresh.
+   * Its words, sorted word 3-gram and 2-gram hashes: computed when a comparison first needs
+   * them (most units are told apart from the others by shingles and word sets alone).
    */
-  ids?: Int32Array;
+  words?: string[];
   shingles?: Uint32Array;
-  /** Word 2-grams, computed when a comparison first needs them. */
-  pairs?: Set<number>;
+  pairs?: Uint32Array;
   /** Words of the label the unit opens with (digits as #), null if none; read when a comparison needs it. */
   label?: string[] | null;
   labelText: string;
@@ -318,7 +243,7 @@ class NearDuplicateDetector implements Detector {
   /** Per channel: the last heading seen, and the scope each heading got (bounded: headings of one request). */
   private headings = new Map<string, { last: string; scopes: Map<string, string> }>();
   private strongest = { alike: 0, detail: "" };
-  private words = new WordTable();
+  private table = new WordTable(kindOfWord);
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -331,7 +256,6 @@ class NearDuplicateDetector implements Detector {
 
   onRequestStart(): void {
     this.recent.clear();
-    this.words.clear();
     this.headings.clear();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
@@ -366,7 +290,7 @@ class NearDuplicateDetector implements Detector {
   private readParagraph(p: StreamParagraph, out: Finding[]): void {
     if (p.lines.length < 2 || p.lines.some((l) => l.kind === "list")) return;
     // a paragraph of long lines is judged line by line already; of short lines, as a whole
-    if (p.lines.some((l) => wordCount(l.text, this.minWords) >= this.minWords)) return;
+    if (p.lines.some((l) => wordsOf(l.text, this.minWords).length >= this.minWords)) return;
     this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
   }
 
@@ -377,15 +301,14 @@ class NearDuplicateDetector implements Detector {
     const minWords = section !== "" && scope === "" ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
-    const words = wordsOf(stripped, MAX_UNIT_WORDS);
-    if (words.length < minWords) return;
-    // the label, word ids, shingles and cluster key wait until a comparison reads them: most units
-    // are told apart from the others by their shingles and word sets alone
-    const unit: Unit = { words, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, text, channel, leads: true, novel: true };
+    if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
+    const ids = this.table.idsOf(stripped, MAX_UNIT_WORDS);
+    if (ids.length < minWords) return;
+    // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
+    const unit: Unit = { ids, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, text, channel, leads: true, novel: true };
     const bucket = `${channel}:${unitKind}`;
     let recent = this.recent.get(bucket);
     if (!recent) { recent = []; this.recent.set(bucket, recent); }
-    if (this.words.size > MAX_TABLE_WORDS) this.restartWordTable();
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     const alike: Array<{ unit: Unit; similarity: number }> = [];
     // walking back from the newest: what was said between each earlier unit and this one
@@ -397,25 +320,25 @@ class NearDuplicateDetector implements Detector {
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
       if (u.section !== section && !(u.leads && unit.leads)) continue;
-      const uIds = this.idsOf(u), ids = this.idsOf(unit);
-      const uShingles = u.shingles!, unitShingles = unit.shingles!;
+      const uShingles = (u.shingles ??= this.table.shingles(u.ids, 3)), unitShingles = (unit.shingles ??= this.table.shingles(ids, 3));
       // the shingles in common are at most the smaller set, so Jaccard ≤ min / max (and c / (a + b - c)
       // rises with c, rounding kept): below the threshold, the Jaccard itself is not needed
       const fewer = Math.min(uShingles.length, unitShingles.length), more = Math.max(uShingles.length, unitShingles.length);
       let similarity = more > 0 && fewer / more < this.minSimilarity ? 0 : sortedJaccard(uShingles, unitShingles);
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
-        const bag = bagSimilarity(this.words, uIds, ids);
+        const bag = bagSimilarity(this.table, u.ids, ids);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
-        if (bag < this.minWordSetSimilarity || jaccard(pairsOf(u), pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
+        if (bag < this.minWordSetSimilarity || sortedJaccard(this.pairsOf(u), this.pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
         // and what it is about: one sentence shape filled with other things ("The log shows the
         // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
         // shares its frame, not its content words
-        if (this.words.setJaccard(uIds, 0, uIds.length, ids, 0, ids.length, true) < MIN_CONTENT_SIMILARITY) continue;
+        if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < MIN_CONTENT_SIMILARITY) continue;
         similarity = bag;
       }
-      if (oneSlotApart(u.words, words) || subjectsDiffer(u.words, words)) continue;
+      const uWords = this.wordsOfUnit(u), words = this.wordsOfUnit(unit);
+      if (oneSlotApart(uWords, words) || subjectsDiffer(uWords, words)) continue;
       // the same words again with mostly new things said since: a refrain opening or closing each
       // step (line-repeat's to judge), not a thought restated in other words
       if (similarity >= REFRAIN_SIMILARITY && novelSince > 0) continue;
@@ -455,22 +378,22 @@ class NearDuplicateDetector implements Detector {
 
   /** The key of the unit's drifting thought: its own first 30 words unless it inherited one. */
   private clusterOf(u: Unit): string {
-    return (u.cluster ??= `${this.id}:${u.channel}:${wordsKey(u.words, 30)}`);
+    return (u.cluster ??= `${this.id}:${u.channel}:${wordsKey(this.wordsOfUnit(u), 30)}`);
   }
 
-  /** The unit's word ids (its shingles too, the first time). */
-  private idsOf(u: Unit): Int32Array {
-    if (!u.ids) {
-      u.ids = this.words.idsOf(u.words, wordHashes);
-      u.shingles ??= sortedShingles(wordHashes, u.words.length, 3);
-    }
-    return u.ids;
+  private wordsOfUnit(u: Unit): string[] {
+    return (u.words ??= Array.from(u.ids, (id) => this.table.word(id)));
   }
 
-  /** Between units: a table grown past its bound starts afresh, the units in the window to take new ids when next read. */
+  private pairsOf(u: Unit): Uint32Array {
+    return (u.pairs ??= this.table.shingles(u.ids, 2));
+  }
+
+  /** Between units: a table grown past its bound keeps only the words of the units in the window. */
   private restartWordTable(): void {
-    this.words.clear();
-    for (const units of this.recent.values()) for (const u of units) u.ids = undefined;
+    const live: number[][] = [];
+    for (const units of this.recent.values()) for (const u of units) live.push(u.ids);
+    this.table.restart(live);
   }
 
   /**
@@ -500,7 +423,6 @@ class NearDuplicateDetector implements Detector {
   reset(): void {
     this.headings.clear();
     this.recent.clear();
-    this.words.clear();
     this.counter.reset();
     this.strongest = { alike: 0, detail: "" };
   }
