@@ -155,8 +155,9 @@ export class WordTable {
   /** Open addressing by word hash: an id, or -1. */
   private slots = new Int32Array(512).fill(-1);
   private scratch: number[] = [];
-  /** Hashes of a unit's words in order, for sortedShingles. */
+  /** Hashes of a unit's words in order, and of their n-grams, for shingles(). */
   private hashScratch = new Uint32Array(64);
+  private shingleScratch = new Uint32Array(64);
   private sizeAfterRestart = 0;
 
   /** kindOf sorts words once, when first read (setJaccard can keep to words of a kind). */
@@ -227,7 +228,7 @@ export class WordTable {
     const mask = this.slots.length - 1;
     let slot = hash & mask;
     for (let id = this.slots[slot]; id >= 0; id = this.slots[slot]) {
-      if (this.hashes[id] === hash && (upper ? sameLowered(this.words[id], src, start, length) : this.words[id].length === length && src.startsWith(this.words[id], start))) return id;
+      if (this.hashes[id] === hash && sameLowered(this.words[id], src, start, length)) return id;
       slot = (slot + 1) & mask;
     }
     const word = start === 0 && length === src.length ? src : src.slice(start, start + length);
@@ -246,11 +247,23 @@ export class WordTable {
     return id;
   }
 
-  /** shingles(words, n) of the words with these ids, as sortedShingles gives them. */
-  shingles(ids: readonly number[], n: number): Uint32Array {
+  /**
+   * shingles(words, n) of the words with these ids, sorted, without repeats (for sortedJaccard).
+   * A plain array: a typed one this size would be allocated outside the heap, which costs more.
+   */
+  shingles(ids: readonly number[], n: number): number[] {
+    const take = Math.min(n, ids.length);
+    const count = take === 0 ? 0 : take < n ? 1 : ids.length - take + 1;
     if (this.hashScratch.length < ids.length) this.hashScratch = new Uint32Array(Math.max(ids.length, this.hashScratch.length * 2));
-    for (let k = 0; k < ids.length; k++) this.hashScratch[k] = this.hashes[ids[k]];
-    return sortedShingles(this.hashScratch, ids.length, n);
+    if (this.shingleScratch.length < count) this.shingleScratch = new Uint32Array(Math.max(count, this.shingleScratch.length * 2));
+    const hashes = this.hashScratch;
+    for (let k = 0; k < ids.length; k++) hashes[k] = this.hashes[ids[k]];
+    const sorted = this.shingleScratch.subarray(0, count);
+    for (let i = 0; i < count; i++) sorted[i] = ngramHash(hashes, i, take);
+    sorted.sort();
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) out.push(sorted[i]);
+    return out;
   }
 
   /**
@@ -258,8 +271,7 @@ export class WordTable {
    * given): the value of a Set of each side's words (union 0 is 1).
    */
   setJaccard(a: readonly number[], aFrom: number, aTo: number, b: readonly number[], bFrom: number, bTo: number, kind?: number): number {
-    if (this.stamp >= 0x7fffffff) { this.inA.fill(0); this.inB.fill(0); this.stamp = 0; }
-    const stamp = ++this.stamp;
+    const stamp = this.nextStamp();
     const inA = this.inA, inB = this.inB, kinds = this.kinds;
     let sizeA = 0;
     for (let k = aFrom; k < aTo; k++) {
@@ -292,6 +304,12 @@ export class WordTable {
     this.slots = new Int32Array(512).fill(-1);
     for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOf(words[ids[k]], 0, words[ids[k]].length, hashes[ids[k]], false);
     this.sizeAfterRestart = this.words.length;
+  }
+
+  /** A mark no id carries yet. */
+  private nextStamp(): number {
+    if (this.stamp >= 0x7fffffff) { this.inA.fill(0); this.inB.fill(0); this.stamp = 0; }
+    return ++this.stamp;
   }
 
   private growIds(): void {
@@ -343,18 +361,6 @@ export function shingles(words: readonly string[], n = 3): Set<number> {
   return out;
 }
 
-/** shingles of the words whose wordHash values are hashes[0..length), as a sorted array without repeats (for sortedJaccard). */
-export function sortedShingles(hashes: ArrayLike<number>, length: number, n = 3): Uint32Array {
-  const take = Math.min(n, length);
-  const count = take === 0 ? 0 : take < n ? 1 : length - take + 1;
-  const all = new Uint32Array(count);
-  for (let i = 0; i < count; i++) all[i] = ngramHash(hashes, i, take);
-  all.sort();
-  let unique = 0;
-  for (let i = 0; i < count; i++) if (i === 0 || all[i] !== all[i - 1]) all[unique++] = all[i];
-  return unique === count ? all : all.slice(0, unique);
-}
-
 export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number {
   if (a.size === 0 && b.size === 0) return 1;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
@@ -364,7 +370,7 @@ export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number 
 }
 
 /** jaccard of two sets given as sorted arrays without repeats (the same value for the same sets). */
-export function sortedJaccard(a: Uint32Array, b: Uint32Array): number {
+export function sortedJaccard(a: readonly number[], b: readonly number[]): number {
   if (a.length === 0 && b.length === 0) return 1;
   let i = 0, j = 0, common = 0;
   while (i < a.length && j < b.length) {

@@ -162,7 +162,7 @@ const MIN_CONTENT_SIMILARITY = 0.3;
 const FUNCTION_WORDS = new Set("that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each".split(" "));
 
 /** Distinct words the detector's word ids are kept for; past that the table keeps only those of the units in the window. */
-const MAX_TABLE_WORDS = 1 << 16;
+const MAX_TABLE_WORDS = 1 << 12;
 
 /** Kind of a word in the detector's WordTable: a content word (long enough, not a function word). */
 const CONTENT = 1;
@@ -172,8 +172,9 @@ const kindOfWord = (w: string): number => (w.length >= 4 && !FUNCTION_WORDS.has(
  * Word-set similarity of what two units say beyond a shared opening or closing: paragraphs that
  * all open with the same sentence and then say something new are judged on the new part.
  */
-function bagSimilarity(table: WordTable, x: number[], y: number[]): number {
+function bagSimilarity(table: WordTable, a: Unit, b: Unit): number {
   // ids are equal exactly when words are
+  const x = a.ids, y = b.ids;
   const limit = Math.min(x.length, y.length);
   let p = 0;
   while (p < limit && x[p] === y[p]) p++;
@@ -208,8 +209,8 @@ interface Unit {
    * them (most units are told apart from the others by shingles and word sets alone).
    */
   words?: string[];
-  shingles?: Uint32Array;
-  pairs?: Uint32Array;
+  shingles?: number[];
+  pairs?: number[];
   /** Words of the label the unit opens with (digits as #), null if none; read when a comparison needs it. */
   label?: string[] | null;
   labelText: string;
@@ -327,7 +328,7 @@ class NearDuplicateDetector implements Detector {
       let similarity = more > 0 && fewer / more < this.minSimilarity ? 0 : sortedJaccard(uShingles, unitShingles);
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
-        const bag = bagSimilarity(this.table, u.ids, ids);
+        const bag = bagSimilarity(this.table, u, unit);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
         if (bag < this.minWordSetSimilarity || sortedJaccard(this.pairsOf(u), this.pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
@@ -385,7 +386,7 @@ class NearDuplicateDetector implements Detector {
     return (u.words ??= Array.from(u.ids, (id) => this.table.word(id)));
   }
 
-  private pairsOf(u: Unit): Uint32Array {
+  private pairsOf(u: Unit): number[] {
     return (u.pairs ??= this.table.shingles(u.ids, 2));
   }
 
