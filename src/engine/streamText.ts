@@ -232,7 +232,8 @@ export class WordTable {
       slot = (slot + 1) & mask;
     }
     const word = start === 0 && length === src.length ? src : src.slice(start, start + length);
-    return this.add(upper ? word.toLowerCase() : word, hash, slot);
+    // a longer slice would keep the whole text it was cut from alive as long as the table holds it
+    return this.add(upper ? word.toLowerCase() : word.length >= 13 ? (" " + word).slice(1) : word, hash, slot);
   }
 
   private add(word: string, hash: number, slot: number): number {
