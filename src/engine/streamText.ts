@@ -127,7 +127,7 @@ export function wordsOf(text: string, max = 600): string[] {
 const OTHER_CHAR = 0, JOINER = 1, WORD_CHAR = 2, UPPER_CHAR = 3;
 const ASCII_CLASS = new Uint8Array(128).map((_, c) => (c >= 65 && c <= 90 ? UPPER_CHAR : (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 ? WORD_CHAR : c === 39 || c === 46 || c === 45 ? JOINER : OTHER_CHAR));
 
-/** Whether the first length characters of word equal src[start, start + length) lowercased (ASCII case only: word came from the same lowercasing). */
+/** Whether word is src[start, start + length) with A-Z lowercased (enough: only ASCII text is read this way, other text goes through wordsOf first). */
 function sameLowered(word: string, src: string, start: number, length: number): boolean {
   if (word.length !== length) return false;
   for (let k = 0; k < length; k++) {
@@ -339,9 +339,6 @@ function hash32(s: string): number {
   }
   return h >>> 0;
 }
-
-/** The hash a word takes in shingles. */
-export const wordHash = hash32;
 
 /** The hash of the n-gram of words from..from+take, from its words' hashes. */
 function ngramHash(hashes: ArrayLike<number>, from: number, take: number): number {
