@@ -149,6 +149,214 @@ export function wordsOf(text: string, max = 600): string[] {
   return words.length > max ? words.slice(0, max) : words;
 }
 
+/** What each ASCII character is to ASCII_WORD: nothing, a joiner of word characters ('.-), a word character, an uppercase one. */
+const OTHER_CHAR = 0, JOINER = 1, WORD_CHAR = 2, UPPER_CHAR = 3;
+const ASCII_CLASS = new Uint8Array(128).map((_, c) => (c >= 65 && c <= 90 ? UPPER_CHAR : (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 ? WORD_CHAR : c === 39 || c === 46 || c === 45 ? JOINER : OTHER_CHAR));
+
+/** Whether word is src[start, start + length) with A-Z lowercased (enough: only ASCII text is read this way, other text goes through wordsOf first). */
+function sameLowered(word: string, src: string, start: number, length: number): boolean {
+  if (word.length !== length) return false;
+  for (let k = 0; k < length; k++) {
+    let c = src.charCodeAt(start + k);
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== word.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/**
+ * Distinct words as integer ids, read straight from the text: the ids of what wordsOf gives, with
+ * no string per word (only a word not seen before is cut out). Word sets become marks in arrays
+ * instead of Sets of strings. Exact: one id per distinct word for as long as the ids are used.
+ * Memory grows with the distinct words read; restart() keeps only those still in use.
+ */
+export class WordTable {
+  private words: string[] = [];
+  /** Per id: the word's wordHash, its kind (kindOf), and marks of the sets being compared. */
+  private hashes = new Uint32Array(256);
+  private kinds = new Uint8Array(256);
+  private inA = new Int32Array(256);
+  private inB = new Int32Array(256);
+  private stamp = 0;
+  /** Open addressing by word hash: an id, or -1. */
+  private slots = new Int32Array(512).fill(-1);
+  private scratch: number[] = [];
+  /** Hashes of a unit's words in order, and of their n-grams, for shingles(). */
+  private hashScratch = new Uint32Array(64);
+  private shingleScratch = new Uint32Array(64);
+  private sizeAfterRestart = 0;
+
+  /** kindOf sorts words once, when first read (setJaccard can keep to words of a kind). */
+  constructor(private readonly kindOf: (word: string) => number = () => 0) {}
+
+  get size(): number { return this.words.length; }
+
+  word(id: number): string { return this.words[id]; }
+
+  /** Whether the table holds more than limit words, and over twice what it kept at its last restart (else a restart would not free much). */
+  crowded(limit: number): boolean {
+    return this.words.length > limit && this.words.length > 2 * this.sizeAfterRestart;
+  }
+
+  /** The ids of wordsOf(text, max). */
+  idsOf(text: string, max: number): number[] {
+    if (max === Infinity || (Number.isInteger(max) && max >= 0)) {
+      const n = this.scanAscii(text, Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length, max);
+      if (n >= 0) return this.scratch.slice(0, n);
+    }
+    // text that is not all ASCII (and odd caps) take wordsOf itself
+    const words = wordsOf(text, max);
+    const ids: number[] = new Array<number>(words.length);
+    for (let k = 0; k < words.length; k++) ids[k] = this.idOf(words[k], 0, words[k].length, hash32(words[k]), false);
+    return ids;
+  }
+
+  /**
+   * ASCII_WORD's matches in text[0, end) lowercased, by hand, as ids into scratch: how many (at
+   * most max), or -1 once a non-ASCII character is read (then the regex decides). Stopping at max
+   * is exact even if non-ASCII text follows: all that was read is ASCII, where WORD and ASCII_WORD
+   * match alike.
+   */
+  private scanAscii(text: string, end: number, max: number): number {
+    let n = 0;
+    let i = 0;
+    while (i < end && n < max) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) return -1;
+      if (ASCII_CLASS[c] < WORD_CHAR) { i++; continue; }
+      const start = i;
+      let h = 0x811c9dc5, upper = false;
+      for (;;) {
+        let k = 0;
+        while (i < end) {
+          const d = text.charCodeAt(i);
+          if (d >= 0x80) return -1;
+          k = ASCII_CLASS[d];
+          if (k < WORD_CHAR) break;
+          if (k === UPPER_CHAR) { upper = true; h = Math.imul(h ^ (d + 32), 0x01000193); } else h = Math.imul(h ^ d, 0x01000193);
+          i++;
+        }
+        // ' . - join two runs of word characters into one word
+        if (k !== JOINER || i + 1 >= end) break;
+        const next = text.charCodeAt(i + 1);
+        if (next >= 0x80) return -1;
+        if (ASCII_CLASS[next] < WORD_CHAR) break;
+        h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+        i++;
+      }
+      this.scratch[n++] = this.idOf(text, start, i - start, h >>> 0, upper);
+    }
+    return n;
+  }
+
+  /** The id of src[start, start + length) lowercased, whose wordHash is hash; a new id if it is new. */
+  private idOf(src: string, start: number, length: number, hash: number, upper: boolean): number {
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    for (let id = this.slots[slot]; id >= 0; id = this.slots[slot]) {
+      if (this.hashes[id] === hash && sameLowered(this.words[id], src, start, length)) return id;
+      slot = (slot + 1) & mask;
+    }
+    const word = start === 0 && length === src.length ? src : src.slice(start, start + length);
+    // a longer slice would keep the whole text it was cut from alive as long as the table holds it
+    return this.add(upper ? word.toLowerCase() : word.length >= 13 ? (" " + word).slice(1) : word, hash, slot);
+  }
+
+  private add(word: string, hash: number, slot: number): number {
+    const id = this.words.length;
+    if (id >= this.hashes.length) this.growIds();
+    this.words.push(word);
+    this.hashes[id] = hash;
+    this.kinds[id] = this.kindOf(word);
+    this.slots[slot] = id;
+    // at most half full, so probes stay short
+    if (this.words.length * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    return id;
+  }
+
+  /**
+   * shingles(words, n) of the words with these ids, sorted, without repeats (for sortedJaccard).
+   * A plain array: a typed one this size would be allocated outside the heap, which costs more.
+   */
+  shingles(ids: readonly number[], n: number): number[] {
+    const take = Math.min(n, ids.length);
+    const count = take === 0 ? 0 : take < n ? 1 : ids.length - take + 1;
+    if (this.hashScratch.length < ids.length) this.hashScratch = new Uint32Array(Math.max(ids.length, this.hashScratch.length * 2));
+    if (this.shingleScratch.length < count) this.shingleScratch = new Uint32Array(Math.max(count, this.shingleScratch.length * 2));
+    const hashes = this.hashScratch;
+    for (let k = 0; k < ids.length; k++) hashes[k] = this.hashes[ids[k]];
+    const sorted = this.shingleScratch.subarray(0, count);
+    for (let i = 0; i < count; i++) sorted[i] = ngramHash(hashes, i, take);
+    sorted.sort();
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) out.push(sorted[i]);
+    return out;
+  }
+
+  /**
+   * Jaccard of the word sets of a[aFrom, aTo) and b[bFrom, bTo) (of the words of kind only, if
+   * given): the value of a Set of each side's words (union 0 is 1).
+   */
+  setJaccard(a: readonly number[], aFrom: number, aTo: number, b: readonly number[], bFrom: number, bTo: number, kind?: number): number {
+    const stamp = this.nextStamp();
+    const inA = this.inA, inB = this.inB, kinds = this.kinds;
+    let sizeA = 0;
+    for (let k = aFrom; k < aTo; k++) {
+      const id = a[k];
+      if (inA[id] === stamp || (kind !== undefined && kinds[id] !== kind)) continue;
+      inA[id] = stamp;
+      sizeA++;
+    }
+    let sizeB = 0, common = 0;
+    for (let k = bFrom; k < bTo; k++) {
+      const id = b[k];
+      if (inB[id] === stamp || (kind !== undefined && kinds[id] !== kind)) continue;
+      inB[id] = stamp;
+      sizeB++;
+      if (inA[id] === stamp) common++;
+    }
+    const union = sizeA + sizeB - common;
+    return union === 0 ? 1 : common / union;
+  }
+
+  /** Starts afresh with only the words of these id arrays, which are given their new ids in place. */
+  restart(live: Iterable<number[]>): void {
+    const words = this.words, hashes = this.hashes;
+    this.words = [];
+    this.hashes = new Uint32Array(256);
+    this.kinds = new Uint8Array(256);
+    this.inA = new Int32Array(256);
+    this.inB = new Int32Array(256);
+    this.stamp = 0;
+    this.slots = new Int32Array(512).fill(-1);
+    for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOf(words[ids[k]], 0, words[ids[k]].length, hashes[ids[k]], false);
+    this.sizeAfterRestart = this.words.length;
+  }
+
+  /** A mark no id carries yet. */
+  private nextStamp(): number {
+    if (this.stamp >= 0x7fffffff) { this.inA.fill(0); this.inB.fill(0); this.stamp = 0; }
+    return ++this.stamp;
+  }
+
+  private growIds(): void {
+    const size = this.hashes.length * 2;
+    const hashes = new Uint32Array(size), kinds = new Uint8Array(size), inA = new Int32Array(size), inB = new Int32Array(size);
+    hashes.set(this.hashes); kinds.set(this.kinds); inA.set(this.inA); inB.set(this.inB);
+    this.hashes = hashes; this.kinds = kinds; this.inA = inA; this.inB = inB;
+  }
+
+  private rehash(size: number): void {
+    this.slots = new Int32Array(size).fill(-1);
+    const mask = size - 1;
+    for (let id = 0; id < this.words.length; id++) {
+      let slot = this.hashes[id] & mask;
+      while (this.slots[slot] >= 0) slot = (slot + 1) & mask;
+      this.slots[slot] = id;
+    }
+  }
+}
+
 function hash32(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
@@ -158,15 +366,20 @@ function hash32(s: string): number {
   return h >>> 0;
 }
 
+/** The hash of the n-gram of words from..from+take, from its words' hashes. */
+function ngramHash(hashes: ArrayLike<number>, from: number, take: number): number {
+  let h = 0x9e3779b9;
+  for (let k = 0; k < take; k++) h = Math.imul(h ^ hashes[from + k], 0x85ebca6b) ^ (h >>> 13);
+  return h >>> 0;
+}
+
 /** Hashed word n-grams (all words when fewer than n), combined from per-word hashes: no string building. */
 export function shingles(words: readonly string[], n = 3): Set<number> {
   const out = new Set<number>();
   const hashes = words.map(hash32);
   const take = Math.min(n, hashes.length);
   for (let i = 0; i + take <= hashes.length && take > 0; i++) {
-    let h = 0x9e3779b9;
-    for (let k = 0; k < take; k++) h = Math.imul(h ^ hashes[i + k], 0x85ebca6b) ^ (h >>> 13);
-    out.add(h >>> 0);
+    out.add(ngramHash(hashes, i, take));
     if (take < n) break;
   }
   return out;
@@ -180,8 +393,35 @@ export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number 
   return common / (a.size + b.size - common);
 }
 
+/** jaccard of two sets given as sorted arrays without repeats (the same value for the same sets). */
+export function sortedJaccard(a: readonly number[], b: readonly number[]): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  let i = 0, j = 0, common = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i], y = b[j];
+    if (x === y) { common++; i++; j++; } else if (x < y) i++; else j++;
+  }
+  return common / (a.length + b.length - common);
+}
+
 /** Stable short id of a text, for finding keys. */
 export function textKey(s: string): string { return hash32(s).toString(36) + s.length.toString(36); }
+
+/** textKey(words.slice(0, n).join(" ")), without building the string. */
+export function wordsKey(words: readonly string[], n: number): string {
+  let h = 0x811c9dc5, length = 0;
+  const count = Math.min(n, words.length);
+  for (let k = 0; k < count; k++) {
+    if (k > 0) { h ^= 32; h = Math.imul(h, 0x01000193); length++; }
+    const w = words[k];
+    for (let i = 0; i < w.length; i++) {
+      h ^= w.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    length += w.length;
+  }
+  return (h >>> 0).toString(36) + length.toString(36);
+}
 
 /**
  * Turns the chunks of one request into lines and paragraphs, per channel. Call push for every

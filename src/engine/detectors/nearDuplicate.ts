@@ -21,7 +21,7 @@
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, jaccard, numberSetting, shingles, stripOpeners, textKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { CatchCounter, WordTable, numberSetting, sortedJaccard, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -147,15 +147,6 @@ function subjectsDiffer(a: readonly string[], b: readonly string[]): boolean {
   return false;
 }
 
-/** Word-set Jaccard of two units. */
-function setJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  let common = 0;
-  for (const w of small) if (large.has(w)) common++;
-  const union = a.size + b.size - common;
-  return union === 0 ? 1 : common / union;
-}
-
 /** A unit this alike to a member of a drifting thought's cluster joins the whole cluster. */
 const CHAIN_SIMILARITY = 0.55;
 
@@ -170,31 +161,37 @@ const MIN_CONTENT_SIMILARITY = 0.3;
 /** Words that carry no content however long they are (shorter words are never content words). */
 const FUNCTION_WORDS = new Set("that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each".split(" "));
 
-function contentOf(u: Unit): Set<string> {
-  if (!u.content) {
-    u.content = new Set();
-    for (const w of u.words) if (w.length >= 4 && !FUNCTION_WORDS.has(w)) u.content.add(w);
-  }
-  return u.content;
-}
+/** Distinct words the detector's word ids are kept for; past that the table keeps only those of the units in the window. */
+const MAX_TABLE_WORDS = 1 << 12;
 
-function pairsOf(u: Unit): Set<number> {
-  return (u.pairs ??= shingles(u.words, 2));
-}
+/** Kind of a word in the detector's WordTable: a content word (long enough, not a function word). */
+const CONTENT = 1;
+const kindOfWord = (w: string): number => (w.length >= 4 && !FUNCTION_WORDS.has(w) ? CONTENT : 0);
 
 /**
  * Word-set similarity of what two units say beyond a shared opening or closing: paragraphs that
  * all open with the same sentence and then say something new are judged on the new part.
  */
-function bagSimilarity(a: Unit, b: Unit): number {
-  const x = a.words, y = b.words;
+function bagSimilarity(table: WordTable, a: Unit, b: Unit): number {
+  // ids are equal exactly when words are
+  const x = a.ids, y = b.ids;
   const limit = Math.min(x.length, y.length);
   let p = 0;
   while (p < limit && x[p] === y[p]) p++;
   let q = 0;
   while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
-  if (p + q < 3) return setJaccard(a.wordSet, b.wordSet);
-  return setJaccard(new Set(x.slice(p, x.length - q)), new Set(y.slice(p, y.length - q)));
+  if (p + q < 3) return table.setJaccard(x, 0, x.length, y, 0, y.length);
+  return table.setJaccard(x, p, x.length - q, y, p, y.length - q);
+}
+
+/** The unit's label (read the first time it is asked for). */
+function labelOfUnit(u: Unit): string[] | null {
+  if (u.label === undefined) {
+    const label = labelOf(u.labelStrip ? stripOpeners(u.labelSource) : u.labelSource);
+    u.label = label?.words ?? null;
+    u.labelText = label?.raw ?? "";
+  }
+  return u.label;
 }
 
 /** Whether the text has at least n spaces (a cheap lower bound on its word count). */
@@ -205,23 +202,29 @@ function hasSpaces(text: string, n: number): boolean {
 }
 
 interface Unit {
-  words: string[];
-  shingles: Set<number>;
-  wordSet: Set<string>;
-  /** Word 2-grams, computed when a comparison first needs them. */
-  pairs?: Set<number>;
-  /** Content words (not short, not function words), likewise. */
-  content?: Set<string>;
-  /** Words of the label the unit opens with, if any (digits as #). */
-  label: string[] | undefined;
+  /** Word ids in the detector's WordTable (renumbered in place when it restarts). */
+  ids: number[];
+  /**
+   * Its words, sorted word 3-gram and 2-gram hashes: computed when a comparison first needs
+   * them (most units are told apart from the others by shingles and word sets alone).
+   */
+  words?: string[];
+  shingles?: number[];
+  pairs?: number[];
+  /** Words of the label the unit opens with (digits as #), null if none; read when a comparison needs it. */
+  label?: string[] | null;
   labelText: string;
+  /** What the label is read from, and whether its openers are still to strip. */
+  labelSource: string;
+  labelStrip: boolean;
   /** The heading the unit is compared under: its own for item headings, "" under titles that restate. */
   scope: string;
   section: string;
   event: number;
   text: string;
-  /** Key of the drifting thought this unit belongs to, inherited from the earliest alike unit. */
-  cluster: string;
+  channel: StreamChannel;
+  /** Key of the drifting thought this unit belongs to, inherited from the earliest alike unit (its own made when first read). */
+  cluster?: string;
   /** The first unit of its kind under its heading: what the section says. */
   leads: boolean;
   /** Alike to no earlier unit: something new was said. */
@@ -241,6 +244,7 @@ class NearDuplicateDetector implements Detector {
   /** Per channel: the last heading seen, and the scope each heading got (bounded: headings of one request). */
   private headings = new Map<string, { last: string; scopes: Map<string, string> }>();
   private strongest = { alike: 0, detail: "" };
+  private table = new WordTable(kindOfWord);
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -298,11 +302,11 @@ class NearDuplicateDetector implements Detector {
     const minWords = section !== "" && scope === "" ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
-    const words = wordsOf(stripped, MAX_UNIT_WORDS);
-    if (words.length < minWords) return;
-    const labelFrom = labelSource === text ? stripped : stripOpeners(labelSource);
-    const label = labelOf(labelFrom);
-    const unit: Unit = { words, shingles: shingles(words, 3), wordSet: new Set(words), label: label?.words, labelText: label?.raw ?? "", scope, section, event, text, cluster: `${this.id}:${channel}:${textKey(words.slice(0, 30).join(" "))}`, leads: true, novel: true };
+    if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
+    const ids = this.table.idsOf(stripped, MAX_UNIT_WORDS);
+    if (ids.length < minWords) return;
+    // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
+    const unit: Unit = { ids, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, text, channel, leads: true, novel: true };
     const bucket = `${channel}:${unitKind}`;
     let recent = this.recent.get(bucket);
     if (!recent) { recent = []; this.recent.set(bucket, recent); }
@@ -317,30 +321,36 @@ class NearDuplicateDetector implements Detector {
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
       if (u.section !== section && !(u.leads && unit.leads)) continue;
-      let similarity = jaccard(u.shingles, unit.shingles);
+      const uShingles = (u.shingles ??= this.table.shingles(u.ids, 3)), unitShingles = (unit.shingles ??= this.table.shingles(ids, 3));
+      // the shingles in common are at most the smaller set, so Jaccard ≤ min / max (and c / (a + b - c)
+      // rises with c, rounding kept): below the threshold, the Jaccard itself is not needed
+      const fewer = Math.min(uShingles.length, unitShingles.length), more = Math.max(uShingles.length, unitShingles.length);
+      let similarity = more > 0 && fewer / more < this.minSimilarity ? 0 : sortedJaccard(uShingles, unitShingles);
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
-        const bag = bagSimilarity(u, unit);
+        const bag = bagSimilarity(this.table, u, unit);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
-        if (bag < this.minWordSetSimilarity || jaccard(pairsOf(u), pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
+        if (bag < this.minWordSetSimilarity || sortedJaccard(this.pairsOf(u), this.pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
         // and what it is about: one sentence shape filled with other things ("The log shows the
         // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
         // shares its frame, not its content words
-        if (setJaccard(contentOf(u), contentOf(unit)) < MIN_CONTENT_SIMILARITY) continue;
+        if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < MIN_CONTENT_SIMILARITY) continue;
         similarity = bag;
       }
-      if (oneSlotApart(u.words, words) || subjectsDiffer(u.words, words)) continue;
+      const uWords = this.wordsOfUnit(u), words = this.wordsOfUnit(unit);
+      if (oneSlotApart(uWords, words) || subjectsDiffer(uWords, words)) continue;
       // the same words again with mostly new things said since: a refrain opening or closing each
       // step (line-repeat's to judge), not a thought restated in other words
       if (similarity >= REFRAIN_SIMILARITY && novelSince > 0) continue;
       // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
-      if (u.label && unit.label && u.label.join(" ") !== unit.label.join(" ") && namesItems(u.label, unit.label, u.labelText, unit.labelText)) continue;
+      const uLabel = labelOfUnit(u), unitLabel = labelOfUnit(unit);
+      if (uLabel && unitLabel && uLabel.join(" ") !== unitLabel.join(" ") && namesItems(uLabel, unitLabel, u.labelText, unit.labelText)) continue;
       alike.push({ unit: u, similarity });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit (found last,
     // walking back) names it
-    if (alike.length) { unit.cluster = alike[alike.length - 1].unit.cluster; unit.novel = false; }
+    if (alike.length) { unit.cluster = this.clusterOf(alike[alike.length - 1].unit); unit.novel = false; }
     recent.push(unit);
     if (recent.length > this.window) recent.shift();
     // a thought drifting further each time is alike to its last wording, not always to its first:
@@ -348,11 +358,11 @@ class NearDuplicateDetector implements Detector {
     // with other content is alike, but loosely); under titles that only restate, any likeness
     let members = 0;
     const chainAt = unit.leads && section !== "" && scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
-    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.cluster === unit.cluster && u.scope === scope) members++;
+    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
     const copies = Math.max(alike.length, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
     if (copies < this.minCopies) return;
-    const key = unit.cluster;
+    const key = this.clusterOf(unit);
     const count = this.counter.catch(key, channel);
     if (count === undefined) return;
     const similarity = Math.min(...alike.map((a) => a.similarity));
@@ -365,6 +375,26 @@ class NearDuplicateDetector implements Detector {
       suggestion: "Rewording it does not move the task: settle on one conclusion and act on it, or try a genuinely different approach.",
       evidence: { events: [...alike.map((a) => a.unit.event).reverse(), event], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
     });
+  }
+
+  /** The key of the unit's drifting thought: its own first 30 words unless it inherited one. */
+  private clusterOf(u: Unit): string {
+    return (u.cluster ??= `${this.id}:${u.channel}:${wordsKey(this.wordsOfUnit(u), 30)}`);
+  }
+
+  private wordsOfUnit(u: Unit): string[] {
+    return (u.words ??= Array.from(u.ids, (id) => this.table.word(id)));
+  }
+
+  private pairsOf(u: Unit): number[] {
+    return (u.pairs ??= this.table.shingles(u.ids, 2));
+  }
+
+  /** Between units: a table grown past its bound keeps only the words of the units in the window. */
+  private restartWordTable(): void {
+    const live: number[][] = [];
+    for (const units of this.recent.values()) for (const u of units) live.push(u.ids);
+    this.table.restart(live);
   }
 
   /**

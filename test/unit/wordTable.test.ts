@@ -1,0 +1,92 @@
+import * as assert from "node:assert/strict";
+import { WordTable, jaccard, shingles, sortedJaccard, textKey, wordsKey, wordsOf } from "../../src/engine/streamText";
+
+/** Texts built from pieces that sit on the edges of a word: case, joiners, digits, non-ASCII letters and apostrophes. */
+function texts(count: number): string[] {
+  const pieces = ["a", "B", "z", "Q", "0", "9", "_", "'", ".", "-", " ", " ", "\n", ",", ":", "é", "’", "K", "İ", "ß", "x", "`", "*", "—", "Config", "v1.2", "it's", "re-run", "src/a.ts"];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const out: string[] = [];
+  for (let t = 0; t < count; t++) {
+    // most text is plain ASCII: three texts in five keep to the first pieces
+    const from = next() < 0.6 ? 14 : pieces.length;
+    let s = "";
+    const n = Math.floor(next() * 50);
+    for (let i = 0; i < n; i++) s += pieces[Math.floor(next() * from)];
+    out.push(s);
+  }
+  return out;
+}
+
+const wordsFrom = (table: WordTable, ids: readonly number[]) => ids.map((id) => table.word(id));
+
+describe("WordTable (near-duplicate's word ids)", () => {
+  it("reads the words wordsOf reads, for any cap, ASCII or not", () => {
+    const table = new WordTable();
+    for (const text of texts(4000)) {
+      for (const max of [600, Infinity, 0, 1, 3, 12, 2.5]) assert.deepEqual(wordsFrom(table, table.idsOf(text, max)), wordsOf(text, max), JSON.stringify({ text, max }));
+    }
+    const long = "Alpha beta-gamma it's x.y ".repeat(400) + "é";
+    for (const max of [1, 7, 300]) assert.deepEqual(wordsFrom(table, table.idsOf(long, max)), wordsOf(long, max));
+  });
+
+  it("gives one id per distinct word, whatever its case", () => {
+    const table = new WordTable();
+    const [a, b] = [table.idsOf("The config Loader", 10), table.idsOf("the CONFIG loader config", 10)];
+    assert.deepEqual(b.slice(0, 3), a);
+    assert.equal(b[3], a[1]);
+    assert.notEqual(a[0], a[1]);
+  });
+
+  it("makes the shingles shingles() makes, and their Jaccard", () => {
+    const table = new WordTable();
+    const all = texts(600);
+    for (let i = 1; i < all.length; i++) {
+      const [x, y] = [wordsOf(all[i - 1]), wordsOf(all[i] + " " + all[i - 1].slice(5))];
+      for (const n of [2, 3]) {
+        const [a, b] = [table.shingles(table.idsOf(x.join(" "), Infinity), n), table.shingles(table.idsOf(y.join(" "), Infinity), n)];
+        assert.deepEqual(a, [...shingles(x, n)].sort((p, q) => p - q));
+        assert.equal(sortedJaccard(a, b), jaccard(shingles(x, n), shingles(y, n)));
+      }
+    }
+  });
+
+  it("measures word-set Jaccard as Sets of the words do, over a range and over words of one kind", () => {
+    const long = (w: string) => (w.length >= 4 ? 1 : 0);
+    const table = new WordTable(long);
+    const setJaccard = (a: Set<string>, b: Set<string>) => {
+      let common = 0;
+      for (const w of a) if (b.has(w)) common++;
+      const union = a.size + b.size - common;
+      return union === 0 ? 1 : common / union;
+    };
+    const all = texts(600).map((t) => `${t} the loader config the`);
+    for (let i = 1; i < all.length; i++) {
+      const [a, b] = [table.idsOf(all[i - 1], 600), table.idsOf(all[i], 600)];
+      const [x, y] = [wordsFrom(table, a), wordsFrom(table, b)];
+      assert.equal(table.setJaccard(a, 0, a.length, b, 0, b.length), setJaccard(new Set(x), new Set(y)));
+      assert.equal(table.setJaccard(a, 1, a.length - 1, b, 1, b.length - 1), setJaccard(new Set(x.slice(1, -1)), new Set(y.slice(1, -1))));
+      assert.equal(table.setJaccard(a, 0, a.length, b, 0, b.length, 1), setJaccard(new Set(x.filter((w) => long(w))), new Set(y.filter((w) => long(w)))));
+    }
+  });
+
+  it("keeps the words still in use across a restart, renumbered, and forgets the rest", () => {
+    const table = new WordTable();
+    const kept = table.idsOf("Parser tokens stream: the parser reads tokens", 50);
+    for (let i = 0; i < 5000; i++) table.idsOf(`word${i} other${i}`, 50);
+    assert.equal(table.crowded(4096), true);
+    const before = wordsFrom(table, kept);
+    table.restart([kept]);
+    assert.deepEqual(wordsFrom(table, kept), before);
+    assert.equal(table.size, new Set(before).size);
+    assert.equal(table.crowded(4096), false);
+    assert.deepEqual(wordsFrom(table, table.idsOf("the parser word7", 50)), ["the", "parser", "word7"]);
+  });
+
+  it("keys the first words as textKey keys their joined text", () => {
+    for (const text of texts(500)) {
+      const words = wordsOf(text);
+      for (const n of [0, 1, 5, 30]) assert.equal(wordsKey(words, n), textKey(words.slice(0, n).join(" ")));
+    }
+  });
+});
