@@ -37,8 +37,8 @@ interface Streak {
   polls: number;
   /** The output changed between identical calls this epoch: the target changes on its own. */
   live: boolean;
-  /** The head of the latest answer, asked whether the polled job or process has finished only when a wait makes the next call a poll. */
-  lastAnswer: string;
+  /** The latest answer says the polled job or process has finished. */
+  finished: boolean;
   /** Calls made but not yet answered (a parallel batch, or a host that reports no results), by id: whether each is a poll. */
   pending: Map<string, boolean>;
   events: number[];
@@ -109,7 +109,7 @@ class ToolRepeatDetector implements Detector {
     if (!noOp) this.realCalls++;
     let s = this.streaks.get(call.repeatKey);
     if (!s || s.epoch !== call.epoch || (noOp && s.realCalls !== this.realCalls)) {
-      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, lastAnswer: "", pending: new Map(), events: [], spellings: new Set(), realCalls: this.realCalls };
+      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, finished: false, pending: new Map(), events: [], spellings: new Set(), realCalls: this.realCalls };
       this.streaks.set(call.repeatKey, s);
     }
     if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature);
@@ -118,7 +118,7 @@ class ToolRepeatDetector implements Detector {
     const waited = call.waitCount !== s.waitCount || call.waits;
     const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : call.waitedSeconds - s.waitedSeconds;
     const longEnough = interval >= Number(this.settings.pollMinIntervalSeconds ?? 0);
-    const isPoll = s.events.length > 0 && waited && longEnough && !FINISHED.test(s.lastAnswer);
+    const isPoll = s.events.length > 0 && waited && longEnough && !s.finished;
     s.waitCount = call.waitCount;
     s.waitedSeconds = call.waitedSeconds;
     s.lastTs = call.ts;
@@ -170,7 +170,7 @@ class ToolRepeatDetector implements Detector {
       s.events = [call.eventIndex];
     }
     s.lastHash = call.result.outputHash;
-    s.lastAnswer = call.result.text.slice(0, FINISHED_CHARS);
+    s.finished = FINISHED.test(call.result.text.slice(0, FINISHED_CHARS));
     // A live target is judged by its answers: the one that makes the count is reported here.
     if (s.live && repeated) return this.finding(call, s, false);
   }
