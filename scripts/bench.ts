@@ -14,6 +14,8 @@
  * With --generate it runs the loop generator instead (scripts/generator/generate.ts): how soon each
  * class of loop is caught, how often its look-alikes are interrupted. [--seed N] [--cases N]
  * [--family NAME] [--dump DIR] [--json].
+ * With --fingerprint [PATH...] it prints digests of every intervention over the fixture sets, the
+ * paths given and generated cases (scripts/fingerprint.ts): a speed change must leave them as they were.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -23,6 +25,7 @@ import { LoopSession } from "../src/engine/session";
 import { benchClineAppend, benchRooCumulative } from "./benchLive";
 import { bestOf, parseOnly, timeProcess } from "./benchWhole";
 import { generateMain } from "./generator/generate";
+import { fingerprintMain } from "./fingerprint";
 
 /** Deterministic PRNG (mulberry32) so every run benchmarks the same bytes. */
 function rng(seed: number): () => number {
@@ -218,4 +221,5 @@ function main(): void {
 }
 
 if (process.argv.includes("--generate")) generateMain(process.argv.slice(2));
+else if (process.argv.includes("--fingerprint")) fingerprintMain(process.argv.slice(2));
 else main();
