@@ -5,7 +5,7 @@ import * as path from "node:path";
 import type { TraceEvent } from "../engine/events";
 import { asFormatError, discoverSessions, readFound } from "../formats";
 import { forEachLineOfFile } from "../formats/lines";
-import type { ReadOptions, SessionFormatError, StreamedSession } from "../formats/reader";
+import type { ReadOptions, SessionFormatError } from "../formats/reader";
 import { flag, parseArgs, UsageError } from "./args";
 import { reportReadErrors, type CliIO } from "./io";
 
@@ -95,21 +95,21 @@ export function runConvert(argv: string[], io: CliIO): number {
 function convertAll(paths: string[], options: ReadOptions, scratch: string): { sessions: Converted[]; errors: SessionFormatError[] } {
   const sessions: Converted[] = [];
   const errors: SessionFormatError[] = [];
-  const open = () => new TraceLineWriter(path.join(scratch, `${sessions.length}-${Math.random().toString(36).slice(2)}.trace.jsonl`));
-  const done = (w: TraceLineWriter, s: StreamedSession) => sessions.push({ file: s.file, format: s.format, events: w.events, skipped: s.skipped, lines: w.file });
+  let writing: TraceLineWriter | undefined;
+  let opened = 0;
   for (const found of discoverSessions(paths)) {
     if ("error" in found) { errors.push(found.error); continue; }
-    let streaming: TraceLineWriter | undefined;
     try {
-      readFound(found, options, {
-        onStreamStart: () => { streaming = open(); },
-        onEvent: (e) => streaming!.add(e),
-        onStreamEnd: (s) => { streaming!.close(); done(streaming!, s); streaming = undefined; },
-        onSession: (s) => { const w = open(); for (const e of s.events) w.add(e); w.close(); done(w, s); },
+      readFound(found, options, () => {
+        const w = writing = new TraceLineWriter(path.join(scratch, `${opened++}.trace.jsonl`));
+        return {
+          event: (e) => w.add(e),
+          end: (s) => { w.close(); writing = undefined; sessions.push({ file: s.file, format: s.format, events: w.events, skipped: s.skipped, lines: w.file }); },
+        };
       });
     } catch (err) {
       // a session that failed part-way is not converted: its lines so far go with the scratch folder
-      if (streaming) { try { streaming.close(); } catch { /* already closed */ } }
+      if (writing) { try { writing.close(); } catch { /* already closed */ } writing = undefined; }
       errors.push(asFormatError(found.path, err));
     }
   }

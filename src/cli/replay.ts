@@ -117,13 +117,10 @@ export function runReplay(argv: string[], io: CliIO): number {
   };
   for (const found of discoverSessions(args.positionals)) {
     if ("error" in found) { errors.push(found.error); continue; }
-    let streaming: SessionReplay | undefined;
     try {
-      readFound(found, { lenient }, {
-        onStreamStart: () => { streaming = new SessionReplay(config); },
-        onEvent: (e) => streaming!.push(e),
-        onStreamEnd: (s) => finish(s, streaming!),
-        onSession: (s) => { const r = new SessionReplay(config); for (const e of s.events) r.push(e); finish(s, r); },
+      readFound(found, { lenient }, () => {
+        const r = new SessionReplay(config);
+        return { event: (e) => r.push(e), end: (s) => finish(s, r) };
       });
     } catch (err) {
       if (!(err instanceof SessionFormatError)) throw err;

@@ -113,12 +113,14 @@ export function toTraceEvent(value: unknown): TraceEvent {
       break;
     }
     case "reasoning":
-    case "text":
-      e = { t, delta: requireString(value, "delta") };
+    case "text": {
+      const delta = requireString(value, "delta");
       // Nearly every event is a chunk that holds just these fields, in this order: it is taken as
-      // it is instead of copied (one object less per chunk).
+      // it is instead of copied (no object per chunk).
       if (hasExactly(value, ts === undefined ? CHUNK_FIELDS : TIMED_CHUNK_FIELDS)) return value as unknown as TraceEvent;
+      e = { t, delta };
       break;
+    }
     case "tool_call": {
       const id = requireString(value, "id");
       const name = requireString(value, "name");

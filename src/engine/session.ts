@@ -58,6 +58,8 @@ export class LoopSession {
   private detectors: Detector[] = [];
   /** This event's findings: one array reused, as push is never re-entered and keeps none of them. */
   private readonly findings: Finding[] = [];
+  /** This event's context, one object brought up to date in place: detectors read it while called and keep none. */
+  private readonly ctx: Mutable<DetectorContext> = { index: -1, ts: undefined, requestCount: 0, epoch: 0, tools: undefined as unknown as ToolKnowledge, ledger: undefined as unknown as ToolLedger };
   /** The enabled detectors that handle each kind of event, in run order. */
   private handlers: Record<TraceEvent["t"], Detector[]> = { user: [], request: [], reasoning: [], text: [], tool_call: [], tool_result: [], end: [] };
   private ledger: ToolLedger;
@@ -213,7 +215,7 @@ export class LoopSession {
       } } catch (err) { this.noteFault(d.id, err); continue; }
       if (found) for (const f of found) findings.push(f);
     }
-    if (this.lineReaders.length > 0 && (ev.t === "reasoning" || ev.t === "text" || ev.t === "end")) this.splitLines(ev, ctx, findings);
+    if (this.lineReaders.length > 0) this.splitLines(ev);
     if (!this.config.enabled || findings.length === 0) return NO_INTERVENTIONS;
     // One loop is often seen by several detectors at once: act once per event, on the highest rung,
     // and mark the others' rungs as reached so they do not fire the same news on the next event.
@@ -243,42 +245,28 @@ export class LoopSession {
 
   /**
    * Feeds the stream's lines (and, at a request's end, its unfinished last line) to the line readers.
-   * The event's context and findings sit in fields for the length of the call, so the callbacks are
-   * made once per session, not once per event.
+   * The readers take this event's context and findings from their fields: the callbacks are made
+   * once per session, not once per event.
    */
-  private splitLines(ev: TraceEvent, ctx: DetectorContext, findings: Finding[]): void {
-    if (ev.t !== "reasoning" && ev.t !== "text" && ev.t !== "end") return;
-    this.splitContext = ctx;
-    this.splitFindings = findings;
-    try {
-      if (ev.t === "end") this.lines.flush(this.index, this.readLine, this.readParagraph);
-      else this.lines.push(ev.t, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders ? this.readSentence : undefined);
-    } finally {
-      this.splitContext = undefined;
-      this.splitFindings = undefined;
-    }
+  private splitLines(ev: TraceEvent): void {
+    if (ev.t === "end") this.lines.flush(this.index, this.readLine, this.readParagraph);
+    else if (ev.t === "reasoning" || ev.t === "text") this.lines.push(ev.t, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders ? this.readSentence : undefined);
   }
 
-  /** One context for every event, brought up to date in place: detectors read it while called and keep none. */
-  private readonly ctx: Mutable<DetectorContext> = { index: -1, ts: undefined, requestCount: 0, epoch: 0, tools: undefined as unknown as ToolKnowledge, ledger: undefined as unknown as ToolLedger };
-
-  private splitContext: DetectorContext | undefined;
-  private splitFindings: Finding[] | undefined;
-
   private readonly readLine = (l: StreamLine): void => {
-    for (const d of this.lineReaders) if (d.onLine) this.takeFindings(d.onLine(l, this.splitContext!));
+    for (const d of this.lineReaders) if (d.onLine) this.takeFindings(d.onLine(l, this.ctx));
   };
 
   private readonly readParagraph = (p: StreamParagraph): void => {
-    for (const d of this.lineReaders) if (d.onParagraph) this.takeFindings(d.onParagraph(p, this.splitContext!));
+    for (const d of this.lineReaders) if (d.onParagraph) this.takeFindings(d.onParagraph(p, this.ctx));
   };
 
   private readonly readSentence = (x: StreamSentence): void => {
-    for (const d of this.lineReaders) if (d.onSentence) this.takeFindings(d.onSentence(x, this.splitContext!));
+    for (const d of this.lineReaders) if (d.onSentence) this.takeFindings(d.onSentence(x, this.ctx));
   };
 
   private takeFindings(found: Finding[] | void): void {
-    if (found) for (const f of found) this.splitFindings!.push(f);
+    if (found) for (const f of found) this.findings.push(f);
   }
 
   private context(ts: number | undefined): DetectorContext {

@@ -149,7 +149,7 @@ export function jsonLinesOfFile(file: string, format: string, lenient: boolean):
     try {
       forEachLineOfFile(file, (line, lineNo, terminated) => {
         if (!terminated) endsWithNewline = false;
-        stepper.step(lineNo === 1 ? withoutBom(line) : line, lineNo, onLine);
+        stepper.step(line, lineNo, onLine); // trim() in step drops a byte-order mark too
       });
     } catch (err) {
       if (typeof (err as NodeJS.ErrnoException).code === "string") throw new SessionFormatError(file, (err as Error).message, undefined, format);

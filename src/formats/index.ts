@@ -186,23 +186,29 @@ export function discoverSessions(paths: string[], walkFs: WalkFs = nodeWalkFs): 
   return out;
 }
 
+/** What takes one session's events: fed each as it is read, then told what the reader made of the session. */
+export interface SessionSink {
+  event(e: TraceEvent): void;
+  end(s: StreamedSession): void;
+}
+
 /**
- * Reads one found path: streamed to `onEvent` when its reader streams (memory flat in its size),
- * else read whole. Either way each session is handed to `onSession` with its event count.
+ * Reads one found path, each of its sessions into a sink of its own from `begin`: streamed when its
+ * reader streams (memory flat in its size), else read whole and then fed event by event.
  */
-export function readFound(
-  found: { path: string; reader: SessionReader; named: boolean },
-  options: ReadOptions,
-  handlers: { onStreamStart(file: string): void; onEvent(e: TraceEvent): void; onStreamEnd(s: StreamedSession, eventCount: number): void; onSession(s: RecordedSession): void },
-): void {
+export function readFound(found: { path: string; reader: SessionReader; named: boolean }, options: ReadOptions, begin: () => SessionSink): void {
   const { reader } = found;
   if (reader.stream) {
-    handlers.onStreamStart(found.path);
-    const s = streamDetected(reader as SessionReader & Required<Pick<SessionReader, "stream">>, found.path, found.named, options, handlers.onEvent);
-    if (s) handlers.onStreamEnd(s, s.eventCount);
+    const sink = begin();
+    const s = streamDetected(reader as SessionReader & Required<Pick<SessionReader, "stream">>, found.path, found.named, options, (e) => sink.event(e));
+    if (s) sink.end(s);
     return;
   }
-  for (const s of readDetected(reader, found.path, found.named, options)) handlers.onSession(s);
+  for (const s of readDetected(reader, found.path, found.named, options)) {
+    const sink = begin();
+    for (const e of s.events) sink.event(e);
+    sink.end(s);
+  }
 }
 
 /** Every session under the given paths; throws the first error (see collectSessions for all of them). */

@@ -64,17 +64,10 @@ class SessionFigureCounter {
 /** Reads one found path (streamed where its format allows) and figures its sessions. */
 export function figuresOfPath(found: { path: string; reader: SessionReader; named: boolean }, ctx: StatsContext): PathFigures {
   const sessions: SessionFigures[] = [];
-  let streaming: SessionFigureCounter | undefined;
   try {
-    readFound(found, { lenient: ctx.lenient }, {
-      onStreamStart: () => { streaming = new SessionFigureCounter(ctx); },
-      onEvent: (e) => streaming!.add(e),
-      onStreamEnd: (s) => { sessions.push(streaming!.finish(s)); },
-      onSession: (s) => {
-        const counter = new SessionFigureCounter(ctx);
-        for (const e of s.events) counter.add(e);
-        sessions.push(counter.finish(s));
-      },
+    readFound(found, { lenient: ctx.lenient }, () => {
+      const counter = new SessionFigureCounter(ctx);
+      return { event: (e) => counter.add(e), end: (s) => sessions.push(counter.finish(s)) };
     });
   } catch (err) {
     // As collectSessions: whatever stops one path is that path's located error, not the run's.

@@ -165,17 +165,22 @@ class LineRepeatDetector implements Detector {
     if (s.count > this.strongest.count) this.strongest = { count: s.count, channel, unit, text };
     if (s.count < this.minCopies) return;
     if (s.count < this.minSpreadCopies && this.spread(s, tally)) return;
+    this.report(channel, section, norm, s.text, s.events, s.count, `the same ${unit} ${s.count} times`, out);
+  }
+
+  /** A finding for copies of one line or paragraph, once per catch of its key (section and text). */
+  private report(channel: StreamChannel, section: string, norm: string, text: string, events: number[], copies: number, what: string, out: Finding[]): void {
     const key = `${this.id}:${channel}:${textKey(section + "\u0000" + norm)}`;
     const count = this.counter.catch(key, channel);
     if (count === undefined) return;
-    const span = excerpt(s.text, 200);
+    const span = excerpt(text, 200);
     out.push({
       detector: this.id,
       key,
       count,
-      summary: `your ${channelName(channel)} says the same ${unit} ${s.count} times ("${span}")`,
+      summary: `your ${channelName(channel)} says ${what} ("${span}")`,
       suggestion: "It is already said: do not write it again. Decide on the next step and take it, or give the final answer.",
-      evidence: { events: [...s.events], count: s.count, span },
+      evidence: { events: [...events], count: copies, span },
     });
   }
 
@@ -200,18 +205,7 @@ class LineRepeatDetector implements Detector {
     if (c.events.length < MAX_EVENTS) c.events.push(line.endEvent);
     if (c.streak > this.strongest.count) this.strongest = { count: c.streak, channel: line.channel, unit: "line", text: line.text };
     if (c.streak < this.minCopies + (norm.length < SHORT_PHRASE_CHARS ? 1 : 0)) return;
-    const key = `${this.id}:${line.channel}:${textKey(line.section + "\u0000" + norm)}`;
-    const count = this.counter.catch(key, line.channel);
-    if (count === undefined) return;
-    const span = excerpt(c.text, 200);
-    out.push({
-      detector: this.id,
-      key,
-      count,
-      summary: `your ${channelName(line.channel)} says the same line ${c.streak} times with almost nothing between ("${span}")`,
-      suggestion: "It is already said: do not write it again. Decide on the next step and take it, or give the final answer.",
-      evidence: { events: [...c.events], count: c.streak, span },
-    });
+    this.report(line.channel, line.section, norm, c.text, c.events, c.streak, `the same line ${c.streak} times with almost nothing between`, out);
   }
 
   /**
