@@ -62,7 +62,15 @@ export const MAX_LINE_CHARS = 4000;
 const MAX_PARAGRAPH_LINES = 64;
 
 interface ChannelState {
-  partial: string;
+  /**
+   * The partial line as the chunks' pieces, joined once when it is read (see partialText): a chunk
+   * costs no string of its own (appending with += makes a cons string per chunk, garbage that the
+   * line then flattens anyway).
+   */
+  pieces: string[];
+  /** Pieces in use; the slots after them hold "" (kept, not truncated: a shortened array gives up its storage, and regrows). */
+  pieceCount: number;
+  partialLength: number;
   partialStart: number;
   structure: StructureTracker;
   section: string;
@@ -104,9 +112,6 @@ export const SHORT_PHRASE_CHARS = 24;
 
 /** Characters of a line's start given with each of its sentences. */
 const LINE_HEAD_CHARS = 80;
-
-/** A stop and the space after it: a sentence ends there. */
-const SENTENCE_END = /[.!?][ \t]/g;
 
 /** Sentences are reported only from lines at least this long: short lines are judged whole. */
 export const LONG_LINE_CHARS = 200;
@@ -438,7 +443,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: "", lineHead: "", inItem: false };
+      s = { pieces: [], pieceCount: 0, partialLength: 0, partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: "", lineHead: "", inItem: false };
       this.channels.set(channel, s);
     }
     this.lastChannel = channel;
@@ -455,10 +460,12 @@ export class StreamLines {
       const end = nl < 0 ? delta.length : nl;
       if (end > from) {
         if (s.partialStart < 0) s.partialStart = eventIndex;
-        const room = this.maxLineChars - s.partial.length;
+        const room = this.maxLineChars - s.partialLength;
         if (room > 0) {
+          // a whole chunk is its own piece (slice(0, length) is the string itself)
           const added = end - from > room ? delta.slice(from, from + room) : delta.slice(from, end);
-          s.partial += added;
+          s.pieces[s.pieceCount++] = added;
+          s.partialLength += added.length;
           if (onSentence) this.sentences(channel, s, added, eventIndex, onSentence);
         }
       }
@@ -472,7 +479,7 @@ export class StreamLines {
   /** The request ended: the unfinished last line and paragraph of every channel count too. */
   flush(eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
     for (const [channel, s] of this.channels) {
-      if (s.partial.length > 0) this.emit(channel, s, eventIndex, onLine, onParagraph);
+      if (s.partialLength > 0) this.emit(channel, s, eventIndex, onLine, onParagraph);
       this.closeParagraph(channel, s, onParagraph);
     }
   }
@@ -490,14 +497,19 @@ export class StreamLines {
   private sentences(channel: StreamChannel, s: ChannelState, added: string, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
     // a line found not to be prose has no sentences: its sentence state is dropped with it at its end
     if (s.proseLine === false) return;
-    const start = s.partial.length - added.length;
+    const start = s.partialLength - added.length;
     if (s.proseLine === true) s.tail += added;
     const first = added.charCodeAt(0);
     if (s.afterStop && (first === 32 || first === 9)) this.sentenceEnd(channel, s, start, eventIndex, onSentence);
-    // the space after each later stop; a match's space cannot be the next match's stop
-    SENTENCE_END.lastIndex = 0;
-    while (SENTENCE_END.test(added)) this.sentenceEnd(channel, s, start + SENTENCE_END.lastIndex - 1, eventIndex, onSentence);
-    const last = added.charCodeAt(added.length - 1);
+    // the space after each later stop ([.!?][ \t], by hand: no regex run per chunk); a space is never a stop, so matches cannot overlap
+    const n = added.length - 1;
+    for (let i = 0; i < n; i++) {
+      const c = added.charCodeAt(i);
+      if (c !== 46 && c !== 33 && c !== 63) continue;
+      const next = added.charCodeAt(i + 1);
+      if (next === 32 || next === 9) this.sentenceEnd(channel, s, start + i + 1, eventIndex, onSentence);
+    }
+    const last = added.charCodeAt(n);
     s.afterStop = last === 46 || last === 33 || last === 63; // . ! ?
   }
 
@@ -509,7 +521,7 @@ export class StreamLines {
       onSentence({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex });
     } else if (k >= LONG_LINE_CHARS && (s.proseLine ??= this.isProseLine(s))) {
       // the line just proved long: its first sentences are sentences too (once per line)
-      const line = s.partial;
+      const line = partialText(s);
       s.lineHead = line.slice(0, LINE_HEAD_CHARS);
       const early = s.earlyStarts;
       if (early.length) {
@@ -526,12 +538,13 @@ export class StreamLines {
   /** Whether the partial line reads as prose (not code, a table, a list item or a heading). */
   private isProseLine(s: ChannelState): boolean {
     if (s.structure.inFence) return false;
-    const head = s.partial.trimStart();
-    return !/^[|+#>\u2500-\u259f]/.test(head) && listMarker(s.partial) === "" && !/^( {4,}|\t)/.test(s.partial);
+    const partial = partialText(s);
+    const head = partial.trimStart();
+    return !/^[|+#>\u2500-\u259f]/.test(head) && listMarker(partial) === "" && !/^( {4,}|\t)/.test(partial);
   }
 
   private emit(channel: StreamChannel, s: ChannelState, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
-    const text = s.partial;
+    const text = partialText(s);
     const kind = s.structure.lineKind(text);
     // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
     // (a dotted number is a name, not a count: "6.11.1" and "6.11.0" head two releases)
@@ -554,7 +567,8 @@ export class StreamLines {
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
     }
     s.inItem = kind === "list" || line.continuation === true;
-    s.partial = "";
+    clearPieces(s);
+    s.partialLength = 0;
     s.partialStart = -1;
     s.sentenceFrom = 0;
     s.afterStop = false;
@@ -575,6 +589,29 @@ export class StreamLines {
     s.paragraph = [];
     onParagraph?.(new Paragraph(channel, lines));
   }
+}
+
+/** The partial line as one string, kept joined (later chunks add pieces after it). */
+function partialText(s: ChannelState): string {
+  const pieces = s.pieces, count = s.pieceCount;
+  if (count === 0) return "";
+  if (count === 1) return pieces[0];
+  // the "" slots after count join as nothing
+  const text = pieces.join("");
+  clearPieces(s);
+  s.pieces[0] = text;
+  s.pieceCount = 1;
+  return text;
+}
+
+/** Most lines come in a few dozen pieces: after one that came in far more, the array is made anew rather than joined through its empty slots. */
+const MAX_IDLE_PIECE_SLOTS = 256;
+
+function clearPieces(s: ChannelState): void {
+  const pieces = s.pieces;
+  if (pieces.length > MAX_IDLE_PIECE_SLOTS) s.pieces = [];
+  else for (let k = 0; k < s.pieceCount; k++) pieces[k] = "";
+  s.pieceCount = 0;
 }
 
 /** A paragraph whose text is joined only when a reader asks for it (most stop at its lines). */
