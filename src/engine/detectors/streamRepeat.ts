@@ -447,22 +447,34 @@ export class RepeatTracker {
   }
 }
 
-/** Chunk start positions of one channel, to name the events a span covers. Bounded by forgetBefore. */
+/**
+ * Chunk start positions of one channel, to name the events a span covers. Bounded by forgetBefore.
+ * Typed arrays compacted in place and kept across requests: a chunk costs no allocation.
+ */
 class ChunkIndex {
-  private starts: number[] = [];
-  private events: number[] = [];
+  private starts = new Float64Array(1024);
+  private events = new Float64Array(1024);
   private head = 0;
+  private count = 0;
 
   add(position: number, event: number): void {
-    this.starts.push(position);
-    this.events.push(event);
+    if (this.count === this.starts.length) {
+      const starts = new Float64Array(this.count * 2), events = new Float64Array(this.count * 2);
+      starts.set(this.starts);
+      events.set(this.events);
+      this.starts = starts;
+      this.events = events;
+    }
+    this.starts[this.count] = position;
+    this.events[this.count] = event;
+    this.count++;
   }
 
   /** Events overlapping [from, to], at most MAX_EVIDENCE_EVENTS (the first ones, and the last). */
   between(from: number, to: number): number[] {
     const out: number[] = [];
-    for (let i = this.head; i < this.starts.length; i++) {
-      const end = i + 1 < this.starts.length ? this.starts[i + 1] - 1 : Infinity;
+    for (let i = this.head; i < this.count; i++) {
+      const end = i + 1 < this.count ? this.starts[i + 1] - 1 : Infinity;
       if (end < from || this.starts[i] > to) continue;
       out.push(this.events[i]);
     }
@@ -471,12 +483,19 @@ class ChunkIndex {
 
   /** Forgets chunks that end before this position; compacts now and then (amortised O(1)). */
   forgetBefore(position: number): void {
-    while (this.head + 1 < this.starts.length && this.starts[this.head + 1] <= position) this.head++;
-    if (this.head > 1024 && this.head * 2 > this.starts.length) {
-      this.starts = this.starts.slice(this.head);
-      this.events = this.events.slice(this.head);
+    while (this.head + 1 < this.count && this.starts[this.head + 1] <= position) this.head++;
+    if (this.head > 1024 && this.head * 2 > this.count) {
+      this.starts.copyWithin(0, this.head, this.count);
+      this.events.copyWithin(0, this.head, this.count);
+      this.count -= this.head;
       this.head = 0;
     }
+  }
+
+  /** Forgets every chunk (a new request), keeping the arrays. */
+  clear(): void {
+    this.head = 0;
+    this.count = 0;
   }
 }
 
@@ -492,7 +511,7 @@ class StreamRepeatDetector implements Detector {
   constructor(settings: DetectorSettings) { this.params = repeatParams(settings); }
 
   onRequestStart(): void {
-    for (const t of this.trackers.values()) { t.tracker.clear(); t.chunks = new ChunkIndex(); }
+    for (const t of this.trackers.values()) { t.tracker.clear(); t.chunks.clear(); }
     this.counter.newRequest();
   }
 
