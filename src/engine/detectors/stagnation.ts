@@ -19,7 +19,7 @@ import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
 import type { CallRecord } from "../ledger";
 import { isTrivialCommand } from "../shellCommands";
-import { CatchCounter, jaccard, numberSetting, shingles, textKey, wordsOf } from "../streamText";
+import { CatchCounter, WordTable, numberSetting, sortedJaccard, textKey, wordsOf } from "../streamText";
 
 export const STAGNATION_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -52,9 +52,16 @@ const UNKNOWN_OUTPUT = "";
 /** Characters of each request's text kept for comparison. */
 const MAX_REQUEST_CHARS = 6000;
 const MAX_WORDS = 800;
+/** Distinct words the word table holds before it starts afresh with those of the two requests compared. */
+const MAX_TABLE_WORDS = 1 << 14;
 
 interface RequestText {
-  text: string;
+  /**
+   * The request's text as its chunks' pieces, joined once when read (textOf): appending each chunk
+   * with += made a string per chunk that lived as long as the request.
+   */
+  pieces: string[];
+  length: number;
   toolCalls: number;
   /** Calls that only went through the motions (`true`, `echo ok`, `cd .`, `pwd`). */
   noOps: number;
@@ -67,20 +74,18 @@ interface RequestText {
   news: number;
   epoch: number;
   event: number;
-  shingles?: Set<number>;
-  wordSet?: Set<string>;
-  words?: number;
+  /** Its words as ids in the detector's WordTable (renumbered in place when the table restarts), and its shingles sorted. */
+  ids?: number[];
+  shingles?: number[];
+}
+
+function textOf(r: RequestText): string {
+  if (r.pieces.length > 1) r.pieces = [r.pieces.join("")];
+  return r.pieces.length ? r.pieces[0] : "";
 }
 
 function isNoOp(call: CallRecord): boolean {
   return call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
-}
-
-function wordSetJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  let common = 0;
-  for (const w of a) if (b.has(w)) common++;
-  const union = a.size + b.size - common;
-  return union === 0 ? 1 : common / union;
 }
 
 class StagnationDetector implements Detector {
@@ -100,6 +105,7 @@ class StagnationDetector implements Detector {
   private readonly paraphraseMinWords: number;
   private readonly noProgressWordSimilarity: number;
   private lastSimilarity = 0;
+  private table = new WordTable();
   /** Last output per call signature, to tell news from a repeat ("" until a call's result comes). */
   private outputs = new BoundedMap<string, string>(1024);
   /** First-time calls counted as news before their result, by call id. */
@@ -123,18 +129,22 @@ class StagnationDetector implements Detector {
   onRequestStart(ctx: DetectorContext): Finding[] | void {
     // a request that never ended (cut stream) is judged when the next one starts
     const out = this.current ? this.finish(ctx) : undefined;
-    this.current = { text: "", toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
+    this.current = { pieces: [], length: 0, toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
     this.counter.newRequest();
     return out;
   }
 
   onStream(ev: StreamEvent, ctx: DetectorContext): void {
-    if (!this.current) this.current = { text: "", toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
+    if (!this.current) this.current = { pieces: [], length: 0, toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
     // thinking and the visible answer are two texts: "…to do." + "Done." must not make one word
     const delta = this.current.channel !== undefined && this.current.channel !== ev.t ? `\n${ev.delta}` : ev.delta;
     this.current.channel = ev.t;
-    const room = MAX_REQUEST_CHARS - this.current.text.length;
-    if (room > 0) this.current.text += delta.slice(0, room);
+    const room = MAX_REQUEST_CHARS - this.current.length;
+    if (room > 0) {
+      const piece = delta.slice(0, room);
+      this.current.pieces.push(piece);
+      this.current.length += piece.length;
+    }
   }
 
   /**
@@ -182,15 +192,31 @@ class StagnationDetector implements Detector {
     return this.current ? this.finish(ctx) : undefined;
   }
 
-  /** Words, shingles and word set of a request, computed once and only when a comparison needs them. */
-  private signature(r: RequestText): { words: number; shingles: Set<number>; wordSet: Set<string> } {
-    if (!r.shingles || !r.wordSet || r.words === undefined) {
-      const words = wordsOf(r.text, MAX_WORDS);
-      r.words = words.length;
-      r.shingles = shingles(words, words.length >= 3 ? 3 : 1);
-      r.wordSet = new Set(words);
+  /**
+   * Words (as ids: wordsOf's words, with no string per word) and shingles of a request, computed
+   * once and only when a comparison needs them.
+   */
+  private signature(r: RequestText): { ids: number[]; shingles: number[] } {
+    if (!r.ids || !r.shingles) {
+      const ids = this.table.idsOf(textOf(r), MAX_WORDS);
+      r.ids = ids;
+      r.shingles = this.table.shingles(ids, ids.length >= 3 ? 3 : 1);
     }
-    return { words: r.words, shingles: r.shingles, wordSet: r.wordSet };
+    return { ids: r.ids, shingles: r.shingles };
+  }
+
+  /** Before two requests are compared: a table grown past its bound keeps only their words (the only ids read again). */
+  private boundWordTable(a: RequestText, b: RequestText): void {
+    if (!this.table.crowded(MAX_TABLE_WORDS)) return;
+    const live: number[][] = [];
+    if (a.ids) live.push(a.ids);
+    if (b.ids) live.push(b.ids);
+    this.table.restart(live);
+  }
+
+  /** Jaccard of two requests' word sets. */
+  private wordSetJaccard(a: readonly number[], b: readonly number[]): number {
+    return this.table.setJaccard(a, 0, a.length, b, 0, b.length);
   }
 
   private finish(ctx: DetectorContext): Finding[] | void {
@@ -207,19 +233,20 @@ class StagnationDetector implements Detector {
       this.streak = fresh;
       return;
     }
+    this.boundWordTable(prev, cur);
     const curSig = this.signature(cur);
     const prevSig = this.signature(prev);
     // Answers to the same repeated nudge: a bare "Done." again is the loop, however short.
     const nudged = cur.afterUser !== undefined && cur.afterUser === prev.afterUser && cur.userTurn !== prev.userTurn;
-    const short = prevSig.words < this.minWords || curSig.words < this.minWords;
+    const short = prevSig.ids.length < this.minWords || curSig.ids.length < this.minWords;
     if (short && !nudged) {
       this.streak = fresh;
       return;
     }
-    const exact = jaccard(prevSig.shingles, curSig.shingles);
+    const exact = sortedJaccard(prevSig.shingles, curSig.shingles);
     // a message reworded each time keeps its words, not its word order
     // (answers to the same nudge are compared so however short: the nudge itself asks nothing new)
-    const wordSimilarity = exact < this.minSimilarity && (nudged || Math.min(curSig.words, prevSig.words) >= this.paraphraseMinWords) ? wordSetJaccard(prevSig.wordSet, curSig.wordSet) : 0;
+    const wordSimilarity = exact < this.minSimilarity && (nudged || Math.min(curSig.ids.length, prevSig.ids.length) >= this.paraphraseMinWords) ? this.wordSetJaccard(prevSig.ids, curSig.ids) : 0;
     const reworded = wordSimilarity >= this.paraphraseSimilarity;
     const similarity = reworded ? wordSimilarity : exact;
     this.lastSimilarity = similarity;
@@ -233,7 +260,7 @@ class StagnationDetector implements Detector {
     // around tool calls a reworded message must keep more of its words: tool talk shares vocabulary;
     // not so around calls that were all no-ops (`true`, `pwd`): they are a monologue in disguise
     const noOpsOnly = prev.noOps === prev.toolCalls;
-    const noProgress = (!reworded || noOpsOnly || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.words, prevSig.words) >= this.noProgressMinWords;
+    const noProgress = (!reworded || noOpsOnly || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.ids.length, prevSig.ids.length) >= this.noProgressMinWords;
     this.streak = {
       monologue: monologue ? this.streak.monologue + 1 : 1,
       reworded: monologue && (reworded || (this.streak.monologue > 1 && this.streak.reworded)),
@@ -246,10 +273,10 @@ class StagnationDetector implements Detector {
     const copies = isMonologue ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : 0;
     if (!copies) return;
     const shape = isMonologue ? `${this.streak.reworded ? "in other words " : ""}with nothing done in between` : "while the tool calls between them brought nothing new";
-    const key = `${this.id}:${textKey(wordsOf(cur.text, 40).join(" "))}`;
+    const key = `${this.id}:${textKey(wordsOf(textOf(cur), 40).join(" "))}`;
     const count = this.counter.catch(key);
     if (count === undefined) return;
-    const span = excerpt(cur.text, 200);
+    const span = excerpt(textOf(cur), 200);
     return [{
       detector: this.id,
       key,
