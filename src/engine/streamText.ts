@@ -45,6 +45,13 @@ export interface StreamLine {
   continuation?: boolean;
   /** isItemLabel of the text, as the split already knows it (undefined: not known). */
   itemLabel?: boolean;
+  /** normalizeLine of the text once a reader asked for it (see normalizedLine): undefined until then. */
+  normalized?: string;
+}
+
+/** normalizeLine(line.text), computed once per line however many readers ask (kept on the line, which goes when its readers are done). */
+export function normalizedLine(line: StreamLine): string {
+  return (line.normalized ??= normalizeLine(line.text));
 }
 
 export interface StreamParagraph {
@@ -561,7 +568,7 @@ export class StreamLines {
       parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
       if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text).slice(0, 200) });
     }
-    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel };
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined };
     if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
       line.continuation = true;
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";

@@ -13,7 +13,7 @@
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
-import { CatchCounter, SHORT_PHRASE_CHARS, isItemLabel, normalizeLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { CatchCounter, SHORT_PHRASE_CHARS, isItemLabel, normalizedLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const LINE_REPEAT_DEFAULTS: DetectorSettings = {
@@ -90,8 +90,6 @@ class LineRepeatDetector implements Detector {
   private close = new Map<StreamChannel, BoundedMap<string, Close>>();
   private flow = new Map<StreamChannel, number>();
   private strongest: Strongest = { count: 0 };
-  /** Each line's normalised text, for its paragraph: normalised once, not again when the paragraph is read. */
-  private norms = new WeakMap<StreamLine, string>();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", LINE_REPEAT_DEFAULTS));
@@ -129,9 +127,8 @@ class LineRepeatDetector implements Detector {
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
     if (line.itemLabel ?? isItemLabel(line.text)) return;
-    const normalized = normalizeLine(line.text);
-    this.norms.set(line, normalized);
-    const norm = stripOpeners(normalized);
+    // normalised once, kept on the line for its paragraph
+    const norm = stripOpeners(normalizedLine(line));
     if (norm.length < this.minLineChars) {
       if (line.kind === "prose" && !line.continuation) this.countShort(line, norm, before, out);
       return;
@@ -144,7 +141,7 @@ class LineRepeatDetector implements Detector {
 
   private readParagraph(p: StreamParagraph, out: Finding[]): void {
     if (p.lines.length < 2) return; // a one-line paragraph is its line
-    const norm = stripOpeners(p.lines.map((l) => this.norms.get(l) ?? normalizeLine(l.text)).join(" "));
+    const norm = stripOpeners(p.lines.map(normalizedLine).join(" "));
     if (norm.length < this.minParagraphChars) return;
     this.count(p.channel, "paragraph", p.section, norm, p.text, p.endEvent, out);
   }
