@@ -106,13 +106,29 @@ function digitsAsHash(word: string): string {
 /**
  * One item's words, split only when a template check needs them all: most lines share neither
  * their first nor their last word with the line or template before them, and then no check can
- * pass (see mayFit), so most lines are never split.
+ * pass (see mayFit), so most lines are never split, nor even lowercased: those two words are read
+ * from the line as written.
  */
 class Item {
   private split?: { raw: string[]; words: string[] };
+  private lowered?: string;
   private first?: string;
   private last?: string;
-  constructor(private readonly body: string) {}
+  /** Where the body lies in the line: past the marker and the whitespace trim() strips (isSpaceCode is what it strips). */
+  private readonly start: number;
+  private readonly end: number;
+
+  /** line: the line as written; from: where its body starts (after the list marker). */
+  constructor(private readonly line: string, private readonly from: number) {
+    let start = from, end = line.length;
+    while (start < end && isSpaceCode(line.charCodeAt(start))) start++;
+    while (end > start && isSpaceCode(line.charCodeAt(end - 1))) end--;
+    this.start = start;
+    this.end = end;
+  }
+
+  /** The body the words are read from: the line after its marker, trimmed and lowercased. */
+  private get body(): string { return (this.lowered ??= this.line.slice(this.from).trim().toLowerCase()); }
 
   /** The words, digit runs made "#". */
   get words(): string[] { return (this.split ??= splitWords(this.body, MAX_ITEM_WORDS)).words; }
@@ -122,9 +138,10 @@ class Item {
   /** words[0], without splitting. */
   firstWord(): string {
     if (this.first === undefined) {
-      let to = 0;
-      while (to < this.body.length && !isSpaceCode(this.body.charCodeAt(to))) to++;
-      this.first = digitsAsHash(this.body.slice(0, to));
+      const end = this.end;
+      let to = this.start;
+      while (to < end && !isSpaceCode(this.line.charCodeAt(to))) to++;
+      this.first = digitsAsHash(this.lower(this.start, to) ?? this.firstOfBody());
     }
     return this.first;
   }
@@ -132,18 +149,50 @@ class Item {
   /** words[words.length - 1], without splitting: the same walk as splitWords, keeping no word. */
   lastWord(): string {
     if (this.last === undefined) {
-      const text = this.body;
-      let from = 0, to = 0;
+      const text = this.line;
+      const end = this.end;
+      let from = this.start, to = this.start;
       for (let count = 1; ; count++) {
         to = from;
-        while (to < text.length && !isSpaceCode(text.charCodeAt(to))) to++;
-        if (count >= MAX_ITEM_WORDS || to >= text.length) break;
-        while (to < text.length && isSpaceCode(text.charCodeAt(to))) to++;
+        while (to < end && !isSpaceCode(text.charCodeAt(to))) to++;
+        if (count >= MAX_ITEM_WORDS || to >= end) break;
+        while (to < end && isSpaceCode(text.charCodeAt(to))) to++;
         from = to;
       }
-      this.last = digitsAsHash(text.slice(from, to));
+      this.last = digitsAsHash(this.lower(from, to) ?? this.lastOfBody());
     }
     return this.last;
+  }
+
+  /**
+   * line[from, to) lowercased, as that word of the lowercased body reads, if it is ASCII (undefined
+   * if not): lowercasing never makes or removes whitespace, so the body has the same words in the
+   * same places, and an ASCII word lowercases alone as it does in its line (other letters can
+   * depend on their neighbours, as a final sigma does).
+   */
+  private lower(from: number, to: number): string | undefined {
+    for (let i = from; i < to; i++) if (this.line.charCodeAt(i) >= 0x80) return undefined;
+    return this.line.slice(from, to).toLowerCase();
+  }
+
+  private firstOfBody(): string {
+    const body = this.body;
+    let to = 0;
+    while (to < body.length && !isSpaceCode(body.charCodeAt(to))) to++;
+    return body.slice(0, to);
+  }
+
+  private lastOfBody(): string {
+    const text = this.body;
+    let from = 0, to = 0;
+    for (let count = 1; ; count++) {
+      to = from;
+      while (to < text.length && !isSpaceCode(text.charCodeAt(to))) to++;
+      if (count >= MAX_ITEM_WORDS || to >= text.length) break;
+      while (to < text.length && isSpaceCode(text.charCodeAt(to))) to++;
+      from = to;
+    }
+    return text.slice(from, to);
   }
 }
 
@@ -260,7 +309,7 @@ class ListTemplateDetector implements Detector {
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
     // whitespace tokens (at least one: an empty line is one empty word); digits are "#": "Step 12: ...", "item 3 of 40" share a template
-    const item = new Item(line.text.slice(listMarker(line.text).length).trim().toLowerCase());
+    const item = new Item(line.text, listMarker(line.text).length);
     const text = line.text.trim();
     const continued = run && this.fitRun(run, item);
     if (run && continued) {
