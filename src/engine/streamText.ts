@@ -673,6 +673,7 @@ export class CatchCounter {
     return n;
   }
 
-  newRequest(): void { this.thisRequest.clear(); }
+  /** (clear() allocates a new table even for an empty set, and most requests catch nothing) */
+  newRequest(): void { if (this.thisRequest.size > 0) this.thisRequest.clear(); }
   reset(): void { this.catches.clear(); this.thisRequest.clear(); }
 }

@@ -100,8 +100,9 @@ class LineRepeatDetector implements Detector {
   }
 
   onRequestStart(): void {
+    // clear() allocates a new table even for an empty map (most requests have no short line said twice)
     this.seen.clear();
-    this.close.clear();
+    if (this.close.size > 0) this.close.clear();
     this.flow.clear();
     this.tallies.clear();
     this.counter.newRequest();
@@ -109,18 +110,25 @@ class LineRepeatDetector implements Detector {
   }
 
   onLine(line: StreamLine): Finding[] | void {
-    const out: Finding[] = [];
-    this.readLine(line, out);
-    return out.length ? out : undefined;
+    this.readLine(line);
+    return this.takeFound();
   }
 
   onParagraph(p: StreamParagraph): Finding[] | void {
-    const out: Finding[] = [];
-    this.readParagraph(p, out);
-    return out.length ? out : undefined;
+    this.readParagraph(p);
+    return this.takeFound();
   }
 
-  private readLine(line: StreamLine, out: Finding[]): void {
+  /** This unit's findings, gathered in a list made only when there is one (nearly every line has none). */
+  private found: Finding[] | undefined;
+
+  private takeFound(): Finding[] | undefined {
+    const found = this.found;
+    this.found = undefined;
+    return found;
+  }
+
+  private readLine(line: StreamLine): void {
     const before = this.flow.get(line.channel) ?? 0;
     this.flow.set(line.channel, before + line.text.length + 1);
     if (line.kind !== "prose" && line.kind !== "list") return;
@@ -130,23 +138,23 @@ class LineRepeatDetector implements Detector {
     // normalised once, kept on the line for its paragraph
     const norm = stripOpeners(normalizedLine(line));
     if (norm.length < this.minLineChars) {
-      if (line.kind === "prose" && !line.continuation) this.countShort(line, norm, before, out);
+      if (line.kind === "prose" && !line.continuation) this.countShort(line, norm, before);
       return;
     }
     // list items count within their own list: steps re-traced in a new list are work, not a loop
     // (a list item's wrapped text belongs to its item: the same words under each item are a per-item note)
     const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}\u0000${line.parent}` : line.continuation ? `${line.section}\u0000item\u0000${line.parent}` : line.section;
-    this.count(line.channel, "line", scope, norm, line.text, line.endEvent, out);
+    this.count(line.channel, "line", scope, norm, line.text, line.endEvent);
   }
 
-  private readParagraph(p: StreamParagraph, out: Finding[]): void {
+  private readParagraph(p: StreamParagraph): void {
     if (p.lines.length < 2) return; // a one-line paragraph is its line
     const norm = stripOpeners(p.lines.map(normalizedLine).join(" "));
     if (norm.length < this.minParagraphChars) return;
-    this.count(p.channel, "paragraph", p.section, norm, p.text, p.endEvent, out);
+    this.count(p.channel, "paragraph", p.section, norm, p.text, p.endEvent);
   }
 
-  private count(channel: StreamChannel, unit: "line" | "paragraph", section: string, norm: string, text: string, event: number, out: Finding[]): void {
+  private count(channel: StreamChannel, unit: "line" | "paragraph", section: string, norm: string, text: string, event: number): void {
     let seen = this.seen.get(channel);
     if (!seen) { seen = new BoundedMap(MAX_TRACKED_LINES); this.seen.set(channel, seen); }
     const id = `${unit}\u0000${section}\u0000${norm}`;
@@ -162,16 +170,16 @@ class LineRepeatDetector implements Detector {
     if (s.count > this.strongest.count) this.strongest = { count: s.count, channel, unit, text };
     if (s.count < this.minCopies) return;
     if (s.count < this.minSpreadCopies && this.spread(s, tally)) return;
-    this.report(channel, section, norm, s.text, s.events, s.count, `the same ${unit} ${s.count} times`, out);
+    this.report(channel, section, norm, s.text, s.events, s.count, `the same ${unit} ${s.count} times`);
   }
 
   /** A finding for copies of one line or paragraph, once per catch of its key (section and text). */
-  private report(channel: StreamChannel, section: string, norm: string, text: string, events: number[], copies: number, what: string, out: Finding[]): void {
+  private report(channel: StreamChannel, section: string, norm: string, text: string, events: number[], copies: number, what: string): void {
     const key = `${this.id}:${channel}:${textKey(section + "\u0000" + norm)}`;
     const count = this.counter.catch(key, channel);
     if (count === undefined) return;
     const span = excerpt(text, 200);
-    out.push({
+    (this.found ??= []).push({
       detector: this.id,
       key,
       count,
@@ -186,7 +194,7 @@ class LineRepeatDetector implements Detector {
    * file." / "Hmm." / the same sentence): the same line spread through work ("Let me check." before
    * each new step) has that work between its copies and starts over each time.
    */
-  private countShort(line: StreamLine, norm: string, before: number, out: Finding[]): void {
+  private countShort(line: StreamLine, norm: string, before: number): void {
     if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || !hasWords(norm, SHORT_LINE_MIN_WORDS)) return;
     let close = this.close.get(line.channel);
     if (!close) { close = new BoundedMap(MAX_TRACKED_LINES); this.close.set(line.channel, close); }
@@ -202,7 +210,7 @@ class LineRepeatDetector implements Detector {
     if (c.events.length < MAX_EVENTS) c.events.push(line.endEvent);
     if (c.streak > this.strongest.count) this.strongest = { count: c.streak, channel: line.channel, unit: "line", text: line.text };
     if (c.streak < this.minCopies + (norm.length < SHORT_PHRASE_CHARS ? 1 : 0)) return;
-    this.report(line.channel, line.section, norm, c.text, c.events, c.streak, `the same line ${c.streak} times with almost nothing between`, out);
+    this.report(line.channel, line.section, norm, c.text, c.events, c.streak, `the same line ${c.streak} times with almost nothing between`);
   }
 
   /**

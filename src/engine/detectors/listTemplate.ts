@@ -266,9 +266,9 @@ class ListTemplateDetector implements Detector {
   }
 
   onLine(line: StreamLine): Finding[] | void {
-    const out: Finding[] = [];
-    this.readLine(line, out);
-    return out.length ? out : undefined;
+    const found = this.readLine(line);
+    // a list made only for a finding: nearly every line has none
+    return found && [found];
   }
 
   /**
@@ -304,10 +304,10 @@ class ListTemplateDetector implements Detector {
     return { prefix: prefix.slice(0, p), suffix: suffix.slice(suffix.length - s) };
   }
 
-  private readLine(line: StreamLine, out: Finding[]): void {
-    if (line.kind === "blank") return; // items may be spaced out
+  private readLine(line: StreamLine): Finding | undefined {
+    if (line.kind === "blank") return undefined; // items may be spaced out
     const run = this.runs.get(line.channel);
-    if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return; }
+    if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return undefined; }
     // whitespace tokens (at least one: an empty line is one empty word); digits are "#": "Step 12: ...", "item 3 of 40" share a template
     const item = new Item(line.text, listMarker(line.text).length);
     const text = line.text.trim();
@@ -330,21 +330,21 @@ class ListTemplateDetector implements Detector {
     const current = this.runs.get(line.channel)!;
     current.lastItem = item;
     if (current.items > this.strongest.items) this.strongest = { items: current.items, channel: line.channel, first: current.first };
-    if (current.items < this.minItems) return;
+    if (current.items < this.minItems) return undefined;
     const ungrounded = current.slots.filter((slot) => !this.grounded(slot)).length;
-    if (ungrounded < this.minUngrounded * current.slots.length) return;
+    if (ungrounded < this.minUngrounded * current.slots.length) return undefined;
     const template = `${(current.prefix ?? item.words).join(" ")} … ${(current.suffix ?? item.words).join(" ")}`;
     const key = `${this.id}:${line.channel}:${textKey(template)}`;
     const count = this.counter.catch(key, line.channel);
-    if (count === undefined) return;
-    out.push({
+    if (count === undefined) return undefined;
+    return {
       detector: this.id,
       key,
       count,
       summary: `your ${channelName(line.channel)} keeps listing items on one template, ${current.items} so far, ${ungrounded} of them found in no file or tool output ("${excerpt(current.first, 90)}" … "${excerpt(current.last, 90)}")`,
       suggestion: "The list has gone past what the sources hold: stop it, keep only the items you actually found (in files or tool output), and continue with the task.",
       evidence: { events: [...current.events], count: current.items, span: excerpt(template, 200), similarity: Math.round((ungrounded / Math.max(1, current.slots.length)) * 100) / 100 },
-    });
+    };
   }
 
   reset(): void {
