@@ -69,15 +69,8 @@ export const MAX_LINE_CHARS = 4000;
 const MAX_PARAGRAPH_LINES = 64;
 
 interface ChannelState {
-  /**
-   * The partial line as the chunks' pieces, joined once when it is read (see partialText): a chunk
-   * costs no string of its own (appending with += makes a cons string per chunk, garbage that the
-   * line then flattens anyway).
-   */
-  pieces: string[];
-  /** Pieces in use; the slots after them hold "" (kept, not truncated: a shortened array gives up its storage, and regrows). */
-  pieceCount: number;
-  partialLength: number;
+  /** The line so far, as its chunks' pieces. */
+  partial: PieceString;
   partialStart: number;
   structure: StructureTracker;
   section: string;
@@ -92,11 +85,12 @@ interface ChannelState {
   /** Sentence starts before LONG_LINE_CHARS, reported once the line proves long (a few at most). */
   earlyStarts: number[];
   /**
-   * Once the partial line proved to be long prose: its text from sentenceFrom on, and its first
-   * LINE_HEAD_CHARS. Sentences are cut from this tail, so a sentence end costs the sentence's
-   * length, not the line's (cutting from the partial line re-copies all of it each time).
+   * Once the partial line proved to be long prose: its text from sentenceFrom to the chunk being
+   * read, and its first LINE_HEAD_CHARS. A sentence is joined from this tail and the chunk, so a
+   * sentence end costs the sentence's length, not the line's (cutting from the partial line
+   * re-copies all of it each time).
    */
-  tail: string;
+  tail: PieceString;
   lineHead: string;
   /** The last line was a list item or its wrapped continuation. */
   inItem: boolean;
@@ -450,7 +444,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { pieces: [], pieceCount: 0, partialLength: 0, partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: "", lineHead: "", inItem: false };
+      s = { partial: new PieceString(), partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false };
       this.channels.set(channel, s);
     }
     this.lastChannel = channel;
@@ -467,12 +461,11 @@ export class StreamLines {
       const end = nl < 0 ? delta.length : nl;
       if (end > from) {
         if (s.partialStart < 0) s.partialStart = eventIndex;
-        const room = this.maxLineChars - s.partialLength;
+        const room = this.maxLineChars - s.partial.length;
         if (room > 0) {
           // a whole chunk is its own piece (slice(0, length) is the string itself)
           const added = end - from > room ? delta.slice(from, from + room) : delta.slice(from, end);
-          s.pieces[s.pieceCount++] = added;
-          s.partialLength += added.length;
+          s.partial.push(added);
           if (onSentence) this.sentences(channel, s, added, eventIndex, onSentence);
         }
       }
@@ -486,7 +479,7 @@ export class StreamLines {
   /** The request ended: the unfinished last line and paragraph of every channel count too. */
   flush(eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
     for (const [channel, s] of this.channels) {
-      if (s.partialLength > 0) this.emit(channel, s, eventIndex, onLine, onParagraph);
+      if (s.partial.length > 0) this.emit(channel, s, eventIndex, onLine, onParagraph);
       this.closeParagraph(channel, s, onParagraph);
     }
   }
@@ -504,31 +497,47 @@ export class StreamLines {
   private sentences(channel: StreamChannel, s: ChannelState, added: string, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
     // a line found not to be prose has no sentences: its sentence state is dropped with it at its end
     if (s.proseLine === false) return;
-    const start = s.partialLength - added.length;
-    if (s.proseLine === true) s.tail += added;
+    const start = s.partial.length - added.length;
     const first = added.charCodeAt(0);
-    if (s.afterStop && (first === 32 || first === 9)) this.sentenceEnd(channel, s, start, eventIndex, onSentence);
+    if (s.afterStop && (first === 32 || first === 9)) this.sentenceEnd(channel, s, start, added, eventIndex, onSentence);
     // the space after each later stop ([.!?][ \t], by hand: no regex run per chunk); a space is never a stop, so matches cannot overlap
     const n = added.length - 1;
     for (let i = 0; i < n; i++) {
       const c = added.charCodeAt(i);
       if (c !== 46 && c !== 33 && c !== 63) continue;
       const next = added.charCodeAt(i + 1);
-      if (next === 32 || next === 9) this.sentenceEnd(channel, s, start + i + 1, eventIndex, onSentence);
+      if (next === 32 || next === 9) this.sentenceEnd(channel, s, start + i + 1, added, eventIndex, onSentence);
+    }
+    // what follows the last sentence end waits in the tail (a prose line's)
+    if (s.proseLine === true) {
+      const rest = s.sentenceFrom - start;
+      if (rest <= 0) s.tail.push(added);
+      else if (rest < added.length) s.tail.push(added.slice(rest));
     }
     const last = added.charCodeAt(n);
     s.afterStop = last === 46 || last === 33 || last === 63; // . ! ?
   }
 
-  /** A sentence of the partial line ends before its index k (a space after a stop). */
-  private sentenceEnd(channel: StreamChannel, s: ChannelState, k: number, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
+  /**
+   * A sentence of the partial line ends before its index k (a space after a stop), k in the chunk
+   * just added (the partial line ends with it; the tail holds what came before it).
+   */
+  private sentenceEnd(channel: StreamChannel, s: ChannelState, k: number, added: string, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
     if (s.proseLine === true) {
-      const text = s.tail.slice(0, k - s.sentenceFrom);
-      s.tail = s.tail.slice(k + 1 - s.sentenceFrom);
+      const start = s.partial.length - added.length;
+      // the sentence started in this chunk (the tail is empty then), or in the tail
+      const within = s.sentenceFrom - start;
+      let text: string;
+      if (within >= 0) text = added.slice(within, k - start);
+      else {
+        if (k > start) s.tail.push(added.slice(0, k - start));
+        text = s.tail.text();
+      }
+      s.tail.clear();
       onSentence({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex });
     } else if (k >= LONG_LINE_CHARS && (s.proseLine ??= this.isProseLine(s))) {
       // the line just proved long: its first sentences are sentences too (once per line)
-      const line = partialText(s);
+      const line = s.partial.text();
       s.lineHead = line.slice(0, LINE_HEAD_CHARS);
       const early = s.earlyStarts;
       if (early.length) {
@@ -537,7 +546,7 @@ export class StreamLines {
         early.length = 0;
       }
       onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: s.lineHead, section: s.section, event: eventIndex });
-      s.tail = line.slice(k + 1);
+      // the tail starts after k, in this chunk: sentences() adds the rest of it
     } else if (k < LONG_LINE_CHARS && s.earlyStarts.length < 32) s.earlyStarts.push(s.sentenceFrom);
     s.sentenceFrom = k + 1;
   }
@@ -545,13 +554,13 @@ export class StreamLines {
   /** Whether the partial line reads as prose (not code, a table, a list item or a heading). */
   private isProseLine(s: ChannelState): boolean {
     if (s.structure.inFence) return false;
-    const partial = partialText(s);
+    const partial = s.partial.text();
     const head = partial.trimStart();
     return !/^[|+#>\u2500-\u259f]/.test(head) && listMarker(partial) === "" && !/^( {4,}|\t)/.test(partial);
   }
 
   private emit(channel: StreamChannel, s: ChannelState, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
-    const text = partialText(s);
+    const text = s.partial.text();
     const kind = s.structure.lineKind(text);
     // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
     // (a dotted number is a name, not a count: "6.11.1" and "6.11.0" head two releases)
@@ -574,14 +583,13 @@ export class StreamLines {
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
     }
     s.inItem = kind === "list" || line.continuation === true;
-    clearPieces(s);
-    s.partialLength = 0;
+    s.partial.clear();
     s.partialStart = -1;
     s.sentenceFrom = 0;
     s.afterStop = false;
     s.proseLine = undefined;
-    s.earlyStarts.length = 0;
-    s.tail = "";
+    if (s.earlyStarts.length > 0) s.earlyStarts.length = 0;
+    s.tail.clear();
     s.lineHead = "";
     onLine(line);
     if (kind === "prose" || kind === "list") {
@@ -598,27 +606,42 @@ export class StreamLines {
   }
 }
 
-/** The partial line as one string, kept joined (later chunks add pieces after it). */
-function partialText(s: ChannelState): string {
-  const pieces = s.pieces, count = s.pieceCount;
-  if (count === 0) return "";
-  if (count === 1) return pieces[0];
-  // the "" slots after count join as nothing
-  const text = pieces.join("");
-  clearPieces(s);
-  s.pieces[0] = text;
-  s.pieceCount = 1;
-  return text;
-}
-
-/** Most lines come in a few dozen pieces: after one that came in far more, the array is made anew rather than joined through its empty slots. */
+/** Most strings come in a few dozen pieces: after one that came in far more, the array is made anew rather than joined through its empty slots. */
 const MAX_IDLE_PIECE_SLOTS = 256;
 
-function clearPieces(s: ChannelState): void {
-  const pieces = s.pieces;
-  if (pieces.length > MAX_IDLE_PIECE_SLOTS) s.pieces = [];
-  else for (let k = 0; k < s.pieceCount; k++) pieces[k] = "";
-  s.pieceCount = 0;
+/**
+ * A string built from pieces (a line from its chunks), joined once when read: appending with +=
+ * makes a cons string per piece, garbage that lives as long as the string grows and that its
+ * first reader flattens anyway.
+ */
+class PieceString {
+  /** Pieces in use; the slots after them hold "" (kept, not truncated: a shortened array gives up its storage, and regrows). */
+  private pieces: string[] = [];
+  private count = 0;
+  length = 0;
+
+  push(piece: string): void {
+    this.pieces[this.count++] = piece;
+    this.length += piece.length;
+  }
+
+  /** The string so far, kept joined (later pieces go after it). */
+  text(): string {
+    if (this.count === 0) return "";
+    if (this.count === 1) return this.pieces[0];
+    // the "" slots after count join as nothing
+    const text = this.pieces.join("");
+    this.clear();
+    this.push(text);
+    return text;
+  }
+
+  clear(): void {
+    if (this.pieces.length > MAX_IDLE_PIECE_SLOTS) this.pieces = [];
+    else for (let k = 0; k < this.count; k++) this.pieces[k] = "";
+    this.count = 0;
+    this.length = 0;
+  }
 }
 
 /** A paragraph whose text is joined only when a reader asks for it (most stop at its lines). */
