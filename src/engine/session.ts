@@ -200,7 +200,8 @@ export class LoopSession {
     }
     const ctx = this.context(ev.ts);
     const findings = this.findings;
-    findings.length = 0;
+    // (setting an array's length is a builtin call, not a store: most events leave it empty)
+    if (findings.length !== 0) findings.length = 0;
     // Only the detectors that read this kind of event (most events are stream chunks, which few read).
     for (const d of this.handlers[ev.t]) {
       let found: Finding[] | void;
