@@ -69,6 +69,9 @@ export const MAX_LINE_CHARS = 4000;
 const MAX_PARAGRAPH_LINES = 64;
 
 interface ChannelState {
+  channel: StreamChannel;
+  /** The request (StreamLines' count of resets) the state is of: a state of an earlier one is started afresh. */
+  request: number;
   /** The line so far, as its chunks' pieces. */
   partial: PieceString;
   partialStart: number;
@@ -434,7 +437,11 @@ export function wordsKey(words: readonly string[], n: number): string {
  * chunk and flush when the request ends; start afresh with reset (new request).
  */
 export class StreamLines {
+  /** Each channel's state, kept from request to request and started afresh (not made anew: garbage per request). */
   private channels = new Map<StreamChannel, ChannelState>();
+  /** The states of this request, in the order their channels first came in it (flush reads them so). */
+  private active: ChannelState[] = [];
+  private request = 0;
   /** The channel of the last chunk: a stream runs long on one channel, so most chunks skip the map. */
   private lastChannel: StreamChannel | undefined;
   private lastState: ChannelState | undefined;
@@ -444,8 +451,13 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: new PieceString(), partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false };
+      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined };
       this.channels.set(channel, s);
+      this.active.push(s);
+    } else if (s.request !== this.request) {
+      restartState(s);
+      s.request = this.request;
+      this.active.push(s);
     }
     this.lastChannel = channel;
     this.lastState = s;
@@ -478,14 +490,15 @@ export class StreamLines {
 
   /** The request ended: the unfinished last line and paragraph of every channel count too. */
   flush(eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
-    for (const [channel, s] of this.channels) {
-      if (s.partial.length > 0) this.emit(channel, s, eventIndex, onLine, onParagraph);
-      this.closeParagraph(channel, s, onParagraph);
+    for (const s of this.active) {
+      if (s.partial.length > 0) this.emit(s.channel, s, eventIndex, onLine, onParagraph);
+      this.closeParagraph(s.channel, s, onParagraph);
     }
   }
 
   reset(): void {
-    this.channels.clear();
+    this.request++;
+    if (this.active.length > 0) this.active = [];
     this.lastChannel = undefined;
     this.lastState = undefined;
   }
@@ -604,6 +617,26 @@ export class StreamLines {
     s.paragraph = [];
     onParagraph?.(new Paragraph(channel, lines));
   }
+}
+
+/** A channel's state as a new one is, for a new request. */
+function restartState(s: ChannelState): void {
+  s.partial.clear();
+  s.partialStart = -1;
+  s.structure.reset();
+  s.section = "";
+  s.list = 0;
+  s.inList = false;
+  if (s.listStack.length > 0) s.listStack = [];
+  // a paragraph not flushed is dropped with its lines
+  if (s.paragraph.length > 0) s.paragraph = [];
+  s.sentenceFrom = 0;
+  s.afterStop = false;
+  if (s.earlyStarts.length > 0) s.earlyStarts.length = 0;
+  s.tail.clear();
+  s.lineHead = "";
+  s.inItem = false;
+  s.proseLine = undefined;
 }
 
 /** Most strings come in a few dozen pieces: after one that came in far more, the array is made anew rather than joined through its empty slots. */
