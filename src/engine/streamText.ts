@@ -513,9 +513,9 @@ export class StreamLines {
     const start = s.partial.length - added.length;
     const first = added.charCodeAt(0);
     if (s.afterStop && (first === 32 || first === 9)) this.sentenceEnd(channel, s, start, added, eventIndex, onSentence);
-    // the space after each later stop ([.!?][ \t], by hand: no regex run per chunk); a space is never a stop, so matches cannot overlap
+    // the space after each later stop ([.!?][ \t], by hand from the first stop: most chunks have none); a space is never a stop, so matches cannot overlap
     const n = added.length - 1;
-    for (let i = 0; i < n; i++) {
+    for (let i = firstStop(added); i >= 0 && i < n; i++) {
       const c = added.charCodeAt(i);
       if (c !== 46 && c !== 33 && c !== 63) continue;
       const next = added.charCodeAt(i + 1);
@@ -617,6 +617,15 @@ export class StreamLines {
     s.paragraph = [];
     onParagraph?.(new Paragraph(channel, lines));
   }
+}
+
+/** Where the first [.!?] of the text is (-1: none): most chunks have none, and indexOf finds that faster than a loop. */
+function firstStop(text: string): number {
+  let first = text.indexOf(".");
+  const bang = text.indexOf("!"), question = text.indexOf("?");
+  if (bang >= 0 && (first < 0 || bang < first)) first = bang;
+  if (question >= 0 && (first < 0 || question < first)) first = question;
+  return first;
 }
 
 /** A channel's state as a new one is, for a new request. */
