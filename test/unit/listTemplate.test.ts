@@ -38,6 +38,17 @@ describe("list-template", () => {
     assert.equal(ivs[0].evidence.count, 15);
   });
 
+  it("reads the template's words in any case, ASCII or not", () => {
+    const ends = ["PERMISSIONS.", "permissions.", "Permissions."];
+    const ascii = SLOTS.map((s, i) => `- Fix bug where the app crashes when the user denies ${s} ${ends[i % 3]}\n`).join("");
+    const other = SLOTS.map((s, i) => `- Corriger le plantage quand l'utilisateur refuse ${s} à l'${i % 2 ? "ÉCRAN" : "écran"}.\n`).join("");
+    for (const text of [ascii, other]) {
+      const ivs = only([user, ...request(streamOf("text", "Here is the status:\n\n" + text))]);
+      assert.equal(ivs.length, 1, text.slice(0, 80));
+      assert.equal(ivs[0].evidence.count, 15);
+    }
+  });
+
   it("stays quiet when the items come from a list the user pasted", () => {
     const pasted: TraceEvent = { t: "user", text: "Turn each of these into a checklist item: " + SLOTS.join(", ") };
     assert.deepEqual(only([pasted, ...request(streamOf("text", checklist(25)))]), []);

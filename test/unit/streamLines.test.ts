@@ -66,4 +66,19 @@ describe("stream lines", () => {
     ];
     for (const [line, kind] of cases) assert.equal(classifyLine(line), kind, JSON.stringify(line));
   });
+
+  it("starts each request afresh, and flushes its channels in the order they first came in it", () => {
+    const lines = new StreamLines();
+    const out: string[] = [];
+    const onLine = (l: { channel: StreamChannel; text: string; kind: string; section: string }) => out.push(`${l.channel} ${l.text} ${l.kind} ${l.section}`);
+    // a request cut off mid-line and mid-fence, on both channels, never flushed
+    lines.push("reasoning", "## Old heading\n```\nhalf a li", 0, onLine);
+    lines.push("text", "- an item with no end", 1, onLine);
+    lines.reset();
+    out.length = 0;
+    lines.push("text", "New answer line", 2, onLine);
+    lines.push("reasoning", "New thought", 3, onLine);
+    lines.flush(4, onLine);
+    assert.deepEqual(out, ["text New answer line prose ", "reasoning New thought prose "]);
+  });
 });
