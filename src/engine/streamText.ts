@@ -648,8 +648,11 @@ function restartState(s: ChannelState): void {
   s.proseLine = undefined;
 }
 
-/** Most strings come in a few dozen pieces: after one that came in far more, the array is made anew rather than joined through its empty slots. */
-const MAX_IDLE_PIECE_SLOTS = 256;
+/**
+ * Most strings come in a few dozen pieces: after one that came in more, the array is made anew
+ * rather than joined through its empty slots ever after (a join walks them all).
+ */
+const MAX_IDLE_PIECE_SLOTS = 64;
 
 /**
  * A string built from pieces (a line from its chunks), joined once when read: appending with +=
