@@ -185,6 +185,17 @@ export class WordTable {
   private hashScratch = new Uint32Array(64);
   private shingleScratch = new Uint32Array(64);
   private sizeAfterRestart = 0;
+  /**
+   * One unit's distinct words (marks in held) and distinct shingles (an open-addressing set), kept
+   * while that unit is compared with several others: each comparison then reads only the other side.
+   */
+  private held = new Int32Array(256);
+  private heldStamp = 0;
+  private heldShingles = new Uint32Array(256);
+  private heldShingleMarks = new Int32Array(256);
+  private heldShingleStamp = 0;
+  private heldWordCount = 0;
+  private heldShingleCount = 0;
 
   /** kindOf sorts words once, when first read (setJaccard can keep to words of a kind). */
   constructor(private readonly kindOf: (word: string) => number = () => 0) {}
@@ -279,18 +290,92 @@ export class WordTable {
    * A plain array: a typed one this size would be allocated outside the heap, which costs more.
    */
   shingles(ids: readonly number[], n: number): number[] {
-    const take = Math.min(n, ids.length);
-    const count = take === 0 ? 0 : take < n ? 1 : ids.length - take + 1;
-    if (this.hashScratch.length < ids.length) this.hashScratch = new Uint32Array(Math.max(ids.length, this.hashScratch.length * 2));
-    if (this.shingleScratch.length < count) this.shingleScratch = new Uint32Array(Math.max(count, this.shingleScratch.length * 2));
-    const hashes = this.hashScratch;
-    for (let k = 0; k < ids.length; k++) hashes[k] = this.hashes[ids[k]];
+    const count = this.ngramHashes(ids, n);
     const sorted = this.shingleScratch.subarray(0, count);
-    for (let i = 0; i < count; i++) sorted[i] = ngramHash(hashes, i, take);
     sorted.sort();
     const out: number[] = [];
     for (let i = 0; i < count; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) out.push(sorted[i]);
     return out;
+  }
+
+  /** The n-gram hashes of the words with these ids, in order and with repeats, into shingleScratch: how many. */
+  private ngramHashes(ids: readonly number[], n: number): number {
+    const take = Math.min(n, ids.length);
+    const count = take === 0 ? 0 : take < n ? 1 : ids.length - take + 1;
+    if (this.hashScratch.length < ids.length) this.hashScratch = new Uint32Array(Math.max(ids.length, this.hashScratch.length * 2));
+    if (this.shingleScratch.length < count) this.shingleScratch = new Uint32Array(Math.max(count, this.shingleScratch.length * 2));
+    const hashes = this.hashScratch, out = this.shingleScratch;
+    for (let k = 0; k < ids.length; k++) hashes[k] = this.hashes[ids[k]];
+    for (let i = 0; i < count; i++) out[i] = ngramHash(hashes, i, take);
+    return count;
+  }
+
+  /**
+   * Holds the shingles of these words for jaccardWithHeldShingles (until the next call) and gives
+   * them: the set shingles() gives, in first-seen order instead of sorted (no sort needed).
+   */
+  holdShingles(ids: readonly number[], n: number): number[] {
+    const count = this.ngramHashes(ids, n);
+    let size = this.heldShingles.length;
+    if (size < 2 * count) {
+      while (size < 2 * count) size *= 2;
+      this.heldShingles = new Uint32Array(size);
+      this.heldShingleMarks = new Int32Array(size);
+      this.heldShingleStamp = 0;
+    }
+    if (this.heldShingleStamp >= 0x7fffffff) { this.heldShingleMarks.fill(0); this.heldShingleStamp = 0; }
+    const stamp = ++this.heldShingleStamp, values = this.heldShingles, marks = this.heldShingleMarks, mask = size - 1, scratch = this.shingleScratch;
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const v = scratch[i];
+      let slot = (v ^ (v >>> 16)) & mask;
+      while (marks[slot] === stamp && values[slot] !== v) slot = (slot + 1) & mask;
+      if (marks[slot] === stamp) continue;
+      marks[slot] = stamp;
+      values[slot] = v;
+      out.push(v);
+    }
+    this.heldShingleCount = out.length;
+    return out;
+  }
+
+  /** sortedJaccard of these distinct shingles (in any order) and the held ones. */
+  jaccardWithHeldShingles(shingles: readonly number[]): number {
+    if (shingles.length === 0 && this.heldShingleCount === 0) return 1;
+    const stamp = this.heldShingleStamp, values = this.heldShingles, marks = this.heldShingleMarks, mask = values.length - 1;
+    let common = 0;
+    for (let k = 0; k < shingles.length; k++) {
+      const v = shingles[k];
+      let slot = (v ^ (v >>> 16)) & mask;
+      while (marks[slot] === stamp && values[slot] !== v) slot = (slot + 1) & mask;
+      if (marks[slot] === stamp) common++;
+    }
+    return common / (shingles.length + this.heldShingleCount - common);
+  }
+
+  /** The distinct ids among ids, in first-seen order. */
+  distinctIds(ids: readonly number[]): number[] {
+    const stamp = this.nextStamp(), inA = this.inA;
+    const out: number[] = [];
+    for (let k = 0; k < ids.length; k++) if (inA[ids[k]] !== stamp) { inA[ids[k]] = stamp; out.push(ids[k]); }
+    return out;
+  }
+
+  /** Holds these distinct ids (one unit's word set) for jaccardWithHeldWords, until the next call. */
+  holdWords(distinct: readonly number[]): void {
+    if (this.heldStamp >= 0x7fffffff) { this.held.fill(0); this.heldStamp = 0; }
+    const stamp = ++this.heldStamp, held = this.held;
+    for (let k = 0; k < distinct.length; k++) held[distinct[k]] = stamp;
+    this.heldWordCount = distinct.length;
+  }
+
+  /** setJaccard of all of two units' words, the one given as its distinct ids, the other held (the same value). */
+  jaccardWithHeldWords(distinct: readonly number[]): number {
+    const stamp = this.heldStamp, held = this.held;
+    let common = 0;
+    for (let k = 0; k < distinct.length; k++) if (held[distinct[k]] === stamp) common++;
+    const union = distinct.length + this.heldWordCount - common;
+    return union === 0 ? 1 : common / union;
   }
 
   /**
@@ -328,6 +413,9 @@ export class WordTable {
     this.inA = new Int32Array(256);
     this.inB = new Int32Array(256);
     this.stamp = 0;
+    this.held = new Int32Array(256);
+    this.heldStamp = 0;
+    this.heldWordCount = 0;
     this.slots = new Int32Array(512).fill(-1);
     for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOf(words[ids[k]], 0, words[ids[k]].length, hashes[ids[k]], false);
     this.sizeAfterRestart = this.words.length;
@@ -341,9 +429,9 @@ export class WordTable {
 
   private growIds(): void {
     const size = this.hashes.length * 2;
-    const hashes = new Uint32Array(size), kinds = new Uint8Array(size), inA = new Int32Array(size), inB = new Int32Array(size);
-    hashes.set(this.hashes); kinds.set(this.kinds); inA.set(this.inA); inB.set(this.inB);
-    this.hashes = hashes; this.kinds = kinds; this.inA = inA; this.inB = inB;
+    const hashes = new Uint32Array(size), kinds = new Uint8Array(size), inA = new Int32Array(size), inB = new Int32Array(size), held = new Int32Array(size);
+    hashes.set(this.hashes); kinds.set(this.kinds); inA.set(this.inA); inB.set(this.inB); held.set(this.held);
+    this.hashes = hashes; this.kinds = kinds; this.inA = inA; this.inB = inB; this.held = held;
   }
 
   private rehash(size: number): void {

@@ -51,6 +51,24 @@ describe("WordTable (near-duplicate's word ids)", () => {
     }
   });
 
+  it("holds one unit's shingles and words: the same sets and Jaccards as shingles(), sortedJaccard and setJaccard", () => {
+    const table = new WordTable();
+    // a few long texts too, so the held set has to grow
+    const all = [...texts(600), "Alpha beta-gamma it's x.y zeta ".repeat(300)].map((t, i) => `${t} word${i % 7} the loader config`);
+    for (let i = 1; i < all.length; i++) {
+      const [a, b] = [table.idsOf(all[i - 1], 600), table.idsOf(all[i], 600)];
+      const held = table.holdShingles(b, 3);
+      assert.deepEqual([...held].sort((p, q) => p - q), table.shingles(b, 3));
+      for (const other of [a, b, a.slice(2)]) assert.equal(table.jaccardWithHeldShingles(table.shingles(other, 3)), sortedJaccard(table.shingles(other, 3), table.shingles(b, 3)));
+      const distinct = table.distinctIds(b);
+      assert.deepEqual(distinct, [...new Set(b)]);
+      table.holdWords(distinct);
+      // setJaccard in between must not disturb the held words
+      table.setJaccard(a, 0, a.length, a, 0, a.length);
+      assert.equal(table.jaccardWithHeldWords(table.distinctIds(a)), table.setJaccard(a, 0, a.length, b, 0, b.length));
+    }
+  });
+
   it("measures word-set Jaccard as Sets of the words do, over a range and over words of one kind", () => {
     const long = (w: string) => (w.length >= 4 ? 1 : 0);
     const table = new WordTable(long);

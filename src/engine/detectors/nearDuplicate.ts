@@ -180,7 +180,8 @@ function bagSimilarity(table: WordTable, a: Unit, b: Unit): number {
   while (p < limit && x[p] === y[p]) p++;
   let q = 0;
   while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
-  if (p + q < 3) return table.setJaccard(x, 0, x.length, y, 0, y.length);
+  // all the words: b's word set is held by the table (b is the unit being compared with several)
+  if (p + q < 3) return table.jaccardWithHeldWords((a.distinct ??= table.distinctIds(x)));
   return table.setJaccard(x, p, x.length - q, y, p, y.length - q);
 }
 
@@ -211,6 +212,8 @@ interface Unit {
   words?: string[];
   shingles?: number[];
   pairs?: number[];
+  /** Its distinct word ids (renumbered with ids), for word-set similarity with the unit being compared. */
+  distinct?: number[];
   /** Words of the label the unit opens with (digits as #), null if none; read when a comparison needs it. */
   label?: string[] | null;
   labelText: string;
@@ -321,13 +324,18 @@ class NearDuplicateDetector implements Detector {
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
       if (u.section !== section && !(u.leads && unit.leads)) continue;
-      const uShingles = (u.shingles ??= this.table.shingles(u.ids, 3)), unitShingles = (unit.shingles ??= this.table.shingles(ids, 3));
+      const uShingles = (u.shingles ??= this.table.shingles(u.ids, 3));
+      // the unit's shingles and words are held by the table for all the comparisons of this unit
+      // (a shingle set of any order: only its size and members are read)
+      let unitShingles = unit.shingles;
+      if (!unitShingles) unitShingles = unit.shingles = this.table.holdShingles(ids, 3);
       // the shingles in common are at most the smaller set, so Jaccard ≤ min / max (and c / (a + b - c)
       // rises with c, rounding kept): below the threshold, the Jaccard itself is not needed
       const fewer = Math.min(uShingles.length, unitShingles.length), more = Math.max(uShingles.length, unitShingles.length);
-      let similarity = more > 0 && fewer / more < this.minSimilarity ? 0 : sortedJaccard(uShingles, unitShingles);
+      let similarity = more > 0 && fewer / more < this.minSimilarity ? 0 : this.table.jaccardWithHeldShingles(uShingles);
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
+        if (!unit.distinct) this.table.holdWords((unit.distinct = this.table.distinctIds(ids)));
         const bag = bagSimilarity(this.table, u, unit);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
@@ -393,7 +401,7 @@ class NearDuplicateDetector implements Detector {
   /** Between units: a table grown past its bound keeps only the words of the units in the window. */
   private restartWordTable(): void {
     const live: number[][] = [];
-    for (const units of this.recent.values()) for (const u of units) live.push(u.ids);
+    for (const units of this.recent.values()) for (const u of units) { live.push(u.ids); if (u.distinct) live.push(u.distinct); }
     this.table.restart(live);
   }
 
