@@ -165,6 +165,41 @@ function sameLowered(word: string, src: string, start: number, length: number): 
 }
 
 /**
+ * Whether no word (as wordsOf reads words) of the ASCII text runs across index at, so the words of
+ * text.slice(at) are the words of text that start at or after at. A word covers at - 1 and at when
+ * both are word characters, or one is a joiner ('.-) between word characters. false for non-ASCII
+ * text around at (undecided).
+ */
+export function wordBreakAt(text: string, at: number): boolean {
+  if (at <= 0 || at >= text.length) return true;
+  const before = asciiClassAt(text, at - 1), here = asciiClassAt(text, at);
+  if (before < 0 || here < 0) return false;
+  if (before >= WORD_CHAR && here >= WORD_CHAR) return false;
+  if (before >= WORD_CHAR && here === JOINER) { const next = asciiClassAt(text, at + 1); return next >= 0 && next < WORD_CHAR; }
+  if (before === JOINER && here >= WORD_CHAR) { const prev = asciiClassAt(text, at - 2); return prev >= 0 && prev < WORD_CHAR; }
+  return true;
+}
+
+/**
+ * idsOf(text.slice(cut), max) from ids[from, to), the ids scanWords read for all of text (at least
+ * all of the max words after cut) with their starts in starts (offset by offset); undefined when
+ * these cannot tell it exactly (a word runs across cut, or idsOf would cut text short).
+ */
+export function idsFrom(text: string, cut: number, max: number, ids: readonly number[], starts: readonly number[], from: number, to: number, offset: number): number[] | undefined {
+  if (!wordBreakAt(text, cut) || (Number.isFinite(max) && text.length - cut > max * CHARS_PER_WORD)) return undefined;
+  let j = from;
+  while (j < to && starts[j] < cut + offset) j++;
+  return ids.slice(j, Math.min(to, j + max));
+}
+
+/** ASCII_CLASS of text[i] (OTHER_CHAR outside the text), -1 for a non-ASCII character. */
+function asciiClassAt(text: string, i: number): number {
+  if (i < 0 || i >= text.length) return OTHER_CHAR;
+  const c = text.charCodeAt(i);
+  return c >= 0x80 ? -1 : ASCII_CLASS[c];
+}
+
+/**
  * Distinct words as integer ids, read straight from the text: the ids of what wordsOf gives, with
  * no string per word (only a word not seen before is cut out). Word sets become marks in arrays
  * instead of Sets of strings. Exact: one id per distinct word for as long as the ids are used.
@@ -181,6 +216,7 @@ export class WordTable {
   /** Open addressing by word hash: an id, or -1. */
   private slots = new Int32Array(512).fill(-1);
   private scratch: number[] = [];
+  private startScratch: number[] = [];
   /** Hashes of a unit's words in order, and of their n-grams, for shingles(). */
   private hashScratch = new Uint32Array(64);
   private shingleScratch = new Uint32Array(64);
@@ -202,6 +238,9 @@ export class WordTable {
 
   get size(): number { return this.words.length; }
 
+  /** How many times the table restarted: ids read before a restart that were not renumbered by it mean nothing after. */
+  restarts = 0;
+
   word(id: number): string { return this.words[id]; }
 
   /** Whether the table holds more than limit words, and over twice what it kept at its last restart (else a restart would not free much). */
@@ -212,7 +251,7 @@ export class WordTable {
   /** The ids of wordsOf(text, max). */
   idsOf(text: string, max: number): number[] {
     if (max === Infinity || (Number.isInteger(max) && max >= 0)) {
-      const n = this.scanAscii(text, Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length, max);
+      const n = this.scanAscii(text, 0, Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length, max, this.scratch, this.startScratch, 0, 0);
       if (n >= 0) return this.scratch.slice(0, n);
     }
     // text that is not all ASCII (and odd caps) take wordsOf itself
@@ -223,14 +262,26 @@ export class WordTable {
   }
 
   /**
-   * ASCII_WORD's matches in text[0, end) lowercased, by hand, as ids into scratch: how many (at
-   * most max), or -1 once a non-ASCII character is read (then the regex decides). Stopping at max
-   * is exact even if non-ASCII text follows: all that was read is ASCII, where WORD and ASCII_WORD
-   * match alike.
+   * For ASCII text, the ids of the words of text[from, end), as idsOf(text.slice(from, end), max)
+   * would give them, appended to ids from index at, with where each starts (its index in text plus
+   * offset) in starts: the new length of both (at + how many), or -1 once a non-ASCII character is
+   * read (ids and starts hold something then: not to be used). A sentence read this way lends its
+   * words to the line it sits in.
    */
-  private scanAscii(text: string, end: number, max: number): number {
+  scanWords(text: string, from: number, end: number, offset: number, ids: number[], starts: number[], at: number, max: number): number {
+    const n = this.scanAscii(text, from, end, max, ids, starts, at, offset);
+    return n < 0 ? -1 : at + n;
+  }
+
+  /**
+   * ASCII_WORD's matches in text[from, end) lowercased, by hand, as ids into ids[at...] (their starts
+   * plus offset into starts[at...]): how many (at most max), or -1 once a non-ASCII character is
+   * read (then the regex decides). Stopping at max is exact even if non-ASCII text follows: all that
+   * was read is ASCII, where WORD and ASCII_WORD match alike.
+   */
+  private scanAscii(text: string, from: number, end: number, max: number, ids: number[], starts: number[], at: number, offset: number): number {
     let n = 0;
-    let i = 0;
+    let i = from;
     while (i < end && n < max) {
       const c = text.charCodeAt(i);
       if (c >= 0x80) return -1;
@@ -255,7 +306,8 @@ export class WordTable {
         h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
         i++;
       }
-      this.scratch[n++] = this.idOf(text, start, i - start, h >>> 0, upper);
+      starts[at + n] = start + offset;
+      ids[at + n++] = this.idOf(text, start, i - start, h >>> 0, upper);
     }
     return n;
   }
@@ -406,6 +458,7 @@ export class WordTable {
 
   /** Starts afresh with only the words of these id arrays, which are given their new ids in place. */
   restart(live: Iterable<number[]>): void {
+    this.restarts++;
     const words = this.words, hashes = this.hashes;
     this.words = [];
     this.hashes = new Uint32Array(256);

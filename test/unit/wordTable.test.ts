@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { WordTable, jaccard, shingles, sortedJaccard, textKey, wordsKey, wordsOf } from "../../src/engine/streamText";
+import { WordTable, idsFrom, jaccard, shingles, sortedJaccard, stripOpeners, textKey, wordsKey, wordsOf } from "../../src/engine/streamText";
 
 /** Texts built from pieces that sit on the edges of a word: case, joiners, digits, non-ASCII letters and apostrophes. */
 function texts(count: number): string[] {
@@ -49,6 +49,36 @@ describe("WordTable (near-duplicate's word ids)", () => {
         assert.equal(sortedJaccard(a, b), jaccard(shingles(x, n), shingles(y, n)));
       }
     }
+  });
+
+  it("reads a text's words once for its pieces: the words after a cut are the cut text's, or it says it cannot tell", () => {
+    const table = new WordTable();
+    let told = 0, untold = 0;
+    const all = [...texts(1500), "So-called retries fail. Wait, so the cache. Hmm—actually no", "so's the thing", "Okay.then it's x", "Now.the end"];
+    for (const text of all) {
+      const ids: number[] = [], starts: number[] = [];
+      // read after something already read, with its starts offset as a sentence's in its line
+      ids.push(-1, -1); starts.push(-1, -1);
+      const count = table.scanWords(text, 0, text.length, 100, ids, starts, 2, Infinity);
+      if (/[^\x00-\x7f]/.test(text)) { assert.equal(count, -1, text); continue; }
+      assert.deepEqual(wordsFrom(table, ids.slice(2, count)), wordsOf(text, Infinity), text);
+      assert.deepEqual(starts.slice(2, count).map((s) => s - 100), [...text.toLowerCase().matchAll(/[a-z0-9_]+(?:['.-][a-z0-9_]+)*/g)].map((m) => m.index), text);
+      const cuts = new Set([text.length - stripOpeners(text).length, ...Array.from({ length: text.length + 1 }, (_, i) => i)]);
+      for (const cut of cuts) for (const max of [300, 2, 0]) {
+        const got = idsFrom(text, cut, max, ids, starts, 2, count, 100);
+        if (got === undefined) {
+          // a cut just after a space or before one is between words: that it tells (unless idsOf would cut the text short)
+          if (max === 300) assert.ok(!/[ ,:]/.test(text[cut - 1] ?? "") && !/[ ,:]/.test(text[cut] ?? ""), JSON.stringify({ text, cut }));
+          untold++;
+          continue;
+        }
+        told++;
+        assert.deepEqual(got, table.idsOf(text.slice(cut), max), JSON.stringify({ text, cut, max }));
+      }
+    }
+    assert.ok(told > 0 && untold > 0);
+    // a word run across the cut ("so-called" cut after "so-") is not told
+    assert.equal(idsFrom("so-called x", 3, 300, table.idsOf("so-called x", 300), [0, 10], 0, 2, 0), undefined);
   });
 
   it("holds one unit's shingles and words: the same sets and Jaccards as shingles(), sortedJaccard and setJaccard", () => {

@@ -21,7 +21,7 @@
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, WordTable, numberSetting, sortedJaccard, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { CatchCounter, WordTable, idsFrom, numberSetting, sortedJaccard, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -234,6 +234,25 @@ interface Unit {
   novel: boolean;
 }
 
+/**
+ * The words of the sentences read so far of a channel's current line (by scanWords), so the line
+ * takes them instead of reading its text again: the sentences of a long line cover most of it.
+ */
+interface LineWords {
+  ids: number[];
+  /** Where each word starts in the line. */
+  starts: number[];
+  count: number;
+  /** The sentences read, in order: the line is checked to be made of them, each followed by one space or tab. */
+  sentences: string[];
+  /** Where the next sentence starts in the line. */
+  next: number;
+  /** The table's restarts when the first sentence was read (ids from before a restart mean nothing after it). */
+  restarts: number;
+  /** false once a sentence could not be read this way (non-ASCII text): the line reads its own text. */
+  usable: boolean;
+}
+
 class NearDuplicateDetector implements Detector {
   readonly id = "near-duplicate" as const;
   private recent = new Map<string, Unit[]>();
@@ -248,6 +267,7 @@ class NearDuplicateDetector implements Detector {
   private headings = new Map<string, { last: string; scopes: Map<string, string> }>();
   private strongest = { alike: 0, detail: "" };
   private table = new WordTable(kindOfWord);
+  private lineWords = new Map<StreamChannel, LineWords>();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -260,6 +280,7 @@ class NearDuplicateDetector implements Detector {
 
   onRequestStart(): void {
     this.recent.clear();
+    this.lineWords.clear();
     this.headings.clear();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
@@ -268,6 +289,9 @@ class NearDuplicateDetector implements Detector {
   onLine(line: StreamLine): Finding[] | void {
     const out: Finding[] = [];
     this.readLine(line, out);
+    // the next sentences are the next line's
+    const words = this.lineWords.get(line.channel);
+    if (words) { words.count = 0; words.sentences.length = 0; words.next = 0; words.usable = true; }
     return out.length ? out : undefined;
   }
 
@@ -280,8 +304,13 @@ class NearDuplicateDetector implements Detector {
   onSentence(x: StreamSentence): Finding[] | void {
     if (!this.sentenceUnits) return;
     const out: Finding[] = [];
+    let words = this.lineWords.get(x.channel);
+    if (!words) { words = { ids: [], starts: [], count: 0, sentences: [], next: 0, restarts: 0, usable: true }; this.lineWords.set(x.channel, words); }
+    const read = words.sentences.length;
     // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
     this.compare(x.channel, "sentence", x.text, x.section, x.event, out, x.lineHead);
+    // too short to be a unit, its words are still the line's
+    if (words.sentences.length === read) this.readSentenceWords(words, x.text);
     return out.length ? out : undefined;
   }
 
@@ -306,7 +335,7 @@ class NearDuplicateDetector implements Detector {
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
     if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
-    const ids = this.table.idsOf(stripped, MAX_UNIT_WORDS);
+    const ids = (unitKind === "sentence" ? this.sentenceIds(channel, text, stripped) : unitKind === "line" ? this.lineIds(channel, text, stripped) : undefined) ?? this.table.idsOf(stripped, MAX_UNIT_WORDS);
     if (ids.length < minWords) return;
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     const unit: Unit = { ids, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, text, channel, leads: true, novel: true };
@@ -385,6 +414,59 @@ class NearDuplicateDetector implements Detector {
     });
   }
 
+  /** Reads all the words of a sentence of the current line into its line's words (if they are still to be had). */
+  private readSentenceWords(words: LineWords, text: string): void {
+    if (!words.usable) return;
+    if (words.sentences.length === 0) words.restarts = this.table.restarts;
+    else if (words.restarts !== this.table.restarts) { words.usable = false; return; }
+    const count = this.table.scanWords(text, 0, text.length, words.next, words.ids, words.starts, words.count, Infinity);
+    if (count < 0) { words.usable = false; return; }
+    words.count = count;
+    words.sentences.push(text);
+    words.next += text.length + 1;
+  }
+
+  /** The ids of a sentence unit (idsOf its stripped text), read with all its words for its line; undefined if they cannot be. */
+  private sentenceIds(channel: StreamChannel, text: string, stripped: string): number[] | undefined {
+    const words = this.lineWords.get(channel);
+    if (!words) return undefined;
+    const read = words.sentences.length, from = words.count, offset = words.next;
+    this.readSentenceWords(words, text);
+    if (words.sentences.length === read) return undefined;
+    return idsFrom(text, text.length - stripped.length, MAX_UNIT_WORDS, words.ids, words.starts, from, words.count, offset);
+  }
+
+  /**
+   * The ids of a line unit (idsOf its stripped text) from the words its sentences already read, and
+   * its text after them; undefined if the line is not made of those sentences or a restart renumbered
+   * the table since.
+   */
+  private lineIds(channel: StreamChannel, text: string, stripped: string): number[] | undefined {
+    const words = this.lineWords.get(channel);
+    if (!words || words.sentences.length === 0 || !words.usable || words.restarts !== this.table.restarts) return undefined;
+    let at = 0;
+    for (const sentence of words.sentences) {
+      if (!text.startsWith(sentence, at)) return undefined;
+      at += sentence.length;
+      const gap = text.charCodeAt(at);
+      if (gap !== 32 && gap !== 9) return undefined;
+      at++;
+    }
+    // the words from the cut on: those of the sentences after it, then the rest of the line (as many as are taken)
+    const cut = text.length - stripped.length;
+    if (cut > words.next) return undefined;
+    let before = 0;
+    while (before < words.count && words.starts[before] < cut) before++;
+    const wanted = before + MAX_UNIT_WORDS - words.count;
+    if (wanted > 0) {
+      const count = this.table.scanWords(text, words.next, text.length, 0, words.ids, words.starts, words.count, wanted);
+      if (count < 0) return undefined;
+      words.count = count;
+      words.next = text.length + 1;
+    }
+    return idsFrom(text, cut, MAX_UNIT_WORDS, words.ids, words.starts, 0, words.count, 0);
+  }
+
   /** The key of the unit's drifting thought: its own first 30 words unless it inherited one. */
   private clusterOf(u: Unit): string {
     return (u.cluster ??= `${this.id}:${u.channel}:${wordsKey(this.wordsOfUnit(u), 30)}`);
@@ -430,6 +512,7 @@ class NearDuplicateDetector implements Detector {
   }
 
   reset(): void {
+    this.lineWords.clear();
     this.headings.clear();
     this.recent.clear();
     this.counter.reset();
