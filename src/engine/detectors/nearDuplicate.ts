@@ -202,6 +202,8 @@ function hasSpaces(text: string, n: number): boolean {
   return found >= n;
 }
 
+type UnitKind = "line" | "paragraph" | "sentence";
+
 interface Unit {
   /** Word ids in the detector's WordTable (renumbered in place when it restarts). */
   ids: number[];
@@ -255,7 +257,8 @@ interface LineWords {
 
 class NearDuplicateDetector implements Detector {
   readonly id = "near-duplicate" as const;
-  private recent = new Map<string, Unit[]>();
+  /** Per channel, the recent units of each kind. */
+  private recent = new Map<StreamChannel, Record<UnitKind, Unit[]>>();
   private counter = new CatchCounter();
   private readonly minCopies: number;
   private readonly minSimilarity: number;
@@ -327,7 +330,7 @@ class NearDuplicateDetector implements Detector {
     this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
   }
 
-  private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[], labelSource = text): void {
+  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, out: Finding[], labelSource = text): void {
     const scope = this.scopeOf(channel, section);
     // the body of a section under a title that restates, and a sentence of a run-on line (a thought
     // restated in short sentences), are judged from fewer words
@@ -338,10 +341,12 @@ class NearDuplicateDetector implements Detector {
     const ids = (unitKind === "sentence" ? this.sentenceIds(channel, text, stripped) : unitKind === "line" ? this.lineIds(channel, text, stripped) : undefined) ?? this.table.idsOf(stripped, MAX_UNIT_WORDS);
     if (ids.length < minWords) return;
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
-    const unit: Unit = { ids, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, text, channel, leads: true, novel: true };
-    const bucket = `${channel}:${unitKind}`;
-    let recent = this.recent.get(bucket);
-    if (!recent) { recent = []; this.recent.set(bucket, recent); }
+    // every field set from the start (those read later as undefined): all units share one shape, so
+    // reading them in the comparison loop stays fast
+    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, text, channel, cluster: undefined, leads: true, novel: true };
+    let recentOfChannel = this.recent.get(channel);
+    if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
+    const recent = recentOfChannel[unitKind];
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     const alike: Array<{ unit: Unit; similarity: number }> = [];
     // walking back from the newest: what was said between each earlier unit and this one
@@ -483,7 +488,9 @@ class NearDuplicateDetector implements Detector {
   /** Between units: a table grown past its bound keeps only the words of the units in the window. */
   private restartWordTable(): void {
     const live: number[][] = [];
-    for (const units of this.recent.values()) for (const u of units) { live.push(u.ids); if (u.distinct) live.push(u.distinct); }
+    for (const kinds of this.recent.values()) {
+      for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) { live.push(u.ids); if (u.distinct) live.push(u.distinct); }
+    }
     this.table.restart(live);
   }
 
