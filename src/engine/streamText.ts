@@ -45,6 +45,8 @@ export interface StreamLine {
   continuation?: boolean;
   /** isItemLabel of the text, as the split already knows it (undefined: not known). */
   itemLabel?: boolean;
+  /** Which line of the split this is, as its sentences name it (StreamSentence.line); undefined if not split by StreamLines. */
+  id?: number;
 }
 
 export interface StreamParagraph {
@@ -64,6 +66,8 @@ const MAX_PARAGRAPH_LINES = 64;
 interface ChannelState {
   partial: string;
   partialStart: number;
+  /** The id the partial line will have (StreamLine.id). */
+  lineId: number;
   structure: StructureTracker;
   section: string;
   list: number;
@@ -97,6 +101,12 @@ export interface StreamSentence {
   lineHead: string;
   section: string;
   event: number;
+  /**
+   * The id of the line it sits in (StreamLine.id) and where it starts there: the sentence is
+   * line.text.slice(at, at + text.length), followed in the line by the space or tab that ended it.
+   */
+  line: number;
+  at: number;
 }
 
 /** Below this length a phrase said three times in a row can still be emphasis: the fourth copy makes it a chant. */
@@ -570,6 +580,8 @@ export function wordsKey(words: readonly string[], n: number): string {
  */
 export class StreamLines {
   private channels = new Map<StreamChannel, ChannelState>();
+  /** Ids given to lines so far (of all channels, across resets): a line's id is never another's. */
+  private lineIds = 0;
   /** The channel of the last chunk: a stream runs long on one channel, so most chunks skip the map. */
   private lastChannel: StreamChannel | undefined;
   private lastState: ChannelState | undefined;
@@ -579,7 +591,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { partial: "", partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: "", lineHead: "", inItem: false };
+      s = { partial: "", partialStart: -1, lineId: ++this.lineIds, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: "", lineHead: "", inItem: false };
       this.channels.set(channel, s);
     }
     this.lastChannel = channel;
@@ -647,7 +659,7 @@ export class StreamLines {
     if (s.proseLine === true) {
       const text = s.tail.slice(0, k - s.sentenceFrom);
       s.tail = s.tail.slice(k + 1 - s.sentenceFrom);
-      onSentence({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex });
+      onSentence({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: s.sentenceFrom });
     } else if (k >= LONG_LINE_CHARS && (s.proseLine ??= this.isProseLine(s))) {
       // the line just proved long: its first sentences are sentences too (once per line)
       const line = s.partial;
@@ -655,10 +667,10 @@ export class StreamLines {
       const early = s.earlyStarts;
       if (early.length) {
         early.push(s.sentenceFrom);
-        for (let j = 0; j + 1 < early.length; j++) onSentence({ channel, text: line.slice(early[j], early[j + 1] - 1), lineHead: s.lineHead, section: s.section, event: eventIndex });
+        for (let j = 0; j + 1 < early.length; j++) onSentence({ channel, text: line.slice(early[j], early[j + 1] - 1), lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: early[j] });
         early.length = 0;
       }
-      onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: s.lineHead, section: s.section, event: eventIndex });
+      onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: s.sentenceFrom });
       s.tail = line.slice(k + 1);
     } else if (k < LONG_LINE_CHARS && s.earlyStarts.length < 32) s.earlyStarts.push(s.sentenceFrom);
     s.sentenceFrom = k + 1;
@@ -689,7 +701,7 @@ export class StreamLines {
       parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
       if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text).slice(0, 200) });
     }
-    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel };
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, id: s.lineId };
     if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
       line.continuation = true;
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
@@ -697,6 +709,7 @@ export class StreamLines {
     s.inItem = kind === "list" || line.continuation === true;
     s.partial = "";
     s.partialStart = -1;
+    s.lineId = ++this.lineIds;
     s.sentenceFrom = 0;
     s.afterStop = false;
     s.proseLine = undefined;

@@ -241,17 +241,17 @@ interface Unit {
  * takes them instead of reading its text again: the sentences of a long line cover most of it.
  */
 interface LineWords {
+  /** The line's id (StreamLine.id, StreamSentence.line). */
+  line: number;
   ids: number[];
   /** Where each word starts in the line. */
   starts: number[];
   count: number;
-  /** The sentences read, in order: the line is checked to be made of them, each followed by one space or tab. */
-  sentences: string[];
-  /** Where the next sentence starts in the line. */
+  /** Where the next sentence starts in the line: the sentences read cover the line up to here, each followed by a space or tab. */
   next: number;
   /** The table's restarts when the first sentence was read (ids from before a restart mean nothing after it). */
   restarts: number;
-  /** false once a sentence could not be read this way (non-ASCII text): the line reads its own text. */
+  /** false once a sentence could not be read this way (non-ASCII text, a gap): the line reads its own text. */
   usable: boolean;
 }
 
@@ -292,9 +292,6 @@ class NearDuplicateDetector implements Detector {
   onLine(line: StreamLine): Finding[] | void {
     const out: Finding[] = [];
     this.readLine(line, out);
-    // the next sentences are the next line's
-    const words = this.lineWords.get(line.channel);
-    if (words) { words.count = 0; words.sentences.length = 0; words.next = 0; words.usable = true; }
     return out.length ? out : undefined;
   }
 
@@ -308,19 +305,18 @@ class NearDuplicateDetector implements Detector {
     if (!this.sentenceUnits) return;
     const out: Finding[] = [];
     let words = this.lineWords.get(x.channel);
-    if (!words) { words = { ids: [], starts: [], count: 0, sentences: [], next: 0, restarts: 0, usable: true }; this.lineWords.set(x.channel, words); }
-    const read = words.sentences.length;
+    if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(x.channel, words); }
     // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
-    this.compare(x.channel, "sentence", x.text, x.section, x.event, out, x.lineHead);
+    this.compare(x.channel, "sentence", x.text, x.section, x.event, out, x.lineHead, x);
     // too short to be a unit, its words are still the line's
-    if (words.sentences.length === read) this.readSentenceWords(words, x.text);
+    if (x.line !== words.line || x.at >= words.next) this.readSentenceWords(words, x);
     return out.length ? out : undefined;
   }
 
   private readLine(line: StreamLine, out: Finding[]): void {
     // a list item's wrapped text is the item's (list items are list-template's)
     if (line.kind !== "prose" || line.continuation) return;
-    this.compare(line.channel, "line", line.text, line.section, line.endEvent, out);
+    this.compare(line.channel, "line", line.text, line.section, line.endEvent, out, line.text, line);
   }
 
   private readParagraph(p: StreamParagraph, out: Finding[]): void {
@@ -330,7 +326,9 @@ class NearDuplicateDetector implements Detector {
     this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
   }
 
-  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, out: Finding[], labelSource = text): void {
+  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, out: Finding[], labelSource = text, from?: StreamSentence | StreamLine): void {
+    // a sentence's words are read for its line too, and a line takes those its sentences read
+    const sentence = unitKind === "sentence" ? (from as StreamSentence | undefined) : undefined, line = unitKind === "line" ? (from as StreamLine | undefined) : undefined;
     const scope = this.scopeOf(channel, section);
     // the body of a section under a title that restates, and a sentence of a run-on line (a thought
     // restated in short sentences), are judged from fewer words
@@ -338,7 +336,7 @@ class NearDuplicateDetector implements Detector {
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
     if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
-    const ids = (unitKind === "sentence" ? this.sentenceIds(channel, text, stripped) : unitKind === "line" ? this.lineIds(channel, text, stripped) : undefined) ?? this.table.idsOf(stripped, MAX_UNIT_WORDS);
+    const ids = (sentence ? this.sentenceIds(sentence, stripped) : line ? this.lineIds(line, stripped) : undefined) ?? this.table.idsOf(stripped, MAX_UNIT_WORDS);
     if (ids.length < minWords) return;
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     // every field set from the start (those read later as undefined): all units share one shape, so
@@ -419,44 +417,45 @@ class NearDuplicateDetector implements Detector {
     });
   }
 
-  /** Reads all the words of a sentence of the current line into its line's words (if they are still to be had). */
-  private readSentenceWords(words: LineWords, text: string): void {
-    if (!words.usable) return;
-    if (words.sentences.length === 0) words.restarts = this.table.restarts;
-    else if (words.restarts !== this.table.restarts) { words.usable = false; return; }
-    const count = this.table.scanWords(text, 0, text.length, words.next, words.ids, words.starts, words.count, Infinity);
-    if (count < 0) { words.usable = false; return; }
+  /**
+   * Reads all the words of a sentence into its line's words, if they are still to be had: the
+   * sentences of a line come in order, the first at its start, each right after the last one's
+   * space (StreamLines cuts them so).
+   */
+  private readSentenceWords(words: LineWords, x: StreamSentence): boolean {
+    if (x.line !== words.line) {
+      words.line = x.line;
+      words.count = 0;
+      words.next = 0;
+      words.restarts = this.table.restarts;
+      words.usable = true;
+    }
+    if (!words.usable) return false;
+    if (x.at !== words.next || words.restarts !== this.table.restarts) { words.usable = false; return false; }
+    const count = this.table.scanWords(x.text, 0, x.text.length, x.at, words.ids, words.starts, words.count, Infinity);
+    if (count < 0) { words.usable = false; return false; }
     words.count = count;
-    words.sentences.push(text);
-    words.next += text.length + 1;
+    words.next = x.at + x.text.length + 1;
+    return true;
   }
 
   /** The ids of a sentence unit (idsOf its stripped text), read with all its words for its line; undefined if they cannot be. */
-  private sentenceIds(channel: StreamChannel, text: string, stripped: string): number[] | undefined {
-    const words = this.lineWords.get(channel);
+  private sentenceIds(x: StreamSentence, stripped: string): number[] | undefined {
+    const words = this.lineWords.get(x.channel);
     if (!words) return undefined;
-    const read = words.sentences.length, from = words.count, offset = words.next;
-    this.readSentenceWords(words, text);
-    if (words.sentences.length === read) return undefined;
-    return idsFrom(text, text.length - stripped.length, MAX_UNIT_WORDS, words.ids, words.starts, from, words.count, offset);
+    const from = x.line === words.line ? words.count : 0;
+    if (!this.readSentenceWords(words, x)) return undefined;
+    return idsFrom(x.text, x.text.length - stripped.length, MAX_UNIT_WORDS, words.ids, words.starts, from, words.count, x.at);
   }
 
   /**
    * The ids of a line unit (idsOf its stripped text) from the words its sentences already read, and
-   * its text after them; undefined if the line is not made of those sentences or a restart renumbered
-   * the table since.
+   * its text after them; undefined if they are not all to be had or a restart renumbered the table since.
    */
-  private lineIds(channel: StreamChannel, text: string, stripped: string): number[] | undefined {
-    const words = this.lineWords.get(channel);
-    if (!words || words.sentences.length === 0 || !words.usable || words.restarts !== this.table.restarts) return undefined;
-    let at = 0;
-    for (const sentence of words.sentences) {
-      if (!text.startsWith(sentence, at)) return undefined;
-      at += sentence.length;
-      const gap = text.charCodeAt(at);
-      if (gap !== 32 && gap !== 9) return undefined;
-      at++;
-    }
+  private lineIds(line: StreamLine, stripped: string): number[] | undefined {
+    const words = this.lineWords.get(line.channel);
+    if (!words || line.id === undefined || words.line !== line.id || !words.usable || words.next === 0 || words.restarts !== this.table.restarts) return undefined;
+    const text = line.text;
     // the words from the cut on: those of the sentences after it, then the rest of the line (as many as are taken)
     const cut = text.length - stripped.length;
     if (cut > words.next) return undefined;
