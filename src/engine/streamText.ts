@@ -210,6 +210,66 @@ function asciiClassAt(text: string, i: number): number {
 }
 
 /**
+ * The fewest elements two sets of these sizes (not both empty) must have in common for their
+ * Jaccard, common / (a + b - common) as computed, to be atLeast; more than the smaller size if none
+ * can. The computed value rises with common (a larger numerator over a smaller denominator, each
+ * rounding kept in order), so any count below this gives a value below atLeast.
+ */
+function leastInCommon(a: number, b: number, atLeast: number): number {
+  const most = Math.min(a, b);
+  let c = Math.max(0, Math.ceil((atLeast * (a + b)) / (1 + atLeast)) - 1);
+  while (c <= most && c / (a + b - c) < atLeast) c++;
+  // the estimate may be one too high only through rounding: step back while the count below still reaches it
+  while (c > 0 && c - 1 <= most && (c - 1) / (a + b - c + 1) >= atLeast) c--;
+  return c;
+}
+
+/** A value below atLeast, for a similarity known to be below it (atLeast > 0 whenever a count stops early). */
+const below = (atLeast: number): number => atLeast - 1;
+
+/** Distinct 32-bit values by open addressing, emptied in O(1) by a new stamp: the shingle sets of the units compared. */
+class StampedSet {
+  private values = new Uint32Array(256);
+  private marks = new Int32Array(256);
+  private stamp = 0;
+  size = 0;
+
+  /** Empties the set, with room for count values. */
+  clear(count: number): void {
+    let room = this.values.length;
+    if (room < 2 * count) {
+      while (room < 2 * count) room *= 2;
+      this.values = new Uint32Array(room);
+      this.marks = new Int32Array(room);
+      this.stamp = 0;
+    }
+    if (this.stamp >= 0x7fffffff) { this.marks.fill(0); this.stamp = 0; }
+    this.stamp++;
+    this.size = 0;
+  }
+
+  /** Adds the value: whether it was not there yet. */
+  add(v: number): boolean {
+    const values = this.values, marks = this.marks, stamp = this.stamp, mask = values.length - 1;
+    let slot = (v ^ (v >>> 16)) & mask;
+    while (marks[slot] === stamp) {
+      if (values[slot] === v) return false;
+      slot = (slot + 1) & mask;
+    }
+    marks[slot] = stamp;
+    values[slot] = v;
+    this.size++;
+    return true;
+  }
+
+  has(v: number): boolean {
+    const values = this.values, marks = this.marks, stamp = this.stamp, mask = values.length - 1;
+    for (let slot = (v ^ (v >>> 16)) & mask; marks[slot] === stamp; slot = (slot + 1) & mask) if (values[slot] === v) return true;
+    return false;
+  }
+}
+
+/**
  * Distinct words as integer ids, read straight from the text: the ids of what wordsOf gives, with
  * no string per word (only a word not seen before is cut out). Word sets become marks in arrays
  * instead of Sets of strings. Exact: one id per distinct word for as long as the ids are used.
@@ -237,11 +297,10 @@ export class WordTable {
    */
   private held = new Int32Array(256);
   private heldStamp = 0;
-  private heldShingles = new Uint32Array(256);
-  private heldShingleMarks = new Int32Array(256);
-  private heldShingleStamp = 0;
   private heldWordCount = 0;
-  private heldShingleCount = 0;
+  private heldShingles = new StampedSet();
+  /** Where distinctShingles drops repeats. */
+  private scratchSet = new StampedSet();
 
   /** kindOf sorts words once, when first read (setJaccard can keep to words of a kind). */
   constructor(private readonly kindOf: (word: string) => number = () => 0) {}
@@ -364,80 +423,103 @@ export class WordTable {
   private ngramHashes(ids: readonly number[], n: number): number {
     const take = Math.min(n, ids.length);
     const count = take === 0 ? 0 : take < n ? 1 : ids.length - take + 1;
-    if (this.hashScratch.length < ids.length) this.hashScratch = new Uint32Array(Math.max(ids.length, this.hashScratch.length * 2));
     if (this.shingleScratch.length < count) this.shingleScratch = new Uint32Array(Math.max(count, this.shingleScratch.length * 2));
-    const hashes = this.hashScratch, out = this.shingleScratch;
-    for (let k = 0; k < ids.length; k++) hashes[k] = this.hashes[ids[k]];
+    const words = this.hashes, out = this.shingleScratch;
+    if (take === 3) {
+      // ngramHash of three words, unrolled, each word's hash read once
+      let a = words[ids[0]], b = words[ids[1]];
+      for (let i = 0; i < count; i++) {
+        const c = words[ids[i + 2]];
+        let h = 0x9e3779b9;
+        h = Math.imul(h ^ a, 0x85ebca6b) ^ (h >>> 13);
+        h = Math.imul(h ^ b, 0x85ebca6b) ^ (h >>> 13);
+        h = Math.imul(h ^ c, 0x85ebca6b) ^ (h >>> 13);
+        out[i] = h >>> 0;
+        a = b;
+        b = c;
+      }
+      return count;
+    }
+    if (this.hashScratch.length < ids.length) this.hashScratch = new Uint32Array(Math.max(ids.length, this.hashScratch.length * 2));
+    const hashes = this.hashScratch;
+    for (let k = 0; k < ids.length; k++) hashes[k] = words[ids[k]];
     for (let i = 0; i < count; i++) out[i] = ngramHash(hashes, i, take);
     return count;
   }
 
-  /**
-   * Holds the shingles of these words for jaccardWithHeldShingles (until the next call) and gives
-   * them: the set shingles() gives, in first-seen order instead of sorted (no sort needed).
-   */
-  holdShingles(ids: readonly number[], n: number): number[] {
-    const count = this.ngramHashes(ids, n);
-    let size = this.heldShingles.length;
-    if (size < 2 * count) {
-      while (size < 2 * count) size *= 2;
-      this.heldShingles = new Uint32Array(size);
-      this.heldShingleMarks = new Int32Array(size);
-      this.heldShingleStamp = 0;
-    }
-    if (this.heldShingleStamp >= 0x7fffffff) { this.heldShingleMarks.fill(0); this.heldShingleStamp = 0; }
-    const stamp = ++this.heldShingleStamp, values = this.heldShingles, marks = this.heldShingleMarks, mask = size - 1, scratch = this.shingleScratch;
-    const out: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const v = scratch[i];
-      let slot = (v ^ (v >>> 16)) & mask;
-      while (marks[slot] === stamp && values[slot] !== v) slot = (slot + 1) & mask;
-      if (marks[slot] === stamp) continue;
-      marks[slot] = stamp;
-      values[slot] = v;
-      out.push(v);
-    }
-    this.heldShingleCount = out.length;
+  /** The first count values of shingleScratch without repeats, in first-seen order, gathered in set (emptied first). */
+  private distinctScratch(count: number, set: StampedSet): number[] {
+    set.clear(count);
+    const scratch = this.shingleScratch, out = new Array<number>(count);
+    let n = 0;
+    for (let i = 0; i < count; i++) if (set.add(scratch[i])) out[n++] = scratch[i];
+    out.length = n;
     return out;
   }
 
-  /** sortedJaccard of these distinct shingles (in any order) and the held ones. */
-  jaccardWithHeldShingles(shingles: readonly number[]): number {
-    if (shingles.length === 0 && this.heldShingleCount === 0) return 1;
-    const stamp = this.heldShingleStamp, values = this.heldShingles, marks = this.heldShingleMarks, mask = values.length - 1;
+  /** The set shingles() gives, in first-seen order instead of sorted (for jaccardWithHeldShingles). */
+  distinctShingles(ids: readonly number[], n: number): number[] {
+    return this.distinctScratch(this.ngramHashes(ids, n), this.scratchSet);
+  }
+
+  /** distinctShingles, also held for jaccardWithHeldShingles (until the next call): the unit compared with several others. */
+  holdShingles(ids: readonly number[], n: number): number[] {
+    return this.distinctScratch(this.ngramHashes(ids, n), this.heldShingles);
+  }
+
+  /**
+   * sortedJaccard of these distinct shingles (in any order) and the held ones, when it is atLeast or
+   * more; else some value below atLeast (the count stops once too few can be in common).
+   */
+  jaccardWithHeldShingles(shingles: readonly number[], atLeast: number): number {
+    const held = this.heldShingles;
+    if (shingles.length === 0 && held.size === 0) return 1;
+    let misses = shingles.length - leastInCommon(shingles.length, held.size, atLeast);
+    if (misses < 0) return below(atLeast);
     let common = 0;
     for (let k = 0; k < shingles.length; k++) {
-      const v = shingles[k];
-      let slot = (v ^ (v >>> 16)) & mask;
-      while (marks[slot] === stamp && values[slot] !== v) slot = (slot + 1) & mask;
-      if (marks[slot] === stamp) common++;
+      if (held.has(shingles[k])) common++;
+      else if (--misses < 0) return below(atLeast);
     }
-    return common / (shingles.length + this.heldShingleCount - common);
+    return common / (shingles.length + held.size - common);
   }
 
   /** The distinct ids among ids, in first-seen order. */
   distinctIds(ids: readonly number[]): number[] {
-    const stamp = this.nextStamp(), inA = this.inA;
-    const out: number[] = [];
-    for (let k = 0; k < ids.length; k++) if (inA[ids[k]] !== stamp) { inA[ids[k]] = stamp; out.push(ids[k]); }
+    return this.distinctMarked(ids, this.inA, this.nextStamp());
+  }
+
+  /** distinctIds, also held (one unit's word set) for jaccardWithHeldWords, until the next call. */
+  holdWords(ids: readonly number[]): number[] {
+    if (this.heldStamp >= 0x7fffffff) { this.held.fill(0); this.heldStamp = 0; }
+    const distinct = this.distinctMarked(ids, this.held, ++this.heldStamp);
+    this.heldWordCount = distinct.length;
+    return distinct;
+  }
+
+  private distinctMarked(ids: readonly number[], marks: Int32Array, stamp: number): number[] {
+    const out = new Array<number>(ids.length);
+    let n = 0;
+    for (let k = 0; k < ids.length; k++) if (marks[ids[k]] !== stamp) { marks[ids[k]] = stamp; out[n++] = ids[k]; }
+    out.length = n;
     return out;
   }
 
-  /** Holds these distinct ids (one unit's word set) for jaccardWithHeldWords, until the next call. */
-  holdWords(distinct: readonly number[]): void {
-    if (this.heldStamp >= 0x7fffffff) { this.held.fill(0); this.heldStamp = 0; }
-    const stamp = ++this.heldStamp, held = this.held;
-    for (let k = 0; k < distinct.length; k++) held[distinct[k]] = stamp;
-    this.heldWordCount = distinct.length;
-  }
-
-  /** setJaccard of all of two units' words, the one given as its distinct ids, the other held (the same value). */
-  jaccardWithHeldWords(distinct: readonly number[]): number {
-    const stamp = this.heldStamp, held = this.held;
+  /**
+   * setJaccard of all of two units' words, the one given as its distinct ids, the other held (the
+   * same value), when it is atLeast or more; else some value below atLeast.
+   */
+  jaccardWithHeldWords(distinct: readonly number[], atLeast: number): number {
+    const stamp = this.heldStamp, held = this.held, heldCount = this.heldWordCount;
+    if (distinct.length + heldCount === 0) return 1;
+    let misses = distinct.length - leastInCommon(distinct.length, heldCount, atLeast);
+    if (misses < 0) return below(atLeast);
     let common = 0;
-    for (let k = 0; k < distinct.length; k++) if (held[distinct[k]] === stamp) common++;
-    const union = distinct.length + this.heldWordCount - common;
-    return union === 0 ? 1 : common / union;
+    for (let k = 0; k < distinct.length; k++) {
+      if (held[distinct[k]] === stamp) common++;
+      else if (--misses < 0) return below(atLeast);
+    }
+    return common / (distinct.length + heldCount - common);
   }
 
   /**

@@ -172,7 +172,7 @@ const kindOfWord = (w: string): number => (w.length >= 4 && !FUNCTION_WORDS.has(
  * Word-set similarity of what two units say beyond a shared opening or closing: paragraphs that
  * all open with the same sentence and then say something new are judged on the new part.
  */
-function bagSimilarity(table: WordTable, a: Unit, b: Unit): number {
+function bagSimilarity(table: WordTable, a: Unit, b: Unit, atLeast: number): number {
   // ids are equal exactly when words are
   const x = a.ids, y = b.ids;
   const limit = Math.min(x.length, y.length);
@@ -181,7 +181,7 @@ function bagSimilarity(table: WordTable, a: Unit, b: Unit): number {
   let q = 0;
   while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
   // all the words: b's word set is held by the table (b is the unit being compared with several)
-  if (p + q < 3) return table.jaccardWithHeldWords((a.distinct ??= table.distinctIds(x)));
+  if (p + q < 3) return table.jaccardWithHeldWords((a.distinct ??= table.distinctIds(x)), atLeast);
   return table.setJaccard(x, p, x.length - q, y, p, y.length - q);
 }
 
@@ -208,8 +208,9 @@ interface Unit {
   /** Word ids in the detector's WordTable (renumbered in place when it restarts). */
   ids: number[];
   /**
-   * Its words, sorted word 3-gram and 2-gram hashes: computed when a comparison first needs
-   * them (most units are told apart from the others by shingles and word sets alone).
+   * Its words, distinct word 3-gram hashes (in no order) and sorted 2-gram hashes: computed when a
+   * comparison first needs them (most units are told apart from the others by shingles and word
+   * sets alone).
    */
   words?: string[];
   shingles?: number[];
@@ -356,19 +357,16 @@ class NearDuplicateDetector implements Detector {
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
       if (u.section !== section && !(u.leads && unit.leads)) continue;
-      const uShingles = (u.shingles ??= this.table.shingles(u.ids, 3));
-      // the unit's shingles and words are held by the table for all the comparisons of this unit
-      // (a shingle set of any order: only its size and members are read)
-      let unitShingles = unit.shingles;
-      if (!unitShingles) unitShingles = unit.shingles = this.table.holdShingles(ids, 3);
-      // the shingles in common are at most the smaller set, so Jaccard ≤ min / max (and c / (a + b - c)
-      // rises with c, rounding kept): below the threshold, the Jaccard itself is not needed
-      const fewer = Math.min(uShingles.length, unitShingles.length), more = Math.max(uShingles.length, unitShingles.length);
-      let similarity = more > 0 && fewer / more < this.minSimilarity ? 0 : this.table.jaccardWithHeldShingles(uShingles);
+      // the unit's shingles and words are held by the table for all the comparisons of this unit (sets
+      // in any order: only their sizes and members are read); below the threshold, the similarity
+      // itself is not needed, so its count stops once too few can be in common
+      const uShingles = (u.shingles ??= this.table.distinctShingles(u.ids, 3));
+      unit.shingles ??= this.table.holdShingles(ids, 3);
+      let similarity = this.table.jaccardWithHeldShingles(uShingles, this.minSimilarity);
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
-        if (!unit.distinct) this.table.holdWords((unit.distinct = this.table.distinctIds(ids)));
-        const bag = bagSimilarity(this.table, u, unit);
+        unit.distinct ??= this.table.holdWords(ids);
+        const bag = bagSimilarity(this.table, u, unit, this.minWordSetSimilarity);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
         if (bag < this.minWordSetSimilarity || sortedJaccard(this.pairsOf(u), this.pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
