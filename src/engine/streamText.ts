@@ -287,6 +287,12 @@ export class WordTable {
   private slots = new Int32Array(512).fill(-1);
   private scratch: number[] = [];
   private startScratch: number[] = [];
+  /**
+   * Where distinct ids and shingles are gathered before the list of them is cut out at its size (one
+   * allocation, no growing); apart, as ids are small integers and shingles are not.
+   */
+  private distinctIdList: number[] = [];
+  private distinctShingleList: number[] = [];
   /** Hashes of a unit's words in order, and of their n-grams, for shingles(). */
   private hashScratch = new Uint32Array(64);
   private shingleScratch = new Uint32Array(64);
@@ -450,11 +456,10 @@ export class WordTable {
   /** The first count values of shingleScratch without repeats, in first-seen order, gathered in set (emptied first). */
   private distinctScratch(count: number, set: StampedSet): number[] {
     set.clear(count);
-    const scratch = this.shingleScratch, out = new Array<number>(count);
+    const scratch = this.shingleScratch, out = this.distinctShingleList;
     let n = 0;
     for (let i = 0; i < count; i++) if (set.add(scratch[i])) out[n++] = scratch[i];
-    out.length = n;
-    return out;
+    return out.slice(0, n);
   }
 
   /** The set shingles() gives, in first-seen order instead of sorted (for jaccardWithHeldShingles). */
@@ -498,11 +503,10 @@ export class WordTable {
   }
 
   private distinctMarked(ids: readonly number[], marks: Int32Array, stamp: number): number[] {
-    const out = new Array<number>(ids.length);
+    const out = this.distinctIdList;
     let n = 0;
     for (let k = 0; k < ids.length; k++) if (marks[ids[k]] !== stamp) { marks[ids[k]] = stamp; out[n++] = ids[k]; }
-    out.length = n;
-    return out;
+    return out.slice(0, n);
   }
 
   /**

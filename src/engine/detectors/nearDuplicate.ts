@@ -284,50 +284,49 @@ class NearDuplicateDetector implements Detector {
 
   onRequestStart(): void {
     this.recent.clear();
-    this.lineWords.clear();
+    // a new request's lines are new lines (ids never come again); the arrays are kept for them
+    for (const words of this.lineWords.values()) words.usable = false;
     this.headings.clear();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
   }
 
   onLine(line: StreamLine): Finding[] | void {
-    const out: Finding[] = [];
-    this.readLine(line, out);
-    return out.length ? out : undefined;
+    const found = this.readLine(line);
+    return found && [found];
   }
 
   onParagraph(p: StreamParagraph): Finding[] | void {
-    const out: Finding[] = [];
-    this.readParagraph(p, out);
-    return out.length ? out : undefined;
+    const found = this.readParagraph(p);
+    return found && [found];
   }
 
   onSentence(x: StreamSentence): Finding[] | void {
     if (!this.sentenceUnits) return;
-    const out: Finding[] = [];
     let words = this.lineWords.get(x.channel);
     if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(x.channel, words); }
     // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
-    this.compare(x.channel, "sentence", x.text, x.section, x.event, out, x.lineHead, x);
+    const found = this.compare(x.channel, "sentence", x.text, x.section, x.event, x.lineHead, x);
     // too short to be a unit, its words are still the line's
     if (x.line !== words.line || x.at >= words.next) this.readSentenceWords(words, x);
-    return out.length ? out : undefined;
+    return found && [found];
   }
 
-  private readLine(line: StreamLine, out: Finding[]): void {
+  private readLine(line: StreamLine): Finding | undefined {
     // a list item's wrapped text is the item's (list items are list-template's)
     if (line.kind !== "prose" || line.continuation) return;
-    this.compare(line.channel, "line", line.text, line.section, line.endEvent, out, line.text, line);
+    return this.compare(line.channel, "line", line.text, line.section, line.endEvent, line.text, line);
   }
 
-  private readParagraph(p: StreamParagraph, out: Finding[]): void {
+  private readParagraph(p: StreamParagraph): Finding | undefined {
     if (p.lines.length < 2 || p.lines.some((l) => l.kind === "list")) return;
     // a paragraph of long lines is judged line by line already; of short lines, as a whole
     if (p.lines.some((l) => wordsOf(l.text, this.minWords).length >= this.minWords)) return;
-    this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
+    return this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent);
   }
 
-  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, out: Finding[], labelSource = text, from?: StreamSentence | StreamLine): void {
+  /** Compares a unit with the recent ones of its kind and keeps it among them: the finding if it makes a loop. */
+  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, labelSource = text, from?: StreamSentence | StreamLine): Finding | undefined {
     // a sentence's words are read for its line too, and a line takes those its sentences read
     const sentence = unitKind === "sentence" ? (from as StreamSentence | undefined) : undefined, line = unitKind === "line" ? (from as StreamLine | undefined) : undefined;
     const scope = this.scopeOf(channel, section);
@@ -347,7 +346,8 @@ class NearDuplicateDetector implements Detector {
     if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
     const recent = recentOfChannel[unitKind];
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
-    const alike: Array<{ unit: Unit; similarity: number }> = [];
+    // made for the first alike unit (most units have none)
+    let alike: Array<{ unit: Unit; similarity: number }> | undefined;
     // walking back from the newest: what was said between each earlier unit and this one
     let novelSince = 0, repeatsSince = 0;
     for (let i = recent.length - 1; i >= 0; i--) {
@@ -384,35 +384,39 @@ class NearDuplicateDetector implements Detector {
       // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
       const uLabel = labelOfUnit(u), unitLabel = labelOfUnit(unit);
       if (uLabel && unitLabel && uLabel.join(" ") !== unitLabel.join(" ") && namesItems(uLabel, unitLabel, u.labelText, unit.labelText)) continue;
-      alike.push({ unit: u, similarity });
+      (alike ??= []).push({ unit: u, similarity });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit (found last,
     // walking back) names it
-    if (alike.length) { unit.cluster = this.clusterOf(alike[alike.length - 1].unit); unit.novel = false; }
-    recent.push(unit);
-    if (recent.length > this.window) recent.shift();
+    if (alike) { unit.cluster = this.clusterOf(alike[alike.length - 1].unit); unit.novel = false; }
+    // the window moved along by hand: shift() would shrink the array's store and push() grow it back
+    if (recent.length < this.window) recent.push(unit);
+    else {
+      for (let k = 1; k < recent.length; k++) recent[k - 1] = recent[k];
+      recent[recent.length - 1] = unit;
+    }
     // a thought drifting further each time is alike to its last wording, not always to its first:
     // the copies are the units of its cluster, joined through a close likeness (one template filled
     // with other content is alike, but loosely); under titles that only restate, any likeness
     let members = 0;
     const chainAt = unit.leads && section !== "" && scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
-    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
-    const copies = Math.max(alike.length, members) + 1;
+    if (alike?.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
+    const copies = Math.max(alike?.length ?? 0, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
-    if (copies < this.minCopies) return;
+    if (copies < this.minCopies || !alike) return;
     const key = this.clusterOf(unit);
     const count = this.counter.catch(key, channel);
     if (count === undefined) return;
     const similarity = Math.min(...alike.map((a) => a.similarity));
     const span = excerpt(text, 200);
-    out.push({
+    return {
       detector: this.id,
       key,
       count,
       summary: `your ${channelName(channel)} restates the same ${unitKind} in other words ${copies} times (${Math.round(similarity * 100)}%+ alike: "${span}")`,
       suggestion: "Rewording it does not move the task: settle on one conclusion and act on it, or try a genuinely different approach.",
       evidence: { events: [...alike.map((a) => a.unit.event).reverse(), event], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
-    });
+    };
   }
 
   /**
