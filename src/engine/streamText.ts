@@ -139,9 +139,17 @@ export { isSpaceCode };
 /** Words a restated thought often opens with ("Wait, ...", "Hmm, actually ..."): not part of what it says. */
 const OPENER = /^(?:(?:wait|hmm+|actually|ok(?:ay)?|alright|so|but|now|well|oh|right|again|also|and|then)\b[\s,.:;!—-]*)+/i;
 
+/**
+ * The letters an opener starts with, either case: OPENER matches no text that opens with another
+ * character (its case-insensitive match never takes a non-ASCII letter for an ASCII one).
+ */
+const OPENER_FIRST = new Uint8Array(128).map((_, c) => ("wWhHaAoOsSbBnNrRtT".includes(String.fromCharCode(c)) ? 1 : 0));
+
 /** The text without its leading discourse words, so "Wait, X" and "Hmm, X" are the same X. */
 export function stripOpeners(text: string): string {
   const t = text.trimStart();
+  const first = t.charCodeAt(0);
+  if (!(first < 128 && OPENER_FIRST[first] === 1)) return t;
   const m = OPENER.exec(t);
   return m && m[0].length < t.length ? t.slice(m[0].length) : t;
 }

@@ -81,6 +81,26 @@ describe("WordTable (near-duplicate's word ids)", () => {
     assert.equal(idsFrom("so-called x", 3, 300, table.idsOf("so-called x", 300), [0, 10], 0, 2, 0), undefined);
   });
 
+  it("strips openers as the opener pattern alone does, though it tries the pattern only on texts opening with an opener's letter", () => {
+    const pattern = /^(?:(?:wait|hmm+|actually|ok(?:ay)?|alright|so|but|now|well|oh|right|again|also|and|then)\b[\s,.:;!—-]*)+/i;
+    const reference = (text: string) => {
+      const t = text.trimStart();
+      const m = pattern.exec(t);
+      return m && m[0].length < t.length ? t.slice(m[0].length) : t;
+    };
+    const openers = ["Wait,", "HMMM", "actually", "Okay.", "ALRIGHT", "so-called", "But", "now:", "Well —", "oh", "Right!", "again", "Also", "and", "Then", "ſo", "Ｗait", "the", "x"];
+    let stripped = 0;
+    for (const text of texts(800)) {
+      for (const opener of ["", ...openers]) {
+        for (const x of [opener + " " + text, "  " + opener + text, opener]) {
+          assert.equal(stripOpeners(x), reference(x), JSON.stringify(x));
+          if (stripOpeners(x) !== x.trimStart()) stripped++;
+        }
+      }
+    }
+    assert.ok(stripped > 1000);
+  });
+
   it("holds one unit's shingles and words: the same sets and Jaccards as shingles(), sortedJaccard and setJaccard, from the threshold up", () => {
     const table = new WordTable();
     // a few long texts too, so the held set has to grow
