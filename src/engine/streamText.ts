@@ -232,6 +232,13 @@ function leastInCommon(a: number, b: number, atLeast: number): number {
   return c;
 }
 
+/** Marks each of ids with stamp: how many distinct ones there are. */
+function markDistinct(ids: readonly number[], marks: Int32Array, stamp: number): number {
+  let n = 0;
+  for (let k = 0; k < ids.length; k++) if (marks[ids[k]] !== stamp) { marks[ids[k]] = stamp; n++; }
+  return n;
+}
+
 /** A value below atLeast, for a similarity known to be below it (atLeast > 0 whenever a count stops early). */
 const below = (atLeast: number): number => atLeast - 1;
 
@@ -310,11 +317,7 @@ export class WordTable {
   private startScratch: number[] = [];
   /** The text being scanned, as UTF-8. */
   private bytes = new Uint8Array(1024);
-  /**
-   * Where distinct ids and shingles are gathered before the list of them is cut out at its size (one
-   * allocation, no growing); apart, as ids are small integers and shingles are not.
-   */
-  private distinctIdList: number[] = [];
+  /** Where distinct shingles are gathered before the list of them is cut out at its size (one allocation, no growing). */
   private distinctShingleList: number[] = [];
   /** Hashes of a unit's words in order, and of their n-grams, for shingles(). */
   private hashScratch = new Uint32Array(64);
@@ -532,41 +535,37 @@ export class WordTable {
     return common / (shingles.length + held.size - common);
   }
 
-  /** The distinct ids among ids, in first-seen order. */
-  distinctIds(ids: readonly number[]): number[] {
-    return this.distinctMarked(ids, this.inA, this.nextStamp());
+  /** How many distinct ids ids holds. */
+  distinctCount(ids: readonly number[]): number {
+    return markDistinct(ids, this.inA, this.nextStamp());
   }
 
-  /** distinctIds, also held (one unit's word set) for jaccardWithHeldWords, until the next call. */
-  holdWords(ids: readonly number[]): number[] {
+  /** distinctCount, the ids also held (one unit's word set) for jaccardWithHeldWords, until the next call. */
+  holdWords(ids: readonly number[]): number {
     if (this.heldStamp >= 0x7fffffff) { this.held.fill(0); this.heldStamp = 0; }
-    const distinct = this.distinctMarked(ids, this.held, ++this.heldStamp);
-    this.heldWordCount = distinct.length;
-    return distinct;
-  }
-
-  private distinctMarked(ids: readonly number[], marks: Int32Array, stamp: number): number[] {
-    const out = this.distinctIdList;
-    let n = 0;
-    for (let k = 0; k < ids.length; k++) if (marks[ids[k]] !== stamp) { marks[ids[k]] = stamp; out[n++] = ids[k]; }
-    return out.slice(0, n);
+    return (this.heldWordCount = markDistinct(ids, this.held, ++this.heldStamp));
   }
 
   /**
-   * setJaccard of all of two units' words, the one given as its distinct ids, the other held (the
-   * same value), when it is atLeast or more; else some value below atLeast.
+   * setJaccard of all of two units' words, the one given as its ids and how many distinct ones they
+   * are, the other held (the same value), when it is atLeast or more; else some value below atLeast.
    */
-  jaccardWithHeldWords(distinct: readonly number[], atLeast: number): number {
+  jaccardWithHeldWords(ids: readonly number[], distinct: number, atLeast: number): number {
     const stamp = this.heldStamp, held = this.held, heldCount = this.heldWordCount;
-    if (distinct.length + heldCount === 0) return 1;
-    let misses = distinct.length - leastInCommon(distinct.length, heldCount, atLeast);
+    if (distinct + heldCount === 0) return 1;
+    let misses = distinct - leastInCommon(distinct, heldCount, atLeast);
     if (misses < 0) return below(atLeast);
+    // each distinct id once: repeats are marked in inA
+    const seen = this.nextStamp(), inA = this.inA;
     let common = 0;
-    for (let k = 0; k < distinct.length; k++) {
-      if (held[distinct[k]] === stamp) common++;
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k];
+      if (inA[id] === seen) continue;
+      inA[id] = seen;
+      if (held[id] === stamp) common++;
       else if (--misses < 0) return below(atLeast);
     }
-    return common / (distinct.length + heldCount - common);
+    return common / (distinct + heldCount - common);
   }
 
   /**

@@ -181,7 +181,7 @@ function bagSimilarity(table: WordTable, a: Unit, b: Unit, atLeast: number): num
   let q = 0;
   while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
   // all the words: b's word set is held by the table (b is the unit being compared with several)
-  if (p + q < 3) return table.jaccardWithHeldWords((a.distinct ??= table.distinctIds(x)), atLeast);
+  if (p + q < 3) return table.jaccardWithHeldWords(x, (a.distinct ??= table.distinctCount(x)), atLeast);
   return table.setJaccard(x, p, x.length - q, y, p, y.length - q);
 }
 
@@ -215,8 +215,8 @@ interface Unit {
   words?: string[];
   shingles?: number[];
   pairs?: number[];
-  /** Its distinct word ids (renumbered with ids), for word-set similarity with the unit being compared. */
-  distinct?: number[];
+  /** How many distinct words it has, for word-set similarity with the unit being compared. */
+  distinct?: number;
   /** Words of the label the unit opens with (digits as #), null if none; read when a comparison needs it. */
   label?: string[] | null;
   labelText: string;
@@ -490,7 +490,7 @@ class NearDuplicateDetector implements Detector {
   private restartWordTable(): void {
     const live: number[][] = [];
     for (const kinds of this.recent.values()) {
-      for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) { live.push(u.ids); if (u.distinct) live.push(u.distinct); }
+      for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) live.push(u.ids);
     }
     this.table.restart(live);
   }
