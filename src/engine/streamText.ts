@@ -330,7 +330,8 @@ export class WordTable {
   private held = new Int32Array(256);
   private heldStamp = 0;
   private heldWordCount = 0;
-  private heldShingles = new StampedSet();
+  /** Per n, the held unit's n-gram shingles. */
+  private heldShingles: StampedSet[] = [];
   /** Where distinctShingles drops repeats. */
   private scratchSet = new StampedSet();
 
@@ -513,17 +514,17 @@ export class WordTable {
     return this.distinctScratch(this.ngramHashes(ids, n), this.scratchSet);
   }
 
-  /** distinctShingles, also held for jaccardWithHeldShingles (until the next call): the unit compared with several others. */
+  /** distinctShingles, also held for jaccardWithHeldShingles (until the next call with this n): the unit compared with several others. */
   holdShingles(ids: readonly number[], n: number): number[] {
-    return this.distinctScratch(this.ngramHashes(ids, n), this.heldShingles);
+    return this.distinctScratch(this.ngramHashes(ids, n), (this.heldShingles[n] ??= new StampedSet()));
   }
 
   /**
-   * sortedJaccard of these distinct shingles (in any order) and the held ones, when it is atLeast or
+   * sortedJaccard of these distinct n-gram shingles (in any order) and the held ones, when it is atLeast or
    * more; else some value below atLeast (the count stops once too few can be in common).
    */
-  jaccardWithHeldShingles(shingles: readonly number[], atLeast: number): number {
-    const held = this.heldShingles;
+  jaccardWithHeldShingles(shingles: readonly number[], n: number, atLeast: number): number {
+    const held = this.heldShingles[n];
     if (shingles.length === 0 && held.size === 0) return 1;
     let misses = shingles.length - leastInCommon(shingles.length, held.size, atLeast);
     if (misses < 0) return below(atLeast);

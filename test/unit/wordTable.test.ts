@@ -111,12 +111,15 @@ describe("WordTable (near-duplicate's word ids)", () => {
     };
     for (let i = 1; i < all.length; i++) {
       const [a, b] = [table.idsOf(all[i - 1], 600), table.idsOf(all[i], 600)];
-      const held = table.holdShingles(b, 3);
-      assert.deepEqual([...held].sort((p, q) => p - q), table.shingles(b, 3));
-      for (const other of [a, b, a.slice(2), b.slice(3), b.slice(0, -2)]) {
-        const distinct = table.distinctShingles(other, 3);
-        assert.deepEqual([...distinct].sort((p, q) => p - q), table.shingles(other, 3));
-        for (const atLeast of [0, 0.1, 0.45, 0.5, 0.9, 1]) check(table.jaccardWithHeldShingles(distinct, atLeast), sortedJaccard(table.shingles(other, 3), table.shingles(b, 3)), atLeast);
+      // 3-grams and 2-grams held side by side
+      const held = [2, 3].map((n) => table.holdShingles(b, n));
+      for (const n of [2, 3]) {
+        assert.deepEqual([...held[n - 2]].sort((p, q) => p - q), table.shingles(b, n));
+        for (const other of [a, b, a.slice(2), b.slice(3), b.slice(0, -2)]) {
+          const distinct = table.distinctShingles(other, n);
+          assert.deepEqual([...distinct].sort((p, q) => p - q), table.shingles(other, n));
+          for (const atLeast of [0, 0.1, 0.45, 0.5, 0.9, 1]) check(table.jaccardWithHeldShingles(distinct, n, atLeast), sortedJaccard(table.shingles(other, n), table.shingles(b, n)), atLeast);
+        }
       }
       assert.equal(table.holdWords(b), new Set(b).size);
       // setJaccard and distinctCount in between must not disturb the held words

@@ -21,7 +21,7 @@
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, WordTable, idsFrom, numberSetting, sortedJaccard, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { CatchCounter, WordTable, idsFrom, numberSetting, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -208,7 +208,7 @@ interface Unit {
   /** Word ids in the detector's WordTable (renumbered in place when it restarts). */
   ids: number[];
   /**
-   * Its words, distinct word 3-gram hashes (in no order) and sorted 2-gram hashes: computed when a
+   * Its words, distinct word 3-gram and 2-gram hashes (in no order): computed when a
    * comparison first needs them (most units are told apart from the others by shingles and word
    * sets alone).
    */
@@ -362,14 +362,17 @@ class NearDuplicateDetector implements Detector {
       // itself is not needed, so its count stops once too few can be in common
       const uShingles = (u.shingles ??= this.table.distinctShingles(u.ids, 3));
       unit.shingles ??= this.table.holdShingles(ids, 3);
-      let similarity = this.table.jaccardWithHeldShingles(uShingles, this.minSimilarity);
+      let similarity = this.table.jaccardWithHeldShingles(uShingles, 3, this.minSimilarity);
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
         unit.distinct ??= this.table.holdWords(ids);
         const bag = bagSimilarity(this.table, u, unit, this.minWordSetSimilarity);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
-        if (bag < this.minWordSetSimilarity || sortedJaccard(this.pairsOf(u), this.pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
+        if (bag < this.minWordSetSimilarity) continue;
+        const uPairs = (u.pairs ??= this.table.distinctShingles(u.ids, 2));
+        unit.pairs ??= this.table.holdShingles(ids, 2);
+        if (this.table.jaccardWithHeldShingles(uPairs, 2, MIN_PAIR_SIMILARITY) < MIN_PAIR_SIMILARITY) continue;
         // and what it is about: one sentence shape filled with other things ("The log shows the
         // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
         // shares its frame, not its content words
@@ -480,10 +483,6 @@ class NearDuplicateDetector implements Detector {
 
   private wordsOfUnit(u: Unit): string[] {
     return (u.words ??= Array.from(u.ids, (id) => this.table.word(id)));
-  }
-
-  private pairsOf(u: Unit): number[] {
-    return (u.pairs ??= this.table.shingles(u.ids, 2));
   }
 
   /** Between units: a table grown past its bound keeps only the words of the units in the window. */
