@@ -842,7 +842,8 @@ export class StreamLines {
     s.sentenceFrom = 0;
     s.afterStop = false;
     s.proseLine = undefined;
-    s.earlyStarts.length = 0;
+    // (setting an array's length is a runtime call even when it is 0 already: most lines have no early starts)
+    if (s.earlyStarts.length !== 0) s.earlyStarts.length = 0;
     s.tail = "";
     s.lineHead = "";
     onLine(line);
