@@ -218,18 +218,15 @@ function asciiClassAt(text: string, i: number): number {
 }
 
 /**
- * The fewest elements two sets of these sizes (not both empty) must have in common for their
- * Jaccard, common / (a + b - common) as computed, to be atLeast; more than the smaller size if none
- * can. The computed value rises with common (a larger numerator over a smaller denominator, each
- * rounding kept in order), so any count below this gives a value below atLeast.
+ * At most the fewest elements two sets of these sizes (not both empty) must have in common for their
+ * Jaccard, common / (a + b - common) as computed, to reach atLeast. In exact arithmetic the fewest is
+ * the ceiling of atLeast·(a + b) / (1 + atLeast); one below that quotient's floor leaves room for any
+ * rounding, in it or in the Jaccard's own division. The computed Jaccard rises with common (a larger
+ * numerator over a smaller denominator, each rounding kept in order), so any count below this gives
+ * a value below atLeast.
  */
 function leastInCommon(a: number, b: number, atLeast: number): number {
-  const most = Math.min(a, b);
-  let c = Math.max(0, Math.ceil((atLeast * (a + b)) / (1 + atLeast)) - 1);
-  while (c <= most && c / (a + b - c) < atLeast) c++;
-  // the estimate may be one too high only through rounding: step back while the count below still reaches it
-  while (c > 0 && c - 1 <= most && (c - 1) / (a + b - c + 1) >= atLeast) c--;
-  return c;
+  return Math.floor((atLeast * (a + b)) / (1 + atLeast)) - 1;
 }
 
 /** Marks each of ids with stamp: how many distinct ones there are. */

@@ -133,6 +133,23 @@ describe("WordTable (near-duplicate's word ids)", () => {
     assert.ok(exact > 100 && belowOnly > 100);
   });
 
+  it("stops counting only when the threshold is out of reach, however close the sets sit to it", () => {
+    const table = new WordTable();
+    const ids = (from: number, count: number) => table.idsOf(Array.from({ length: count }, (_, k) => `w${from + k}`).join(" "), Infinity);
+    for (let a = 1; a <= 14; a++) for (let b = 1; b <= 14; b++) for (let common = 0; common <= Math.min(a, b); common++) {
+      // a's last `common` words are b's first
+      const [x, y] = [ids(0, a), ids(a - common, b)];
+      const value = common / (a + b - common);
+      table.holdWords(y);
+      // thresholds on the value itself and just around it
+      for (const atLeast of [value, value - 1e-12, value + 1e-12, 0.45, 0.5]) {
+        const got = table.jaccardWithHeldWords(x, a, atLeast);
+        if (value >= atLeast) assert.equal(got, value, JSON.stringify({ a, b, common, atLeast }));
+        else assert.ok(got < atLeast, JSON.stringify({ a, b, common, atLeast }));
+      }
+    }
+  });
+
   it("measures word-set Jaccard as Sets of the words do, over a range and over words of one kind", () => {
     const long = (w: string) => (w.length >= 4 ? 1 : 0);
     const table = new WordTable(long);
