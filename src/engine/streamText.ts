@@ -47,6 +47,8 @@ export interface StreamLine {
   itemLabel?: boolean;
   /** normalizeLine of the text once a reader asked for it (see normalizedLine): undefined until then. */
   normalized?: string;
+  /** Which line of the split this is, as its sentences name it (StreamSentence.line); undefined if not split by StreamLines. */
+  id?: number;
 }
 
 /** normalizeLine(line.text), computed once per line however many readers ask (kept on the line, which goes when its readers are done). */
@@ -75,6 +77,8 @@ interface ChannelState {
   /** The line so far, as its chunks' pieces. */
   partial: PieceString;
   partialStart: number;
+  /** The id the partial line will have (StreamLine.id). */
+  lineId: number;
   structure: StructureTracker;
   section: string;
   list: number;
@@ -109,6 +113,12 @@ export interface StreamSentence {
   lineHead: string;
   section: string;
   event: number;
+  /**
+   * The id of the line it sits in (StreamLine.id) and where it starts there: the sentence is
+   * line.text.slice(at, at + text.length), followed in the line by the space or tab that ended it.
+   */
+  line: number;
+  at: number;
 }
 
 /** Below this length a phrase said three times in a row can still be emphasis: the fourth copy makes it a chant. */
@@ -138,9 +148,17 @@ export { isSpaceCode };
 /** Words a restated thought often opens with ("Wait, ...", "Hmm, actually ..."): not part of what it says. */
 const OPENER = /^(?:(?:wait|hmm+|actually|ok(?:ay)?|alright|so|but|now|well|oh|right|again|also|and|then)\b[\s,.:;!—-]*)+/i;
 
+/**
+ * The letters an opener starts with, either case: OPENER matches no text that opens with another
+ * character (its case-insensitive match never takes a non-ASCII letter for an ASCII one).
+ */
+const OPENER_FIRST = new Uint8Array(128).map((_, c) => ("wWhHaAoOsSbBnNrRtT".includes(String.fromCharCode(c)) ? 1 : 0));
+
 /** The text without its leading discourse words, so "Wait, X" and "Hmm, X" are the same X. */
 export function stripOpeners(text: string): string {
   const t = text.trimStart();
+  const first = t.charCodeAt(0);
+  if (!(first < 128 && OPENER_FIRST[first] === 1)) return t;
   const m = OPENER.exec(t);
   return m && m[0].length < t.length ? t.slice(m[0].length) : t;
 }
@@ -174,6 +192,118 @@ function sameLowered(word: string, src: string, start: number, length: number): 
 }
 
 /**
+ * Whether no word (as wordsOf reads words) of the ASCII text runs across index at, so the words of
+ * text.slice(at) are the words of text that start at or after at. A word covers at - 1 and at when
+ * both are word characters, or one is a joiner ('.-) between word characters. false for non-ASCII
+ * text around at (undecided).
+ */
+export function wordBreakAt(text: string, at: number): boolean {
+  if (at <= 0 || at >= text.length) return true;
+  const before = asciiClassAt(text, at - 1), here = asciiClassAt(text, at);
+  if (before < 0 || here < 0) return false;
+  if (before >= WORD_CHAR && here >= WORD_CHAR) return false;
+  if (before >= WORD_CHAR && here === JOINER) { const next = asciiClassAt(text, at + 1); return next >= 0 && next < WORD_CHAR; }
+  if (before === JOINER && here >= WORD_CHAR) { const prev = asciiClassAt(text, at - 2); return prev >= 0 && prev < WORD_CHAR; }
+  return true;
+}
+
+/**
+ * idsOf(text.slice(cut), max) from ids[from, to), the ids scanWords read for all of text (at least
+ * all of the max words after cut) with their starts in starts (offset by offset); undefined when
+ * these cannot tell it exactly (a word runs across cut, or idsOf would cut text short).
+ */
+export function idsFrom(text: string, cut: number, max: number, ids: readonly number[], starts: readonly number[], from: number, to: number, offset: number): number[] | undefined {
+  if (!wordBreakAt(text, cut) || (Number.isFinite(max) && text.length - cut > max * CHARS_PER_WORD)) return undefined;
+  let j = from;
+  while (j < to && starts[j] < cut + offset) j++;
+  return ids.slice(j, Math.min(to, j + max));
+}
+
+/** ASCII_CLASS of text[i] (OTHER_CHAR outside the text), -1 for a non-ASCII character. */
+function asciiClassAt(text: string, i: number): number {
+  if (i < 0 || i >= text.length) return OTHER_CHAR;
+  const c = text.charCodeAt(i);
+  return c >= 0x80 ? -1 : ASCII_CLASS[c];
+}
+
+/**
+ * At most the fewest elements two sets of these sizes (not both empty) must have in common for their
+ * Jaccard, common / (a + b - common) as computed, to reach atLeast. In exact arithmetic the fewest is
+ * the ceiling of atLeast·(a + b) / (1 + atLeast); one below that quotient's floor leaves room for any
+ * rounding, in it or in the Jaccard's own division. The computed Jaccard rises with common (a larger
+ * numerator over a smaller denominator, each rounding kept in order), so any count below this gives
+ * a value below atLeast.
+ */
+function leastInCommon(a: number, b: number, atLeast: number): number {
+  return Math.floor((atLeast * (a + b)) / (1 + atLeast)) - 1;
+}
+
+/** Marks each of ids with stamp: how many distinct ones there are. */
+function markDistinct(ids: readonly number[], marks: Int32Array, stamp: number): number {
+  let n = 0;
+  for (let k = 0; k < ids.length; k++) if (marks[ids[k]] !== stamp) { marks[ids[k]] = stamp; n++; }
+  return n;
+}
+
+/** A value below atLeast, for a similarity known to be below it (atLeast > 0 whenever a count stops early). */
+const below = (atLeast: number): number => atLeast - 1;
+
+/** Distinct 32-bit values by open addressing, emptied in O(1) by a new stamp: the shingle sets of the units compared. */
+class StampedSet {
+  private values = new Uint32Array(256);
+  private marks = new Int32Array(256);
+  private stamp = 0;
+  size = 0;
+
+  /** Empties the set, with room for count values. */
+  clear(count: number): void {
+    let room = this.values.length;
+    if (room < 2 * count) {
+      while (room < 2 * count) room *= 2;
+      this.values = new Uint32Array(room);
+      this.marks = new Int32Array(room);
+      this.stamp = 0;
+    }
+    if (this.stamp >= 0x7fffffff) { this.marks.fill(0); this.stamp = 0; }
+    this.stamp++;
+    this.size = 0;
+  }
+
+  /** Adds the value: whether it was not there yet. */
+  add(v: number): boolean {
+    const values = this.values, marks = this.marks, stamp = this.stamp, mask = values.length - 1;
+    let slot = (v ^ (v >>> 16)) & mask;
+    while (marks[slot] === stamp) {
+      if (values[slot] === v) return false;
+      slot = (slot + 1) & mask;
+    }
+    marks[slot] = stamp;
+    values[slot] = v;
+    this.size++;
+    return true;
+  }
+
+  has(v: number): boolean {
+    const values = this.values, marks = this.marks, stamp = this.stamp, mask = values.length - 1;
+    for (let slot = (v ^ (v >>> 16)) & mask; marks[slot] === stamp; slot = (slot + 1) & mask) if (values[slot] === v) return true;
+    return false;
+  }
+}
+
+/** sameLowered for a word held as ASCII bytes. */
+function sameLoweredBytes(word: string, bytes: Uint8Array, start: number, length: number): boolean {
+  if (word.length !== length) return false;
+  for (let k = 0; k < length; k++) {
+    let c = bytes[start + k];
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== word.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+const UTF8 = new TextEncoder();
+
+/**
  * Distinct words as integer ids, read straight from the text: the ids of what wordsOf gives, with
  * no string per word (only a word not seen before is cut out). Word sets become marks in arrays
  * instead of Sets of strings. Exact: one id per distinct word for as long as the ids are used.
@@ -190,15 +320,34 @@ export class WordTable {
   /** Open addressing by word hash: an id, or -1. */
   private slots = new Int32Array(512).fill(-1);
   private scratch: number[] = [];
+  private startScratch: number[] = [];
+  /** The text being scanned, as UTF-8. */
+  private bytes = new Uint8Array(1024);
+  /** Where distinct shingles are gathered before the list of them is cut out at its size (one allocation, no growing). */
+  private distinctShingleList: number[] = [];
   /** Hashes of a unit's words in order, and of their n-grams, for shingles(). */
   private hashScratch = new Uint32Array(64);
   private shingleScratch = new Uint32Array(64);
   private sizeAfterRestart = 0;
+  /**
+   * One unit's distinct words (marks in held) and distinct shingles (an open-addressing set), kept
+   * while that unit is compared with several others: each comparison then reads only the other side.
+   */
+  private held = new Int32Array(256);
+  private heldStamp = 0;
+  private heldWordCount = 0;
+  /** Per n, the held unit's n-gram shingles. */
+  private heldShingles: StampedSet[] = [];
+  /** Where distinctShingles drops repeats. */
+  private scratchSet = new StampedSet();
 
   /** kindOf sorts words once, when first read (setJaccard can keep to words of a kind). */
   constructor(private readonly kindOf: (word: string) => number = () => 0) {}
 
   get size(): number { return this.words.length; }
+
+  /** How many times the table restarted: ids read before a restart that were not renumbered by it mean nothing after. */
+  restarts = 0;
 
   word(id: number): string { return this.words[id]; }
 
@@ -210,7 +359,7 @@ export class WordTable {
   /** The ids of wordsOf(text, max). */
   idsOf(text: string, max: number): number[] {
     if (max === Infinity || (Number.isInteger(max) && max >= 0)) {
-      const n = this.scanAscii(text, Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length, max);
+      const n = this.scanAscii(text, 0, Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length, max, this.scratch, this.startScratch, 0, 0);
       if (n >= 0) return this.scratch.slice(0, n);
     }
     // text that is not all ASCII (and odd caps) take wordsOf itself
@@ -221,24 +370,43 @@ export class WordTable {
   }
 
   /**
-   * ASCII_WORD's matches in text[0, end) lowercased, by hand, as ids into scratch: how many (at
-   * most max), or -1 once a non-ASCII character is read (then the regex decides). Stopping at max
-   * is exact even if non-ASCII text follows: all that was read is ASCII, where WORD and ASCII_WORD
-   * match alike.
+   * For ASCII text, the ids of the words of text[from, end), as idsOf(text.slice(from, end), max)
+   * would give them, appended to ids from index at, with where each starts (its index in text plus
+   * offset) in starts: the new length of both (at + how many), or -1 once a non-ASCII character is
+   * read (ids and starts hold something then: not to be used). A sentence read this way lends its
+   * words to the line it sits in.
    */
-  private scanAscii(text: string, end: number, max: number): number {
+  scanWords(text: string, from: number, end: number, offset: number, ids: number[], starts: number[], at: number, max: number): number {
+    const n = this.scanAscii(text, from, end, max, ids, starts, at, offset);
+    return n < 0 ? -1 : at + n;
+  }
+
+  /**
+   * ASCII_WORD's matches in text[from, end) lowercased, by hand, as ids into ids[at...] (their starts
+   * plus offset into starts[at...]): how many (at most max), or -1 once a non-ASCII character is
+   * read (then the regex decides). Stopping at max is exact even if non-ASCII text follows: all that
+   * was read is ASCII, where WORD and ASCII_WORD match alike.
+   */
+  private scanAscii(text: string, from: number, end: number, max: number, ids: number[], starts: number[], at: number, offset: number): number {
+    // the characters copied once into bytes as UTF-8 (ASCII stays one byte each, any other character
+    // becomes bytes ≥ 0x80, so the first of them still stops the scan where it stands): a typed array
+    // reads far faster than charCodeAt
+    const length = end - from;
+    if (this.bytes.length < 3 * length) this.bytes = new Uint8Array(Math.max(3 * length, 2 * this.bytes.length));
+    const bytes = this.bytes;
+    UTF8.encodeInto(from === 0 && end === text.length ? text : text.slice(from, end), bytes);
     let n = 0;
     let i = 0;
-    while (i < end && n < max) {
-      const c = text.charCodeAt(i);
+    while (i < length && n < max) {
+      const c = bytes[i];
       if (c >= 0x80) return -1;
       if (ASCII_CLASS[c] < WORD_CHAR) { i++; continue; }
       const start = i;
       let h = 0x811c9dc5, upper = false;
       for (;;) {
         let k = 0;
-        while (i < end) {
-          const d = text.charCodeAt(i);
+        while (i < length) {
+          const d = bytes[i];
           if (d >= 0x80) return -1;
           k = ASCII_CLASS[d];
           if (k < WORD_CHAR) break;
@@ -246,16 +414,30 @@ export class WordTable {
           i++;
         }
         // ' . - join two runs of word characters into one word
-        if (k !== JOINER || i + 1 >= end) break;
-        const next = text.charCodeAt(i + 1);
+        if (k !== JOINER || i + 1 >= length) break;
+        const next = bytes[i + 1];
         if (next >= 0x80) return -1;
         if (ASCII_CLASS[next] < WORD_CHAR) break;
-        h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+        h = Math.imul(h ^ bytes[i], 0x01000193);
         i++;
       }
-      this.scratch[n++] = this.idOf(text, start, i - start, h >>> 0, upper);
+      starts[at + n] = from + start + offset;
+      ids[at + n++] = this.idOfBytes(text, from, start, i - start, h >>> 0, upper);
     }
     return n;
+  }
+
+  /** idOf for the word at bytes[start, start + length), which is text[from + start, ...): compared in the bytes, cut from the text if new. */
+  private idOfBytes(text: string, from: number, start: number, length: number, hash: number, upper: boolean): number {
+    const mask = this.slots.length - 1, bytes = this.bytes;
+    let slot = hash & mask;
+    for (let id = this.slots[slot]; id >= 0; id = this.slots[slot]) {
+      if (this.hashes[id] === hash && sameLoweredBytes(this.words[id], bytes, start, length)) return id;
+      slot = (slot + 1) & mask;
+    }
+    const word = from + start === 0 && length === text.length ? text : text.slice(from + start, from + start + length);
+    // a longer slice would keep the whole text it was cut from alive as long as the table holds it
+    return this.add(upper ? word.toLowerCase() : word.length >= 13 ? (" " + word).slice(1) : word, hash, slot);
   }
 
   /** The id of src[start, start + length) lowercased, whose wordHash is hash; a new id if it is new. */
@@ -288,18 +470,109 @@ export class WordTable {
    * A plain array: a typed one this size would be allocated outside the heap, which costs more.
    */
   shingles(ids: readonly number[], n: number): number[] {
-    const take = Math.min(n, ids.length);
-    const count = take === 0 ? 0 : take < n ? 1 : ids.length - take + 1;
-    if (this.hashScratch.length < ids.length) this.hashScratch = new Uint32Array(Math.max(ids.length, this.hashScratch.length * 2));
-    if (this.shingleScratch.length < count) this.shingleScratch = new Uint32Array(Math.max(count, this.shingleScratch.length * 2));
-    const hashes = this.hashScratch;
-    for (let k = 0; k < ids.length; k++) hashes[k] = this.hashes[ids[k]];
+    const count = this.ngramHashes(ids, n);
     const sorted = this.shingleScratch.subarray(0, count);
-    for (let i = 0; i < count; i++) sorted[i] = ngramHash(hashes, i, take);
     sorted.sort();
     const out: number[] = [];
     for (let i = 0; i < count; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) out.push(sorted[i]);
     return out;
+  }
+
+  /** The n-gram hashes of the words with these ids, in order and with repeats, into shingleScratch: how many. */
+  private ngramHashes(ids: readonly number[], n: number): number {
+    const take = Math.min(n, ids.length);
+    const count = take === 0 ? 0 : take < n ? 1 : ids.length - take + 1;
+    if (this.shingleScratch.length < count) this.shingleScratch = new Uint32Array(Math.max(count, this.shingleScratch.length * 2));
+    const words = this.hashes, out = this.shingleScratch;
+    if (take === 3) {
+      // ngramHash of three words, unrolled, each word's hash read once
+      let a = words[ids[0]], b = words[ids[1]];
+      for (let i = 0; i < count; i++) {
+        const c = words[ids[i + 2]];
+        let h = 0x9e3779b9;
+        h = Math.imul(h ^ a, 0x85ebca6b) ^ (h >>> 13);
+        h = Math.imul(h ^ b, 0x85ebca6b) ^ (h >>> 13);
+        h = Math.imul(h ^ c, 0x85ebca6b) ^ (h >>> 13);
+        out[i] = h >>> 0;
+        a = b;
+        b = c;
+      }
+      return count;
+    }
+    if (this.hashScratch.length < ids.length) this.hashScratch = new Uint32Array(Math.max(ids.length, this.hashScratch.length * 2));
+    const hashes = this.hashScratch;
+    for (let k = 0; k < ids.length; k++) hashes[k] = words[ids[k]];
+    for (let i = 0; i < count; i++) out[i] = ngramHash(hashes, i, take);
+    return count;
+  }
+
+  /** The first count values of shingleScratch without repeats, in first-seen order, gathered in set (emptied first). */
+  private distinctScratch(count: number, set: StampedSet): number[] {
+    set.clear(count);
+    const scratch = this.shingleScratch, out = this.distinctShingleList;
+    let n = 0;
+    for (let i = 0; i < count; i++) if (set.add(scratch[i])) out[n++] = scratch[i];
+    return out.slice(0, n);
+  }
+
+  /** The set shingles() gives, in first-seen order instead of sorted (for jaccardWithHeldShingles). */
+  distinctShingles(ids: readonly number[], n: number): number[] {
+    return this.distinctScratch(this.ngramHashes(ids, n), this.scratchSet);
+  }
+
+  /** distinctShingles, also held for jaccardWithHeldShingles (until the next call with this n): the unit compared with several others. */
+  holdShingles(ids: readonly number[], n: number): number[] {
+    return this.distinctScratch(this.ngramHashes(ids, n), (this.heldShingles[n] ??= new StampedSet()));
+  }
+
+  /**
+   * sortedJaccard of these distinct n-gram shingles (in any order) and the held ones, when it is atLeast or
+   * more; else some value below atLeast (the count stops once too few can be in common).
+   */
+  jaccardWithHeldShingles(shingles: readonly number[], n: number, atLeast: number): number {
+    const held = this.heldShingles[n];
+    if (shingles.length === 0 && held.size === 0) return 1;
+    let misses = shingles.length - leastInCommon(shingles.length, held.size, atLeast);
+    if (misses < 0) return below(atLeast);
+    let common = 0;
+    for (let k = 0; k < shingles.length; k++) {
+      if (held.has(shingles[k])) common++;
+      else if (--misses < 0) return below(atLeast);
+    }
+    return common / (shingles.length + held.size - common);
+  }
+
+  /** How many distinct ids ids holds. */
+  distinctCount(ids: readonly number[]): number {
+    return markDistinct(ids, this.inA, this.nextStamp());
+  }
+
+  /** distinctCount, the ids also held (one unit's word set) for jaccardWithHeldWords, until the next call. */
+  holdWords(ids: readonly number[]): number {
+    if (this.heldStamp >= 0x7fffffff) { this.held.fill(0); this.heldStamp = 0; }
+    return (this.heldWordCount = markDistinct(ids, this.held, ++this.heldStamp));
+  }
+
+  /**
+   * setJaccard of all of two units' words, the one given as its ids and how many distinct ones they
+   * are, the other held (the same value), when it is atLeast or more; else some value below atLeast.
+   */
+  jaccardWithHeldWords(ids: readonly number[], distinct: number, atLeast: number): number {
+    const stamp = this.heldStamp, held = this.held, heldCount = this.heldWordCount;
+    if (distinct + heldCount === 0) return 1;
+    let misses = distinct - leastInCommon(distinct, heldCount, atLeast);
+    if (misses < 0) return below(atLeast);
+    // each distinct id once: repeats are marked in inA
+    const seen = this.nextStamp(), inA = this.inA;
+    let common = 0;
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k];
+      if (inA[id] === seen) continue;
+      inA[id] = seen;
+      if (held[id] === stamp) common++;
+      else if (--misses < 0) return below(atLeast);
+    }
+    return common / (distinct + heldCount - common);
   }
 
   /**
@@ -330,6 +603,7 @@ export class WordTable {
 
   /** Starts afresh with only the words of these id arrays, which are given their new ids in place. */
   restart(live: Iterable<number[]>): void {
+    this.restarts++;
     const words = this.words, hashes = this.hashes;
     this.words = [];
     this.hashes = new Uint32Array(256);
@@ -337,6 +611,9 @@ export class WordTable {
     this.inA = new Int32Array(256);
     this.inB = new Int32Array(256);
     this.stamp = 0;
+    this.held = new Int32Array(256);
+    this.heldStamp = 0;
+    this.heldWordCount = 0;
     this.slots = new Int32Array(512).fill(-1);
     for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOf(words[ids[k]], 0, words[ids[k]].length, hashes[ids[k]], false);
     this.sizeAfterRestart = this.words.length;
@@ -350,9 +627,9 @@ export class WordTable {
 
   private growIds(): void {
     const size = this.hashes.length * 2;
-    const hashes = new Uint32Array(size), kinds = new Uint8Array(size), inA = new Int32Array(size), inB = new Int32Array(size);
-    hashes.set(this.hashes); kinds.set(this.kinds); inA.set(this.inA); inB.set(this.inB);
-    this.hashes = hashes; this.kinds = kinds; this.inA = inA; this.inB = inB;
+    const hashes = new Uint32Array(size), kinds = new Uint8Array(size), inA = new Int32Array(size), inB = new Int32Array(size), held = new Int32Array(size);
+    hashes.set(this.hashes); kinds.set(this.kinds); inA.set(this.inA); inB.set(this.inB); held.set(this.held);
+    this.hashes = hashes; this.kinds = kinds; this.inA = inA; this.inB = inB; this.held = held;
   }
 
   private rehash(size: number): void {
@@ -442,6 +719,8 @@ export class StreamLines {
   /** The states of this request, in the order their channels first came in it (flush reads them so). */
   private active: ChannelState[] = [];
   private request = 0;
+  /** Ids given to lines so far (of all channels, across resets): a line's id is never another's. */
+  private lineIds = 0;
   /** The channel of the last chunk: a stream runs long on one channel, so most chunks skip the map. */
   private lastChannel: StreamChannel | undefined;
   private lastState: ChannelState | undefined;
@@ -451,11 +730,13 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined };
+      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, lineId: ++this.lineIds, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined };
       this.channels.set(channel, s);
       this.active.push(s);
     } else if (s.request !== this.request) {
       restartState(s);
+      // the partial line is dropped: the next line is another one (its sentences name it by id)
+      s.lineId = ++this.lineIds;
       s.request = this.request;
       this.active.push(s);
     }
@@ -547,7 +828,7 @@ export class StreamLines {
         text = s.tail.text();
       }
       s.tail.clear();
-      onSentence({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex });
+      onSentence({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: s.sentenceFrom });
     } else if (k >= LONG_LINE_CHARS && (s.proseLine ??= this.isProseLine(s))) {
       // the line just proved long: its first sentences are sentences too (once per line)
       const line = s.partial.text();
@@ -555,10 +836,10 @@ export class StreamLines {
       const early = s.earlyStarts;
       if (early.length) {
         early.push(s.sentenceFrom);
-        for (let j = 0; j + 1 < early.length; j++) onSentence({ channel, text: line.slice(early[j], early[j + 1] - 1), lineHead: s.lineHead, section: s.section, event: eventIndex });
+        for (let j = 0; j + 1 < early.length; j++) onSentence({ channel, text: line.slice(early[j], early[j + 1] - 1), lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: early[j] });
         early.length = 0;
       }
-      onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: s.lineHead, section: s.section, event: eventIndex });
+      onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: s.sentenceFrom });
       // the tail starts after k, in this chunk: sentences() adds the rest of it
     } else if (k < LONG_LINE_CHARS && s.earlyStarts.length < 32) s.earlyStarts.push(s.sentenceFrom);
     s.sentenceFrom = k + 1;
@@ -590,7 +871,7 @@ export class StreamLines {
       parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
       if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text).slice(0, 200) });
     }
-    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined };
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined, id: s.lineId };
     if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
       line.continuation = true;
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
@@ -598,10 +879,12 @@ export class StreamLines {
     s.inItem = kind === "list" || line.continuation === true;
     s.partial.clear();
     s.partialStart = -1;
+    s.lineId = ++this.lineIds;
     s.sentenceFrom = 0;
     s.afterStop = false;
     s.proseLine = undefined;
-    if (s.earlyStarts.length > 0) s.earlyStarts.length = 0;
+    // (setting an array's length is a runtime call even when it is 0 already: most lines have no early starts)
+    if (s.earlyStarts.length !== 0) s.earlyStarts.length = 0;
     s.tail.clear();
     s.lineHead = "";
     onLine(line);

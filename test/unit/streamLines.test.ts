@@ -54,6 +54,30 @@ describe("stream lines", () => {
     }
   });
 
+  it("names the line each sentence sits in and where: the line's text there, followed by the space or tab that ended it", () => {
+    // many stops early in a line, past the early starts kept, and lines cut to maxLineChars
+    const crowded = "A. ".repeat(40) + prose(60, 12);
+    const text = [LONG_LINE, crowded, "Short line. Another short one.", prose(90, 13), LONG_LINE].join("\n");
+    for (const maxLineChars of [undefined, 300]) for (const size of [1, 7, { max: 40, seed: 5 }]) {
+      const lines = new StreamLines(maxLineChars);
+      const seen: Array<{ line: number; at: number; text: string }> = [];
+      let checked = 0;
+      const ids = new Set<number>();
+      const onLine = (l: { text: string; id?: number }) => {
+        assert.ok(l.id !== undefined && !ids.has(l.id));
+        ids.add(l.id);
+        for (const x of seen.filter((x) => x.line === l.id)) {
+          assert.equal(l.text.slice(x.at, x.at + x.text.length), x.text);
+          assert.match(l.text[x.at + x.text.length], /[ \t]/);
+          checked++;
+        }
+      };
+      chunks(text, size).forEach((c, i) => lines.push("reasoning", c, i, onLine, undefined, (x) => seen.push(x)));
+      lines.flush(-1, onLine);
+      assert.ok(checked === seen.length && checked >= 20, `${checked} of ${seen.length}`);
+    }
+  });
+
   it("gives no sentences for code, list items or short lines", () => {
     const text = ["- " + prose(80, 1), "    " + prose(80, 2), "Short. Lines. Only."].join("\n") + "\n";
     assert.deepEqual(split(text, { max: 40, seed: 5 }).filter((x) => x.startsWith("sentence")), []);

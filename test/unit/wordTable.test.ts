@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { WordTable, jaccard, shingles, sortedJaccard, textKey, wordsKey, wordsOf } from "../../src/engine/streamText";
+import { WordTable, idsFrom, jaccard, shingles, sortedJaccard, stripOpeners, textKey, wordsKey, wordsOf } from "../../src/engine/streamText";
 
 /** Texts built from pieces that sit on the edges of a word: case, joiners, digits, non-ASCII letters and apostrophes. */
 function texts(count: number): string[] {
@@ -47,6 +47,105 @@ describe("WordTable (near-duplicate's word ids)", () => {
         const [a, b] = [table.shingles(table.idsOf(x.join(" "), Infinity), n), table.shingles(table.idsOf(y.join(" "), Infinity), n)];
         assert.deepEqual(a, [...shingles(x, n)].sort((p, q) => p - q));
         assert.equal(sortedJaccard(a, b), jaccard(shingles(x, n), shingles(y, n)));
+      }
+    }
+  });
+
+  it("reads a text's words once for its pieces: the words after a cut are the cut text's, or it says it cannot tell", () => {
+    const table = new WordTable();
+    let told = 0, untold = 0;
+    const all = [...texts(1500), "So-called retries fail. Wait, so the cache. Hmm—actually no", "so's the thing", "Okay.then it's x", "Now.the end"];
+    for (const text of all) {
+      const ids: number[] = [], starts: number[] = [];
+      // read after something already read, with its starts offset as a sentence's in its line
+      ids.push(-1, -1); starts.push(-1, -1);
+      const count = table.scanWords(text, 0, text.length, 100, ids, starts, 2, Infinity);
+      if (/[^\x00-\x7f]/.test(text)) { assert.equal(count, -1, text); continue; }
+      assert.deepEqual(wordsFrom(table, ids.slice(2, count)), wordsOf(text, Infinity), text);
+      assert.deepEqual(starts.slice(2, count).map((s) => s - 100), [...text.toLowerCase().matchAll(/[a-z0-9_]+(?:['.-][a-z0-9_]+)*/g)].map((m) => m.index), text);
+      const cuts = new Set([text.length - stripOpeners(text).length, ...Array.from({ length: text.length + 1 }, (_, i) => i)]);
+      for (const cut of cuts) for (const max of [300, 2, 0]) {
+        const got = idsFrom(text, cut, max, ids, starts, 2, count, 100);
+        if (got === undefined) {
+          // a cut just after a space or before one is between words: that it tells (unless idsOf would cut the text short)
+          if (max === 300) assert.ok(!/[ ,:]/.test(text[cut - 1] ?? "") && !/[ ,:]/.test(text[cut] ?? ""), JSON.stringify({ text, cut }));
+          untold++;
+          continue;
+        }
+        told++;
+        assert.deepEqual(got, table.idsOf(text.slice(cut), max), JSON.stringify({ text, cut, max }));
+      }
+    }
+    assert.ok(told > 0 && untold > 0);
+    // a word run across the cut ("so-called" cut after "so-") is not told
+    assert.equal(idsFrom("so-called x", 3, 300, table.idsOf("so-called x", 300), [0, 10], 0, 2, 0), undefined);
+  });
+
+  it("strips openers as the opener pattern alone does, though it tries the pattern only on texts opening with an opener's letter", () => {
+    const pattern = /^(?:(?:wait|hmm+|actually|ok(?:ay)?|alright|so|but|now|well|oh|right|again|also|and|then)\b[\s,.:;!—-]*)+/i;
+    const reference = (text: string) => {
+      const t = text.trimStart();
+      const m = pattern.exec(t);
+      return m && m[0].length < t.length ? t.slice(m[0].length) : t;
+    };
+    const openers = ["Wait,", "HMMM", "actually", "Okay.", "ALRIGHT", "so-called", "But", "now:", "Well —", "oh", "Right!", "again", "Also", "and", "Then", "ſo", "Ｗait", "the", "x"];
+    let stripped = 0;
+    for (const text of texts(800)) {
+      for (const opener of ["", ...openers]) {
+        for (const x of [opener + " " + text, "  " + opener + text, opener]) {
+          assert.equal(stripOpeners(x), reference(x), JSON.stringify(x));
+          if (stripOpeners(x) !== x.trimStart()) stripped++;
+        }
+      }
+    }
+    assert.ok(stripped > 1000);
+  });
+
+  it("holds one unit's shingles and words: the same sets and Jaccards as shingles(), sortedJaccard and setJaccard, from the threshold up", () => {
+    const table = new WordTable();
+    // a few long texts too, so the held set has to grow
+    const all = [...texts(600), "Alpha beta-gamma it's x.y zeta ".repeat(300)].map((t, i) => `${t} word${i % 7} the loader config`);
+    let exact = 0, belowOnly = 0;
+    const check = (got: number, want: number, atLeast: number) => {
+      if (want >= atLeast) { assert.equal(got, want); exact++; } else { assert.ok(got < atLeast, `${got} for ${want} below ${atLeast}`); belowOnly++; }
+    };
+    for (let i = 1; i < all.length; i++) {
+      const [a, b] = [table.idsOf(all[i - 1], 600), table.idsOf(all[i], 600)];
+      // 3-grams and 2-grams held side by side
+      const held = [2, 3].map((n) => table.holdShingles(b, n));
+      for (const n of [2, 3]) {
+        assert.deepEqual([...held[n - 2]].sort((p, q) => p - q), table.shingles(b, n));
+        for (const other of [a, b, a.slice(2), b.slice(3), b.slice(0, -2)]) {
+          const distinct = table.distinctShingles(other, n);
+          assert.deepEqual([...distinct].sort((p, q) => p - q), table.shingles(other, n));
+          for (const atLeast of [0, 0.1, 0.45, 0.5, 0.9, 1]) check(table.jaccardWithHeldShingles(distinct, n, atLeast), sortedJaccard(table.shingles(other, n), table.shingles(b, n)), atLeast);
+        }
+      }
+      assert.equal(table.holdWords(b), new Set(b).size);
+      // setJaccard and distinctCount in between must not disturb the held words
+      table.setJaccard(a, 0, a.length, a, 0, a.length);
+      for (const other of [a, b, a.slice(1), b.slice(2), [...a, ...a]]) {
+        const distinct = table.distinctCount(other);
+        assert.equal(distinct, new Set(other).size);
+        for (const atLeast of [0, 0.3, 0.45, 1]) check(table.jaccardWithHeldWords(other, distinct, atLeast), table.setJaccard(other, 0, other.length, b, 0, b.length), atLeast);
+      }
+    }
+    assert.ok(exact > 100 && belowOnly > 100);
+  });
+
+  it("stops counting only when the threshold is out of reach, however close the sets sit to it", () => {
+    const table = new WordTable();
+    const ids = (from: number, count: number) => table.idsOf(Array.from({ length: count }, (_, k) => `w${from + k}`).join(" "), Infinity);
+    for (let a = 1; a <= 14; a++) for (let b = 1; b <= 14; b++) for (let common = 0; common <= Math.min(a, b); common++) {
+      // a's last `common` words are b's first
+      const [x, y] = [ids(0, a), ids(a - common, b)];
+      const value = common / (a + b - common);
+      table.holdWords(y);
+      // thresholds on the value itself and just around it
+      for (const atLeast of [value, value - 1e-12, value + 1e-12, 0.45, 0.5]) {
+        const got = table.jaccardWithHeldWords(x, a, atLeast);
+        if (value >= atLeast) assert.equal(got, value, JSON.stringify({ a, b, common, atLeast }));
+        else assert.ok(got < atLeast, JSON.stringify({ a, b, common, atLeast }));
       }
     }
   });

@@ -21,7 +21,7 @@
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, WordTable, numberSetting, sortedJaccard, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { CatchCounter, WordTable, idsFrom, numberSetting, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -172,7 +172,7 @@ const kindOfWord = (w: string): number => (w.length >= 4 && !FUNCTION_WORDS.has(
  * Word-set similarity of what two units say beyond a shared opening or closing: paragraphs that
  * all open with the same sentence and then say something new are judged on the new part.
  */
-function bagSimilarity(table: WordTable, a: Unit, b: Unit): number {
+function bagSimilarity(table: WordTable, a: Unit, b: Unit, atLeast: number): number {
   // ids are equal exactly when words are
   const x = a.ids, y = b.ids;
   const limit = Math.min(x.length, y.length);
@@ -180,7 +180,8 @@ function bagSimilarity(table: WordTable, a: Unit, b: Unit): number {
   while (p < limit && x[p] === y[p]) p++;
   let q = 0;
   while (q < limit - p && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
-  if (p + q < 3) return table.setJaccard(x, 0, x.length, y, 0, y.length);
+  // all the words: b's word set is held by the table (b is the unit being compared with several)
+  if (p + q < 3) return table.jaccardWithHeldWords(x, (a.distinct ??= table.distinctCount(x)), atLeast);
   return table.setJaccard(x, p, x.length - q, y, p, y.length - q);
 }
 
@@ -201,16 +202,21 @@ function hasSpaces(text: string, n: number): boolean {
   return found >= n;
 }
 
+type UnitKind = "line" | "paragraph" | "sentence";
+
 interface Unit {
   /** Word ids in the detector's WordTable (renumbered in place when it restarts). */
   ids: number[];
   /**
-   * Its words, sorted word 3-gram and 2-gram hashes: computed when a comparison first needs
-   * them (most units are told apart from the others by shingles and word sets alone).
+   * Its words, distinct word 3-gram and 2-gram hashes (in no order): computed when a
+   * comparison first needs them (most units are told apart from the others by shingles and word
+   * sets alone).
    */
   words?: string[];
   shingles?: number[];
   pairs?: number[];
+  /** How many distinct words it has, for word-set similarity with the unit being compared. */
+  distinct?: number;
   /** Words of the label the unit opens with (digits as #), null if none; read when a comparison needs it. */
   label?: string[] | null;
   labelText: string;
@@ -221,7 +227,6 @@ interface Unit {
   scope: string;
   section: string;
   event: number;
-  text: string;
   channel: StreamChannel;
   /** Key of the drifting thought this unit belongs to, inherited from the earliest alike unit (its own made when first read). */
   cluster?: string;
@@ -231,9 +236,29 @@ interface Unit {
   novel: boolean;
 }
 
+/**
+ * The words of the sentences read so far of a channel's current line (by scanWords), so the line
+ * takes them instead of reading its text again: the sentences of a long line cover most of it.
+ */
+interface LineWords {
+  /** The line's id (StreamLine.id, StreamSentence.line). */
+  line: number;
+  ids: number[];
+  /** Where each word starts in the line. */
+  starts: number[];
+  count: number;
+  /** Where the next sentence starts in the line: the sentences read cover the line up to here, each followed by a space or tab. */
+  next: number;
+  /** The table's restarts when the first sentence was read (ids from before a restart mean nothing after it). */
+  restarts: number;
+  /** false once a sentence could not be read this way (non-ASCII text, a gap): the line reads its own text. */
+  usable: boolean;
+}
+
 class NearDuplicateDetector implements Detector {
   readonly id = "near-duplicate" as const;
-  private recent = new Map<string, Unit[]>();
+  /** Per channel, the recent units of each kind. */
+  private recent = new Map<StreamChannel, Record<UnitKind, Unit[]>>();
   private counter = new CatchCounter();
   private readonly minCopies: number;
   private readonly minSimilarity: number;
@@ -245,6 +270,7 @@ class NearDuplicateDetector implements Detector {
   private headings = new Map<string, { last: string; scopes: Map<string, string> }>();
   private strongest = { alike: 0, detail: "" };
   private table = new WordTable(kindOfWord);
+  private lineWords = new Map<StreamChannel, LineWords>();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -257,45 +283,51 @@ class NearDuplicateDetector implements Detector {
 
   onRequestStart(): void {
     this.recent.clear();
+    // a new request's lines are new lines (ids never come again); the arrays are kept for them
+    for (const words of this.lineWords.values()) words.usable = false;
     this.headings.clear();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
   }
 
   onLine(line: StreamLine): Finding[] | void {
-    const out: Finding[] = [];
-    this.readLine(line, out);
-    return out.length ? out : undefined;
+    const found = this.readLine(line);
+    return found && [found];
   }
 
   onParagraph(p: StreamParagraph): Finding[] | void {
-    const out: Finding[] = [];
-    this.readParagraph(p, out);
-    return out.length ? out : undefined;
+    const found = this.readParagraph(p);
+    return found && [found];
   }
 
   onSentence(x: StreamSentence): Finding[] | void {
     if (!this.sentenceUnits) return;
-    const out: Finding[] = [];
+    let words = this.lineWords.get(x.channel);
+    if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(x.channel, words); }
     // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
-    this.compare(x.channel, "sentence", x.text, x.section, x.event, out, x.lineHead);
-    return out.length ? out : undefined;
+    const found = this.compare(x.channel, "sentence", x.text, x.section, x.event, x.lineHead, x);
+    // too short to be a unit, its words are still the line's
+    if (x.line !== words.line || x.at >= words.next) this.readSentenceWords(words, x);
+    return found && [found];
   }
 
-  private readLine(line: StreamLine, out: Finding[]): void {
+  private readLine(line: StreamLine): Finding | undefined {
     // a list item's wrapped text is the item's (list items are list-template's)
     if (line.kind !== "prose" || line.continuation) return;
-    this.compare(line.channel, "line", line.text, line.section, line.endEvent, out);
+    return this.compare(line.channel, "line", line.text, line.section, line.endEvent, line.text, line);
   }
 
-  private readParagraph(p: StreamParagraph, out: Finding[]): void {
+  private readParagraph(p: StreamParagraph): Finding | undefined {
     if (p.lines.length < 2 || p.lines.some((l) => l.kind === "list")) return;
     // a paragraph of long lines is judged line by line already; of short lines, as a whole
     if (p.lines.some((l) => wordsOf(l.text, this.minWords).length >= this.minWords)) return;
-    this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent, out);
+    return this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent);
   }
 
-  private compare(channel: StreamChannel, unitKind: "line" | "paragraph" | "sentence", text: string, section: string, event: number, out: Finding[], labelSource = text): void {
+  /** Compares a unit with the recent ones of its kind and keeps it among them: the finding if it makes a loop. */
+  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, labelSource = text, from?: StreamSentence | StreamLine): Finding | undefined {
+    // a sentence's words are read for its line too, and a line takes those its sentences read
+    const sentence = unitKind === "sentence" ? (from as StreamSentence | undefined) : undefined, line = unitKind === "line" ? (from as StreamLine | undefined) : undefined;
     const scope = this.scopeOf(channel, section);
     // the body of a section under a title that restates, and a sentence of a run-on line (a thought
     // restated in short sentences), are judged from fewer words
@@ -303,15 +335,18 @@ class NearDuplicateDetector implements Detector {
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
     if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
-    const ids = this.table.idsOf(stripped, MAX_UNIT_WORDS);
+    const ids = (sentence ? this.sentenceIds(sentence, stripped) : line ? this.lineIds(line, stripped) : undefined) ?? this.table.idsOf(stripped, MAX_UNIT_WORDS);
     if (ids.length < minWords) return;
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
-    const unit: Unit = { ids, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, text, channel, leads: true, novel: true };
-    const bucket = `${channel}:${unitKind}`;
-    let recent = this.recent.get(bucket);
-    if (!recent) { recent = []; this.recent.set(bucket, recent); }
+    // every field set from the start (those read later as undefined): all units share one shape, so
+    // reading them in the comparison loop stays fast
+    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true };
+    let recentOfChannel = this.recent.get(channel);
+    if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
+    const recent = recentOfChannel[unitKind];
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
-    const alike: Array<{ unit: Unit; similarity: number }> = [];
+    // made for the first alike unit (most units have none)
+    let alike: Array<{ unit: Unit; similarity: number }> | undefined;
     // walking back from the newest: what was said between each earlier unit and this one
     let novelSince = 0, repeatsSince = 0;
     for (let i = recent.length - 1; i >= 0; i--) {
@@ -321,17 +356,22 @@ class NearDuplicateDetector implements Detector {
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
       if (u.section !== section && !(u.leads && unit.leads)) continue;
-      const uShingles = (u.shingles ??= this.table.shingles(u.ids, 3)), unitShingles = (unit.shingles ??= this.table.shingles(ids, 3));
-      // the shingles in common are at most the smaller set, so Jaccard ≤ min / max (and c / (a + b - c)
-      // rises with c, rounding kept): below the threshold, the Jaccard itself is not needed
-      const fewer = Math.min(uShingles.length, unitShingles.length), more = Math.max(uShingles.length, unitShingles.length);
-      let similarity = more > 0 && fewer / more < this.minSimilarity ? 0 : sortedJaccard(uShingles, unitShingles);
+      // the unit's shingles and words are held by the table for all the comparisons of this unit (sets
+      // in any order: only their sizes and members are read); below the threshold, the similarity
+      // itself is not needed, so its count stops once too few can be in common
+      const uShingles = (u.shingles ??= this.table.distinctShingles(u.ids, 3));
+      unit.shingles ??= this.table.holdShingles(ids, 3);
+      let similarity = this.table.jaccardWithHeldShingles(uShingles, 3, this.minSimilarity);
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
-        const bag = bagSimilarity(this.table, u, unit);
+        unit.distinct ??= this.table.holdWords(ids);
+        const bag = bagSimilarity(this.table, u, unit, this.minWordSetSimilarity);
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
-        if (bag < this.minWordSetSimilarity || sortedJaccard(this.pairsOf(u), this.pairsOf(unit)) < MIN_PAIR_SIMILARITY) continue;
+        if (bag < this.minWordSetSimilarity) continue;
+        const uPairs = (u.pairs ??= this.table.distinctShingles(u.ids, 2));
+        unit.pairs ??= this.table.holdShingles(ids, 2);
+        if (this.table.jaccardWithHeldShingles(uPairs, 2, MIN_PAIR_SIMILARITY) < MIN_PAIR_SIMILARITY) continue;
         // and what it is about: one sentence shape filled with other things ("The log shows the
         // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
         // shares its frame, not its content words
@@ -346,35 +386,93 @@ class NearDuplicateDetector implements Detector {
       // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
       const uLabel = labelOfUnit(u), unitLabel = labelOfUnit(unit);
       if (uLabel && unitLabel && uLabel.join(" ") !== unitLabel.join(" ") && namesItems(uLabel, unitLabel, u.labelText, unit.labelText)) continue;
-      alike.push({ unit: u, similarity });
+      (alike ??= []).push({ unit: u, similarity });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit (found last,
     // walking back) names it
-    if (alike.length) { unit.cluster = this.clusterOf(alike[alike.length - 1].unit); unit.novel = false; }
-    recent.push(unit);
-    if (recent.length > this.window) recent.shift();
+    if (alike) { unit.cluster = this.clusterOf(alike[alike.length - 1].unit); unit.novel = false; }
+    // the window moved along by hand: shift() would shrink the array's store and push() grow it back
+    if (recent.length < this.window) recent.push(unit);
+    else {
+      for (let k = 1; k < recent.length; k++) recent[k - 1] = recent[k];
+      recent[recent.length - 1] = unit;
+    }
     // a thought drifting further each time is alike to its last wording, not always to its first:
     // the copies are the units of its cluster, joined through a close likeness (one template filled
     // with other content is alike, but loosely); under titles that only restate, any likeness
     let members = 0;
     const chainAt = unit.leads && section !== "" && scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
-    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
-    const copies = Math.max(alike.length, members) + 1;
+    if (alike?.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
+    const copies = Math.max(alike?.length ?? 0, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
-    if (copies < this.minCopies) return;
+    if (copies < this.minCopies || !alike) return;
     const key = this.clusterOf(unit);
     const count = this.counter.catch(key, channel);
     if (count === undefined) return;
     const similarity = Math.min(...alike.map((a) => a.similarity));
     const span = excerpt(text, 200);
-    out.push({
+    return {
       detector: this.id,
       key,
       count,
       summary: `your ${channelName(channel)} restates the same ${unitKind} in other words ${copies} times (${Math.round(similarity * 100)}%+ alike: "${span}")`,
       suggestion: "Rewording it does not move the task: settle on one conclusion and act on it, or try a genuinely different approach.",
       evidence: { events: [...alike.map((a) => a.unit.event).reverse(), event], count: copies, span, similarity: Math.round(similarity * 100) / 100 },
-    });
+    };
+  }
+
+  /**
+   * Reads all the words of a sentence into its line's words, if they are still to be had: the
+   * sentences of a line come in order, the first at its start, each right after the last one's
+   * space (StreamLines cuts them so).
+   */
+  private readSentenceWords(words: LineWords, x: StreamSentence): boolean {
+    if (x.line !== words.line) {
+      words.line = x.line;
+      words.count = 0;
+      words.next = 0;
+      words.restarts = this.table.restarts;
+      words.usable = true;
+    }
+    if (!words.usable) return false;
+    if (x.at !== words.next || words.restarts !== this.table.restarts) { words.usable = false; return false; }
+    const count = this.table.scanWords(x.text, 0, x.text.length, x.at, words.ids, words.starts, words.count, Infinity);
+    if (count < 0) { words.usable = false; return false; }
+    words.count = count;
+    words.next = x.at + x.text.length + 1;
+    return true;
+  }
+
+  /** The ids of a sentence unit (idsOf its stripped text), read with all its words for its line; undefined if they cannot be. */
+  private sentenceIds(x: StreamSentence, stripped: string): number[] | undefined {
+    const words = this.lineWords.get(x.channel);
+    if (!words) return undefined;
+    const from = x.line === words.line ? words.count : 0;
+    if (!this.readSentenceWords(words, x)) return undefined;
+    return idsFrom(x.text, x.text.length - stripped.length, MAX_UNIT_WORDS, words.ids, words.starts, from, words.count, x.at);
+  }
+
+  /**
+   * The ids of a line unit (idsOf its stripped text) from the words its sentences already read, and
+   * its text after them; undefined if they are not all to be had or a restart renumbered the table since.
+   */
+  private lineIds(line: StreamLine, stripped: string): number[] | undefined {
+    const words = this.lineWords.get(line.channel);
+    if (!words || line.id === undefined || words.line !== line.id || !words.usable || words.next === 0 || words.restarts !== this.table.restarts) return undefined;
+    const text = line.text;
+    // the words from the cut on: those of the sentences after it, then the rest of the line (as many as are taken)
+    const cut = text.length - stripped.length;
+    if (cut > words.next) return undefined;
+    let before = 0;
+    while (before < words.count && words.starts[before] < cut) before++;
+    const wanted = before + MAX_UNIT_WORDS - words.count;
+    if (wanted > 0) {
+      const count = this.table.scanWords(text, words.next, text.length, 0, words.ids, words.starts, words.count, wanted);
+      if (count < 0) return undefined;
+      words.count = count;
+      words.next = text.length + 1;
+    }
+    return idsFrom(text, cut, MAX_UNIT_WORDS, words.ids, words.starts, 0, words.count, 0);
   }
 
   /** The key of the unit's drifting thought: its own first 30 words unless it inherited one. */
@@ -386,14 +484,12 @@ class NearDuplicateDetector implements Detector {
     return (u.words ??= Array.from(u.ids, (id) => this.table.word(id)));
   }
 
-  private pairsOf(u: Unit): number[] {
-    return (u.pairs ??= this.table.shingles(u.ids, 2));
-  }
-
   /** Between units: a table grown past its bound keeps only the words of the units in the window. */
   private restartWordTable(): void {
     const live: number[][] = [];
-    for (const units of this.recent.values()) for (const u of units) live.push(u.ids);
+    for (const kinds of this.recent.values()) {
+      for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) live.push(u.ids);
+    }
     this.table.restart(live);
   }
 
@@ -422,6 +518,7 @@ class NearDuplicateDetector implements Detector {
   }
 
   reset(): void {
+    this.lineWords.clear();
     this.headings.clear();
     this.recent.clear();
     this.counter.reset();
