@@ -177,6 +177,10 @@ export class ToolLedger {
     // A wait of unknown length (`gh run watch`) counts as an hour: long, and the sum stays a number.
     if (waits) { this.waitValue++; this.waitedValue += Math.min(waitSeconds(command!), UNKNOWN_WAIT_SECONDS); }
     const signature = callSignature(ev.name, kind, ev.input, this.tools);
+    // Outside edits and commands the signature is tool + stable input, which is the exact input key:
+    // hash it rather than write the input out again.
+    const exactKey = kind === "edit" || command !== undefined ? exactInputKey(ev.name, ev.input) : signature;
+    const target = callTarget(kind, ev.input, this.tools);
     const call: CallRecord = {
       id: ev.id,
       name: ev.name,
@@ -184,14 +188,14 @@ export class ToolLedger {
       input: ev.input,
       signature,
       repeatKey: repeatKeyOf(ev.name, kind, ev.input, this.tools, signature),
-      inputHash: hashText(exactInputKey(ev.name, ev.input)),
+      inputHash: hashText(exactKey),
       reads,
       search,
       waits,
       waitCount: this.waitValue,
       waitedSeconds: this.waitedValue,
-      requested: this.requestedRuns(callTarget(kind, ev.input, this.tools), kind),
-      target: callTarget(kind, ev.input, this.tools),
+      requested: this.requestedRuns(target, kind),
+      target,
       command,
       mutating,
       unchanging: mutating && this.changesNothing(kind, ev.input),

@@ -140,30 +140,35 @@ export function mainCommand(command: string): string {
   const steps: string[][] = [[""]];
   const text = withoutHeredocBodies(command);
   let quote = "";
+  // Every character but the separators is kept as it is: the piece in progress is text[start..i),
+  // added to the step's last piece when a separator (or the end) closes it.
+  let start = 0;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
-    const step = steps[steps.length - 1];
     if (quote !== "") {
-      if (ch === "\\" && quote === '"') { step[step.length - 1] += ch + (text[i + 1] ?? ""); i++; continue; }
+      if (ch === "\\" && quote === '"') { i++; continue; }
       if (ch === quote) quote = "";
-      step[step.length - 1] += ch;
       continue;
     }
-    if (ch === "'" || ch === '"') quote = ch;
+    if (ch === "'" || ch === '"') { quote = ch; continue; }
+    const step = steps[steps.length - 1];
     if (ch === "\n" || ch === ";" || (ch === "&" && text[i + 1] === "&")) {
+      step[step.length - 1] += text.slice(start, i);
       if (ch === "&") i++;
       steps.push([""]);
+      start = i + 1;
       continue;
     }
     // `a | b` and `a || b`: the work is `a` (b filters its output or reports its failure), unless
     // `a` only feeds `b` its input (`echo "<sql>" | sqlfluff lint -`): then the work is `b`.
     if (ch === "|") {
-      if (text[i + 1] === "|") { i++; step.push(OR_ELSE); continue; }
-      step.push("");
-      continue;
+      step[step.length - 1] += text.slice(start, i);
+      if (text[i + 1] === "|") { i++; step.push(OR_ELSE); } else step.push("");
+      start = i + 1;
     }
-    step[step.length - 1] += ch;
   }
+  const last = steps[steps.length - 1];
+  last[last.length - 1] += text.slice(start);
   const mains = steps.map(workOfPipeline).filter((s) => s !== "");
   for (let i = mains.length - 1; i >= 0; i--) {
     if (SETUP_STEP.test(mains[i]) || (/^cat\b/.test(mains[i]) && />/.test(mains[i]))) continue;

@@ -228,7 +228,22 @@ export function errorDetail(text: string): string {
     .replace(/[ \t]+/g, " ");
 }
 
-function errorLineAt(text: string): { line: string; index: number; lines: string[] } | undefined {
+interface ErrorLineAt { line: string; index: number; lines: string[] }
+
+/**
+ * The latest text errorLineAt read and its answer: one failing result is read by the ledger's
+ * fingerprint and by several detectors in turn (error line, detail, sample, "found nothing"), and
+ * the answer depends on the text alone. Callers only read the answer (never change its lines).
+ */
+let lastErrorText: string | undefined;
+let lastErrorAt: ErrorLineAt | undefined;
+
+function errorLineAt(text: string): ErrorLineAt | undefined {
+  if (text !== lastErrorText) { lastErrorAt = findErrorLine(text); lastErrorText = text; }
+  return lastErrorAt;
+}
+
+function findErrorLine(text: string): ErrorLineAt | undefined {
   const lines = contentLines(text);
   const at = (index: number) => ({ line: lines[index], index, lines });
   if (lines.length === 0) return undefined;

@@ -56,6 +56,17 @@ const FINISHED = /<status>\s*(?:completed|exited|failed|killed|done)\s*<\/status
 /** How much of an answer is searched for a final state. */
 const FINISHED_CHARS = 2000;
 
+/**
+ * A cheap necessary condition for FINISHED (each of its branches needs `<status>`, `process `, or a
+ * status word and a `:` or `=`), so that the case-insensitive pattern runs only on the few answers
+ * that could match. Lower-casing keeps every ASCII match: a case-insensitive pattern without the
+ * u flag matches an ASCII letter only with the letter itself in either case.
+ */
+function mayTellFinished(head: string): boolean {
+  const t = head.toLowerCase();
+  return t.includes("<status>") || t.includes("process ") || ((t.includes(":") || t.includes("=")) && (t.includes("stat") || t.includes("phase") || t.includes("conclusion")));
+}
+
 /** Evidence events kept per streak. */
 const MAX_EVIDENCE = 16;
 /** Spellings of one loosened command remembered for the summary. */
@@ -170,7 +181,8 @@ class ToolRepeatDetector implements Detector {
       s.events = [call.eventIndex];
     }
     s.lastHash = call.result.outputHash;
-    s.finished = FINISHED.test(call.result.text.slice(0, FINISHED_CHARS));
+    const head = call.result.text.slice(0, FINISHED_CHARS);
+    s.finished = mayTellFinished(head) && FINISHED.test(head);
     // A live target is judged by its answers: the one that makes the count is reported here.
     if (s.live && repeated) return this.finding(call, s, false);
   }
