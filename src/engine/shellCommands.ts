@@ -79,7 +79,19 @@ export function waitSeconds(command: string): number {
   return sleeps === 0 || otherWait ? Infinity : total;
 }
 
+/**
+ * The latest command isMutatingCommand judged and its answer: one call's command is judged by the
+ * ledger, by commandRead and by file-reread in turn, and the answer depends on the text alone.
+ */
+let lastJudged: string | undefined;
+let lastMutating = false;
+
 export function isMutatingCommand(command: string): boolean {
+  if (command !== lastJudged) { lastMutating = judgeMutating(command); lastJudged = command; }
+  return lastMutating;
+}
+
+function judgeMutating(command: string): boolean {
   const c = withoutTempWrites(normaliseWhitespace(command));
   // A heredoc's body is script text: a `>` in it is code, not a redirect.
   const bare = withoutTempWrites(normaliseWhitespace(withoutHeredocBodies(command)));

@@ -57,14 +57,15 @@ const FINISHED = /<status>\s*(?:completed|exited|failed|killed|done)\s*<\/status
 const FINISHED_CHARS = 2000;
 
 /**
- * A cheap necessary condition for FINISHED (each of its branches needs `<status>`, `process `, or a
- * status word and a `:` or `=`), so that the case-insensitive pattern runs only on the few answers
- * that could match. Lower-casing keeps every ASCII match: a case-insensitive pattern without the
- * u flag matches an ASCII letter only with the letter itself in either case.
+ * A cheap necessary condition for FINISHED, so that its many alternatives are tried only on the few
+ * answers that could match: each of its branches needs `<status>`, `process `, or a status word and a
+ * `:` or `=`.
  */
+const FINISHED_TAG_OR_PROCESS = /<status>|process /i;
+const STATUS_WORD = /stat|phase|conclusion/i;
+
 function mayTellFinished(head: string): boolean {
-  const t = head.toLowerCase();
-  return t.includes("<status>") || t.includes("process ") || ((t.includes(":") || t.includes("=")) && (t.includes("stat") || t.includes("phase") || t.includes("conclusion")));
+  return FINISHED_TAG_OR_PROCESS.test(head) || ((head.includes(":") || head.includes("=")) && STATUS_WORD.test(head));
 }
 
 /** Evidence events kept per streak. */
