@@ -187,10 +187,23 @@ export function errorLine(text: string): string {
   return errorLineAt(text)?.line ?? "";
 }
 
+/** What contentLines removes from a line: exit-code and stream tags, a leading `output:`. */
+const RETURNCODE_TAG = /<returncode>[^<]*<\/returncode>/gi;
+const ENVELOPE_TAG = /<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi;
+const STREAM_PREFIX = /^(?:output|stdout|stderr):\s+(?=\S)/i;
+
 /** The result's lines without harness envelopes (Gemini CLI's "Command: …\nDirectory: …\nOutput: …\nExit Code: 1", `<returncode>`). */
 function contentLines(text: string): string[] {
-  return text.split("\n").map((l) => l.replace(/<returncode>[^<]*<\/returncode>/gi, "").replace(/<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi, "").trim().replace(/^(?:output|stdout|stderr):\s+(?=\S)/i, ""))
-    .filter((l) => l !== "" && !ENVELOPE_LINE.test(l));
+  // The tags need a `<` and the prefix a `:`: in a text without one, no line has what it would remove.
+  const tags = text.includes("<");
+  const prefixes = text.includes(":");
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    let l = tags ? raw.replace(RETURNCODE_TAG, "").replace(ENVELOPE_TAG, "").trim() : raw.trim();
+    if (prefixes) l = l.replace(STREAM_PREFIX, "");
+    if (l !== "" && !ENVELOPE_LINE.test(l)) out.push(l);
+  }
+  return out;
 }
 
 /**
