@@ -104,6 +104,11 @@ export class ToolLedger {
   private waitedValue = 0;
   /** Per file: hash of the content this session last wrote to it, and the epoch that write left. */
   private readonly written = new Map<string, { hash: string; epoch: number; news: number }>();
+  /**
+   * The file of the latest write and the epoch it left. Every write moves the epoch first, so only
+   * the latest write can be one with nothing changed since.
+   */
+  private lastWrite: { path: string; epoch: number } | undefined;
   /** The command that made the latest change, what it answered, the epoch it opened and the news count then. */
   private lastCommandChange: { inputHash: string; outputHash: string; epoch: number; news: number } | undefined;
   /**
@@ -244,8 +249,8 @@ export class ToolLedger {
 
   /** Whether this session wrote the file (named relative or absolute) and nothing changed since. */
   private wroteUnchanged(path: string): boolean {
-    for (const [p, w] of this.written) if (w.epoch === this.epochValue && samePathNamed(p, path)) return true;
-    return false;
+    const w = this.lastWrite;
+    return w !== undefined && w.epoch === this.epochValue && samePathNamed(w.path, path);
   }
 
   private noteNews(call: CallRecord): void {
@@ -285,6 +290,7 @@ export class ToolLedger {
     if (path === undefined || content === undefined) return;
     this.written.delete(path);
     this.written.set(path, { hash: hashText(content), epoch: this.epochValue, news: this.newsValue });
+    this.lastWrite = { path, epoch: this.epochValue };
     if (this.written.size > MAX_WRITTEN_FILES) this.written.delete(this.written.keys().next().value as string);
   }
 

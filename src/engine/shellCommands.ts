@@ -321,9 +321,14 @@ export function pathsMaybeWritten(command: string): string[] {
 
 /** Whether a path a command names is the path a read named (`voting.py`, `./pkg/voting.py`, `/repo/pkg/voting.py`). */
 export function samePathNamed(named: string, read: string): boolean {
-  const a = named.replace(/^\.\//, "");
-  const b = read.replace(/^\.\//, "");
-  return a === b || b.endsWith(`/${a}`) || a.endsWith(`/${b}`);
+  const a = named.startsWith("./") ? named.slice(2) : named;
+  const b = read.startsWith("./") ? read.slice(2) : read;
+  return a === b || endsWithSegment(b, a) || endsWithSegment(a, b);
+}
+
+/** `path.endsWith("/" + tail)`, without writing that string out (this runs for every remembered path). */
+function endsWithSegment(path: string, tail: string): boolean {
+  return path.length > tail.length && path.charCodeAt(path.length - tail.length - 1) === 47 && path.endsWith(tail);
 }
 
 /** Programs that neither look at the project nor change it: their output tells nothing new. */

@@ -22,7 +22,12 @@ export const REPLACEMENT_KEYS = new Set([
 /** Fields holding the text an edit looks for. */
 export const EDIT_TARGET_KEYS = ["old_string", "oldString", "old_str", "search", "find", "old_text", "oldText", "target", "diff", "patch", "line", "start_line"];
 
+/** Whitespace that normaliseWhitespace would change: a run, a character other than a space, or at either end. */
+const UNNORMAL_WHITESPACE = /\s\s|[^\S ]|^\s|\s$/;
+
 export function normaliseWhitespace(s: string): string {
+  // Most texts (commands, targets, text normalised before) are already so: no copy for them.
+  if (!UNNORMAL_WHITESPACE.test(s)) return s;
   return s.replace(/\s+/g, " ").trim();
 }
 
