@@ -216,12 +216,25 @@ function contentLines(text: string): string[] {
  * (errors=2)`): once bracketed parts, file names and punctuation are gone, only status words are left.
  */
 export function isBannerLine(line: string): boolean {
+  // A failure's error line is asked about by its fingerprint, its detail and tool-failure's sample in turn.
+  if (line !== lastBannerLine) { lastIsBanner = judgeBanner(line); lastBannerLine = line; }
+  return lastIsBanner;
+}
+
+let lastBannerLine: string | undefined;
+let lastIsBanner = false;
+
+function judgeBanner(line: string): boolean {
   // A banner is a few words: a long line is not one, and the path-stripping pattern below would be
   // quadratic on a long line without spaces (a minified file, a huge JSON value).
   if (line.length > MAX_BANNER_CHARS) return false;
+  // The words left are runs of the line's own letters, and one must be a fail… or error… word.
+  if (!FAIL_OR_ERROR.test(line)) return false;
   const words = line.replace(/\[[^\]]*\]|\([^)]*\)/g, " ").replace(/\S*[\\/.:]\S*/g, " ").replace(/[^\p{L}\s]+/gu, " ").trim().split(/\s+/).filter((w) => w !== "");
   return words.length > 0 && words.length <= 3 && words.every((w) => /^(?:fail(?:s|ed|ure|ures|ing)?|errors?|errored|not|ok)$/i.test(w)) && words.some((w) => !/^(?:not|ok)$/i.test(w));
 }
+
+const FAIL_OR_ERROR = /fail|err/i;
 
 /** Longest line that may be a status banner. */
 const MAX_BANNER_CHARS = 200;

@@ -53,7 +53,16 @@ export function patternKey(pattern: string): string {
  * when their names meet; different names that merely contain one another (`comments`,
  * `item_comments`) are not.
  */
-export function patternNames(pattern: string): string[] {
+export function patternNames(pattern: string): readonly string[] {
+  // A search's call and its answer ask in turn: the latest pattern's names are kept.
+  if (pattern !== lastPattern) { lastNames = namesOf(pattern); lastPattern = pattern; }
+  return lastNames;
+}
+
+let lastPattern: string | undefined;
+let lastNames: readonly string[] = [];
+
+function namesOf(pattern: string): readonly string[] {
   const key = patternKey(pattern);
   const full = patternKey(pattern.replace(/\((?:\?:)?([^()|]*)\)[?*]/g, "$1"));
   return full !== "" && full !== key ? [key, full] : [key];
