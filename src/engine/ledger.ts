@@ -299,6 +299,8 @@ export class ToolLedger {
    * (hosts do not always report results). A mutation among them counts as progress.
    */
   settleUnanswered(): void {
+    // Every request starts here, most with nothing waiting: clearing an empty Map would still make it a new table.
+    if (this.pending.size === 0) return;
     for (const call of this.pending.values()) if (call.mutating && !call.unchanging) { this.epochValue++; break; }
     this.pending.clear();
   }
