@@ -13,6 +13,12 @@ export class BoundedMap<K, V extends {} | null> {
   /** The latest key a get or peek did not find, while nothing was added since: setting it needs no delete first. */
   private missed: K | undefined;
   private hasMissed = false;
+  /**
+   * One live iterator over the keys, kept from eviction to eviction: every key it has passed was
+   * evicted, so its next key is the oldest. A new iterator would start at the front of the map's
+   * table and step over every evicted entry still there (up to its capacity) each time.
+   */
+  private evictionOrder: Iterator<K> | undefined;
   constructor(private readonly capacity: number) {}
 
   get(key: K): V | undefined {
@@ -41,7 +47,8 @@ export class BoundedMap<K, V extends {} | null> {
   }
 
   private evictOldest(): void {
-    const oldest = this.map.keys().next().value as K;
+    this.evictionOrder ??= this.map.keys();
+    const oldest = this.evictionOrder.next().value as K;
     this.map.delete(oldest);
     if (this.hasNewest && oldest === this.newest) this.hasNewest = false;
   }
@@ -53,6 +60,7 @@ export class BoundedMap<K, V extends {} | null> {
 
   clear(): void {
     this.map.clear();
+    this.evictionOrder = undefined;
     this.hasNewest = false;
     this.hasMissed = false;
   }
