@@ -14,7 +14,7 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, F
 import type { CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { heredocWriteTarget, samePathNamed } from "../shellCommands";
-import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, replacementOf } from "../signatures";
+import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, ownCopy, replacementOf } from "../signatures";
 
 const MAX_TRACKED_EDITS = 512;
 const MAX_EVIDENCE = 16;
@@ -202,7 +202,7 @@ class EditRetryDetector implements Detector {
     a.lastRequest = call.requestIndex;
     if (a.variants.size < 32) a.variants.add(call.inputHash);
     const line = errorLine(call.result.text);
-    a.lastError = line.length > 100 ? line.slice(0, 99) + "…" : line;
+    a.lastError = ownCopy(line.length > 100 ? line.slice(0, 99) + "…" : line);
     a.events.push(call.eventIndex);
     if (a.events.length > MAX_EVIDENCE) a.events.shift();
   }

@@ -9,7 +9,7 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, F
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { attemptShape, mainCommand, shellWords } from "../shellCommands";
-import { commandExitedNonZero, errorDetail, errorFingerprint, errorLine, exactInputKey, hashText, isBannerLine, normaliseWhitespace, stableOutput, textSimilarity } from "../signatures";
+import { commandExitedNonZero, errorDetail, errorFingerprint, errorLine, exactInputKey, hashText, isBannerLine, normaliseWhitespace, ownCopy, stableOutput, textSimilarity } from "../signatures";
 
 /** Tool scopes remembered at once. */
 const MAX_SCOPES = 512;
@@ -225,7 +225,7 @@ class ToolFailureDetector implements Detector {
     f.lastInput = input.slice(0, SIMILARITY_CHARS);
     f.wholeProject = scopes.wholeProject;
     if (f.subs.size < MAX_FINGERPRINTS) f.subs.add(scopes.sub);
-    f.sample = firstLineOf(result.text);
+    f.sample = ownCopy(firstLineOf(result.text));
     f.events.push(call.eventIndex, result.eventIndex);
     if (f.events.length > MAX_EVIDENCE) f.events.splice(0, f.events.length - MAX_EVIDENCE);
     s.last = fingerprint;
