@@ -8,6 +8,7 @@ import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitComman
 import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
+import { BoundedMap } from "./boundedMap";
 
 export interface CallResult {
   ok: boolean;
@@ -103,7 +104,7 @@ export class ToolLedger {
   private waitValue = 0;
   private waitedValue = 0;
   /** Per file: hash of the content this session last wrote to it, and the epoch that write left. */
-  private readonly written = new Map<string, { hash: string; epoch: number; news: number }>();
+  private readonly written = new BoundedMap<string, { hash: string; epoch: number; news: number }>(MAX_WRITTEN_FILES);
   /**
    * The file of the latest write and the epoch it left. Every write moves the epoch first, so only
    * the latest write can be one with nothing changed since.
@@ -117,7 +118,7 @@ export class ToolLedger {
    */
   private newsValue = 0;
   /** Latest outcome per call signature, to tell news. */
-  private readonly outcomes = new Map<string, string>();
+  private readonly outcomes = new BoundedMap<string, string>(MAX_OUTCOMES);
   /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
   private userText = "";
   private userTimes = 1;
@@ -258,10 +259,8 @@ export class ToolLedger {
     // Reading back a file this session wrote, unchanged since, shows its own writing.
     if (call.reads?.some((r) => this.wroteUnchanged(r.path))) return;
     const outcome = `${result.ok ? "ok" : "fail"}\u0001${result.outputHash}`;
-    const before = this.outcomes.get(call.signature);
-    this.outcomes.delete(call.signature);
+    const before = this.outcomes.peek(call.signature);
     this.outcomes.set(call.signature, outcome);
-    if (this.outcomes.size > MAX_OUTCOMES) this.outcomes.delete(this.outcomes.keys().next().value as string);
     // A first failure says "still broken"; a first success, or an outcome that changed, is new.
     if (before === undefined ? result.ok : before !== outcome) this.newsValue++;
   }
@@ -278,7 +277,7 @@ export class ToolLedger {
     const path = this.tools.pathOf(input);
     const content = writtenContentOf(input);
     if (path === undefined || content === undefined) return false;
-    const last = this.written.get(path);
+    const last = this.written.peek(path);
     // Anything that changed since (another write, a command) may have changed the file: rewriting it is not idle.
     return last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.hash === hashText(content);
   }
@@ -288,10 +287,8 @@ export class ToolLedger {
     const path = this.tools.pathOf(call.input);
     const content = writtenContentOf(call.input);
     if (path === undefined || content === undefined) return;
-    this.written.delete(path);
     this.written.set(path, { hash: hashText(content), epoch: this.epochValue, news: this.newsValue });
     this.lastWrite = { path, epoch: this.epochValue };
-    if (this.written.size > MAX_WRITTEN_FILES) this.written.delete(this.written.keys().next().value as string);
   }
 
   /**
