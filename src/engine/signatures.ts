@@ -204,11 +204,30 @@ function contentLines(text: string): string[] {
   const prefixes = text.includes(":");
   const out: string[] = [];
   for (const raw of text.split("\n")) {
-    let l = tags ? raw.replace(RETURNCODE_TAG, "").replace(ENVELOPE_TAG, "").trim() : raw.trim();
-    if (prefixes) l = l.replace(STREAM_PREFIX, "");
-    if (l !== "" && !ENVELOPE_LINE.test(l)) out.push(l);
+    const l = contentLine(raw, tags, prefixes);
+    if (l !== undefined) out.push(l);
   }
   return out;
+}
+
+/** One line of a result as contentLines keeps it; undefined when it is empty or an envelope. */
+function contentLine(raw: string, tags: boolean, prefixes: boolean): string | undefined {
+  let l = tags ? raw.replace(RETURNCODE_TAG, "").replace(ENVELOPE_TAG, "").trim() : raw.trim();
+  if (prefixes) l = l.replace(STREAM_PREFIX, "");
+  return l !== "" && !ENVELOPE_LINE.test(l) ? l : undefined;
+}
+
+/** Whether errorLine finds any line in the text (it answers "" when not), reading only up to the first. */
+export function hasContentLine(text: string): boolean {
+  const tags = text.includes("<");
+  const prefixes = text.includes(":");
+  for (let start = 0; start <= text.length;) {
+    const end = text.indexOf("\n", start);
+    const stop = end < 0 ? text.length : end;
+    if (contentLine(text.slice(start, stop), tags, prefixes) !== undefined) return true;
+    start = stop + 1;
+  }
+  return false;
 }
 
 /**
