@@ -26,51 +26,83 @@ export interface CanonicalJsonOptions {
   trimValues?: boolean;
 }
 
+interface Frame { container: object; keys: string[] | undefined; next: number; wrote: boolean }
+
+/** Containers open at once up to which a cycle is looked for along the stack itself, not in a set. */
+const SHALLOW_STACK = 16;
+
 /**
  * JSON text with object keys sorted, written without recursion, so any depth is safe. Same text
  * as fast-json-stable-stringify for plain JSON; a cycle is written as "[Circular]" instead of
  * throwing. Undefined when the value itself is not writable.
  */
 export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}): string | undefined {
-  const { drop, trimValues = false } = options;
-  const out: string[] = [];
-  interface Frame { container: object; keys: string[] | undefined; next: number; wrote: boolean }
-  const stack: Frame[] = [];
-  const onPath = new Set<object>();
-  const write = (v: unknown, trim: boolean): void => {
-    if (v === null) out.push("null");
-    else if (typeof v === "string") out.push(JSON.stringify(trim ? v.trim() : v));
-    else if (typeof v === "number") out.push(Number.isFinite(v) ? String(v) : "null");
-    else if (typeof v === "boolean" || typeof v === "bigint") out.push(String(v));
-    else if (isContainer(v)) {
-      if (onPath.has(v)) { out.push('"[Circular]"'); return; }
-      onPath.add(v);
-      const isArray = Array.isArray(v);
-      out.push(isArray ? "[" : "{");
-      stack.push({ container: v, keys: isArray ? undefined : Object.keys(v).sort(), next: 0, wrote: false });
-    } else out.push("null");
-  };
   if (isUnwritable(value)) return undefined;
-  write(value, false);
+  if (!isContainer(value)) return scalarJson(value, false);
+  const { drop, trimValues = false } = options;
+  // Runs for every tool call: one string built up and one frame per container, little else.
+  const stack: Frame[] = [];
+  /** The containers on the stack, once it is deep (a cycle is an ancestor written again). */
+  let onPath: Set<object> | undefined;
+  let out = "";
+  const open = (v: object): void => {
+    if (onPath === undefined && stack.length >= SHALLOW_STACK) onPath = new Set(stack.map((f) => f.container));
+    onPath?.add(v);
+    const isArray = Array.isArray(v);
+    out += isArray ? "[" : "{";
+    stack.push({ container: v, keys: isArray ? undefined : sortedKeys(v), next: 0, wrote: false });
+  };
+  const isOpen = (v: object): boolean => {
+    if (onPath !== undefined) return onPath.has(v);
+    for (let i = 0; i < stack.length; i++) if (stack[i].container === v) return true;
+    return false;
+  };
+  open(value);
   while (stack.length > 0) {
     const f = stack[stack.length - 1];
+    let v: unknown;
+    let trim = false;
     if (f.keys === undefined) {
       const items = f.container as unknown[];
-      if (f.next >= items.length) { out.push("]"); stack.pop(); onPath.delete(f.container); continue; }
-      if (f.next > 0) out.push(",");
-      write(items[f.next++], false);
-      continue;
+      if (f.next >= items.length) { out += "]"; stack.pop(); onPath?.delete(f.container); continue; }
+      if (f.next > 0) out += ",";
+      v = items[f.next++];
+    } else {
+      if (f.next >= f.keys.length) { out += "}"; stack.pop(); onPath?.delete(f.container); continue; }
+      const key = f.keys[f.next++];
+      if (drop?.has(key)) continue;
+      v = (f.container as Record<string, unknown>)[key];
+      if (isUnwritable(v)) continue;
+      out += `${f.wrote ? "," : ""}${JSON.stringify(key)}:`;
+      f.wrote = true;
+      trim = trimValues;
     }
-    if (f.next >= f.keys.length) { out.push("}"); stack.pop(); onPath.delete(f.container); continue; }
-    const key = f.keys[f.next++];
-    if (drop?.has(key)) continue;
-    const v = (f.container as Record<string, unknown>)[key];
-    if (isUnwritable(v)) continue;
-    out.push(`${f.wrote ? "," : ""}${JSON.stringify(key)}:`);
-    f.wrote = true;
-    write(v, trimValues);
+    if (!isContainer(v)) out += scalarJson(v, trim);
+    else if (isOpen(v)) out += '"[Circular]"';
+    else open(v);
   }
-  return out.join("");
+  return out;
+}
+
+/** A value that is not a container, as canonicalJson writes it (unwritable ones, in an array, as null). */
+function scalarJson(v: unknown, trim: boolean): string {
+  if (typeof v === "string") return JSON.stringify(trim ? v.trim() : v);
+  if (typeof v === "number") return Number.isFinite(v) ? String(v) : "null";
+  if (typeof v === "boolean" || typeof v === "bigint") return String(v);
+  return "null";
+}
+
+/** Object.keys(v).sort(): keys are distinct, so any sort by code units gives the one order; small ones are sorted in place. */
+function sortedKeys(v: object): string[] {
+  const keys = Object.keys(v);
+  if (keys.length > 8) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i];
+    let j = i - 1;
+    while (j >= 0 && keys[j] > k) { keys[j + 1] = keys[j]; j--; }
+    keys[j + 1] = k;
+  }
+  return keys;
 }
 
 /** Whether a value nests deeper than `max` containers (counted without recursion). */

@@ -8,6 +8,7 @@ import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitComman
 import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
+import { BoundedMap } from "./boundedMap";
 
 export interface CallResult {
   ok: boolean;
@@ -103,7 +104,12 @@ export class ToolLedger {
   private waitValue = 0;
   private waitedValue = 0;
   /** Per file: hash of the content this session last wrote to it, and the epoch that write left. */
-  private readonly written = new Map<string, { hash: string; epoch: number; news: number }>();
+  private readonly written = new BoundedMap<string, { hash: string; epoch: number; news: number }>(MAX_WRITTEN_FILES);
+  /**
+   * The file of the latest write and the epoch it left. Every write moves the epoch first, so only
+   * the latest write can be one with nothing changed since.
+   */
+  private lastWrite: { path: string; epoch: number } | undefined;
   /** The command that made the latest change, what it answered, the epoch it opened and the news count then. */
   private lastCommandChange: { inputHash: string; outputHash: string; epoch: number; news: number } | undefined;
   /**
@@ -112,7 +118,7 @@ export class ToolLedger {
    */
   private newsValue = 0;
   /** Latest outcome per call signature, to tell news. */
-  private readonly outcomes = new Map<string, string>();
+  private readonly outcomes = new BoundedMap<string, string>(MAX_OUTCOMES);
   /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
   private userText = "";
   private userTimes = 1;
@@ -177,6 +183,10 @@ export class ToolLedger {
     // A wait of unknown length (`gh run watch`) counts as an hour: long, and the sum stays a number.
     if (waits) { this.waitValue++; this.waitedValue += Math.min(waitSeconds(command!), UNKNOWN_WAIT_SECONDS); }
     const signature = callSignature(ev.name, kind, ev.input, this.tools);
+    // Outside edits and commands the signature is tool + stable input, which is the exact input key:
+    // hash it rather than write the input out again.
+    const exactKey = kind === "edit" || command !== undefined ? exactInputKey(ev.name, ev.input) : signature;
+    const target = callTarget(kind, ev.input, this.tools);
     const call: CallRecord = {
       id: ev.id,
       name: ev.name,
@@ -184,14 +194,14 @@ export class ToolLedger {
       input: ev.input,
       signature,
       repeatKey: repeatKeyOf(ev.name, kind, ev.input, this.tools, signature),
-      inputHash: hashText(exactInputKey(ev.name, ev.input)),
+      inputHash: hashText(exactKey),
       reads,
       search,
       waits,
       waitCount: this.waitValue,
       waitedSeconds: this.waitedValue,
-      requested: this.requestedRuns(callTarget(kind, ev.input, this.tools), kind),
-      target: callTarget(kind, ev.input, this.tools),
+      requested: this.requestedRuns(target, kind),
+      target,
       command,
       mutating,
       unchanging: mutating && this.changesNothing(kind, ev.input),
@@ -240,8 +250,8 @@ export class ToolLedger {
 
   /** Whether this session wrote the file (named relative or absolute) and nothing changed since. */
   private wroteUnchanged(path: string): boolean {
-    for (const [p, w] of this.written) if (w.epoch === this.epochValue && samePathNamed(p, path)) return true;
-    return false;
+    const w = this.lastWrite;
+    return w !== undefined && w.epoch === this.epochValue && samePathNamed(w.path, path);
   }
 
   private noteNews(call: CallRecord): void {
@@ -249,10 +259,8 @@ export class ToolLedger {
     // Reading back a file this session wrote, unchanged since, shows its own writing.
     if (call.reads?.some((r) => this.wroteUnchanged(r.path))) return;
     const outcome = `${result.ok ? "ok" : "fail"}\u0001${result.outputHash}`;
-    const before = this.outcomes.get(call.signature);
-    this.outcomes.delete(call.signature);
+    const before = this.outcomes.peek(call.signature);
     this.outcomes.set(call.signature, outcome);
-    if (this.outcomes.size > MAX_OUTCOMES) this.outcomes.delete(this.outcomes.keys().next().value as string);
     // A first failure says "still broken"; a first success, or an outcome that changed, is new.
     if (before === undefined ? result.ok : before !== outcome) this.newsValue++;
   }
@@ -269,7 +277,7 @@ export class ToolLedger {
     const path = this.tools.pathOf(input);
     const content = writtenContentOf(input);
     if (path === undefined || content === undefined) return false;
-    const last = this.written.get(path);
+    const last = this.written.peek(path);
     // Anything that changed since (another write, a command) may have changed the file: rewriting it is not idle.
     return last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.hash === hashText(content);
   }
@@ -279,9 +287,8 @@ export class ToolLedger {
     const path = this.tools.pathOf(call.input);
     const content = writtenContentOf(call.input);
     if (path === undefined || content === undefined) return;
-    this.written.delete(path);
     this.written.set(path, { hash: hashText(content), epoch: this.epochValue, news: this.newsValue });
-    if (this.written.size > MAX_WRITTEN_FILES) this.written.delete(this.written.keys().next().value as string);
+    this.lastWrite = { path, epoch: this.epochValue };
   }
 
   /**
@@ -289,6 +296,8 @@ export class ToolLedger {
    * (hosts do not always report results). A mutation among them counts as progress.
    */
   settleUnanswered(): void {
+    // Every request starts here, most with nothing waiting: clearing an empty Map would still make it a new table.
+    if (this.pending.size === 0) return;
     for (const call of this.pending.values()) if (call.mutating && !call.unchanging) { this.epochValue++; break; }
     this.pending.clear();
   }

@@ -79,7 +79,19 @@ export function waitSeconds(command: string): number {
   return sleeps === 0 || otherWait ? Infinity : total;
 }
 
+/**
+ * The latest command isMutatingCommand judged and its answer: one call's command is judged by the
+ * ledger, by commandRead and by file-reread in turn, and the answer depends on the text alone.
+ */
+let lastJudged: string | undefined;
+let lastMutating = false;
+
 export function isMutatingCommand(command: string): boolean {
+  if (command !== lastJudged) { lastMutating = judgeMutating(command); lastJudged = command; }
+  return lastMutating;
+}
+
+function judgeMutating(command: string): boolean {
   const c = withoutTempWrites(normaliseWhitespace(command));
   // A heredoc's body is script text: a `>` in it is code, not a redirect.
   const bare = withoutTempWrites(normaliseWhitespace(withoutHeredocBodies(command)));
@@ -140,30 +152,35 @@ export function mainCommand(command: string): string {
   const steps: string[][] = [[""]];
   const text = withoutHeredocBodies(command);
   let quote = "";
+  // Every character but the separators is kept as it is: the piece in progress is text[start..i),
+  // added to the step's last piece when a separator (or the end) closes it.
+  let start = 0;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
-    const step = steps[steps.length - 1];
     if (quote !== "") {
-      if (ch === "\\" && quote === '"') { step[step.length - 1] += ch + (text[i + 1] ?? ""); i++; continue; }
+      if (ch === "\\" && quote === '"') { i++; continue; }
       if (ch === quote) quote = "";
-      step[step.length - 1] += ch;
       continue;
     }
-    if (ch === "'" || ch === '"') quote = ch;
+    if (ch === "'" || ch === '"') { quote = ch; continue; }
+    const step = steps[steps.length - 1];
     if (ch === "\n" || ch === ";" || (ch === "&" && text[i + 1] === "&")) {
+      step[step.length - 1] += text.slice(start, i);
       if (ch === "&") i++;
       steps.push([""]);
+      start = i + 1;
       continue;
     }
     // `a | b` and `a || b`: the work is `a` (b filters its output or reports its failure), unless
     // `a` only feeds `b` its input (`echo "<sql>" | sqlfluff lint -`): then the work is `b`.
     if (ch === "|") {
-      if (text[i + 1] === "|") { i++; step.push(OR_ELSE); continue; }
-      step.push("");
-      continue;
+      step[step.length - 1] += text.slice(start, i);
+      if (text[i + 1] === "|") { i++; step.push(OR_ELSE); } else step.push("");
+      start = i + 1;
     }
-    step[step.length - 1] += ch;
   }
+  const last = steps[steps.length - 1];
+  last[last.length - 1] += text.slice(start);
   const mains = steps.map(workOfPipeline).filter((s) => s !== "");
   for (let i = mains.length - 1; i >= 0; i--) {
     if (SETUP_STEP.test(mains[i]) || (/^cat\b/.test(mains[i]) && />/.test(mains[i]))) continue;
@@ -304,9 +321,14 @@ export function pathsMaybeWritten(command: string): string[] {
 
 /** Whether a path a command names is the path a read named (`voting.py`, `./pkg/voting.py`, `/repo/pkg/voting.py`). */
 export function samePathNamed(named: string, read: string): boolean {
-  const a = named.replace(/^\.\//, "");
-  const b = read.replace(/^\.\//, "");
-  return a === b || b.endsWith(`/${a}`) || a.endsWith(`/${b}`);
+  const a = named.startsWith("./") ? named.slice(2) : named;
+  const b = read.startsWith("./") ? read.slice(2) : read;
+  return a === b || endsWithSegment(b, a) || endsWithSegment(a, b);
+}
+
+/** `path.endsWith("/" + tail)`, without writing that string out (this runs for every remembered path). */
+function endsWithSegment(path: string, tail: string): boolean {
+  return path.length > tail.length && path.charCodeAt(path.length - tail.length - 1) === 47 && path.endsWith(tail);
 }
 
 /** Programs that neither look at the project nor change it: their output tells nothing new. */

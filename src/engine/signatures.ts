@@ -22,7 +22,12 @@ export const REPLACEMENT_KEYS = new Set([
 /** Fields holding the text an edit looks for. */
 export const EDIT_TARGET_KEYS = ["old_string", "oldString", "old_str", "search", "find", "old_text", "oldText", "target", "diff", "patch", "line", "start_line"];
 
+/** Whitespace that normaliseWhitespace would change: a run, a character other than a space, or at either end. */
+const UNNORMAL_WHITESPACE = /\s\s|[^\S ]|^\s|\s$/;
+
 export function normaliseWhitespace(s: string): string {
+  // Most texts (commands, targets, text normalised before) are already so: no copy for them.
+  if (!UNNORMAL_WHITESPACE.test(s)) return s;
   return s.replace(/\s+/g, " ").trim();
 }
 
@@ -187,10 +192,42 @@ export function errorLine(text: string): string {
   return errorLineAt(text)?.line ?? "";
 }
 
+/** What contentLines removes from a line: exit-code and stream tags, a leading `output:`. */
+const RETURNCODE_TAG = /<returncode>[^<]*<\/returncode>/gi;
+const ENVELOPE_TAG = /<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi;
+const STREAM_PREFIX = /^(?:output|stdout|stderr):\s+(?=\S)/i;
+
 /** The result's lines without harness envelopes (Gemini CLI's "Command: …\nDirectory: …\nOutput: …\nExit Code: 1", `<returncode>`). */
 function contentLines(text: string): string[] {
-  return text.split("\n").map((l) => l.replace(/<returncode>[^<]*<\/returncode>/gi, "").replace(/<\/?(?:output|returncode|exception|error|stdout|stderr)>/gi, "").trim().replace(/^(?:output|stdout|stderr):\s+(?=\S)/i, ""))
-    .filter((l) => l !== "" && !ENVELOPE_LINE.test(l));
+  // The tags need a `<` and the prefix a `:`: in a text without one, no line has what it would remove.
+  const tags = text.includes("<");
+  const prefixes = text.includes(":");
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    const l = contentLine(raw, tags, prefixes);
+    if (l !== undefined) out.push(l);
+  }
+  return out;
+}
+
+/** One line of a result as contentLines keeps it; undefined when it is empty or an envelope. */
+function contentLine(raw: string, tags: boolean, prefixes: boolean): string | undefined {
+  let l = tags ? raw.replace(RETURNCODE_TAG, "").replace(ENVELOPE_TAG, "").trim() : raw.trim();
+  if (prefixes) l = l.replace(STREAM_PREFIX, "");
+  return l !== "" && !ENVELOPE_LINE.test(l) ? l : undefined;
+}
+
+/** Whether errorLine finds any line in the text (it answers "" when not), reading only up to the first. */
+export function hasContentLine(text: string): boolean {
+  const tags = text.includes("<");
+  const prefixes = text.includes(":");
+  for (let start = 0; start <= text.length;) {
+    const end = text.indexOf("\n", start);
+    const stop = end < 0 ? text.length : end;
+    if (contentLine(text.slice(start, stop), tags, prefixes) !== undefined) return true;
+    start = stop + 1;
+  }
+  return false;
 }
 
 /**
@@ -198,12 +235,25 @@ function contentLines(text: string): string[] {
  * (errors=2)`): once bracketed parts, file names and punctuation are gone, only status words are left.
  */
 export function isBannerLine(line: string): boolean {
+  // A failure's error line is asked about by its fingerprint, its detail and tool-failure's sample in turn.
+  if (line !== lastBannerLine) { lastIsBanner = judgeBanner(line); lastBannerLine = line; }
+  return lastIsBanner;
+}
+
+let lastBannerLine: string | undefined;
+let lastIsBanner = false;
+
+function judgeBanner(line: string): boolean {
   // A banner is a few words: a long line is not one, and the path-stripping pattern below would be
   // quadratic on a long line without spaces (a minified file, a huge JSON value).
   if (line.length > MAX_BANNER_CHARS) return false;
+  // The words left are runs of the line's own letters, and one must be a fail… or error… word.
+  if (!FAIL_OR_ERROR.test(line)) return false;
   const words = line.replace(/\[[^\]]*\]|\([^)]*\)/g, " ").replace(/\S*[\\/.:]\S*/g, " ").replace(/[^\p{L}\s]+/gu, " ").trim().split(/\s+/).filter((w) => w !== "");
   return words.length > 0 && words.length <= 3 && words.every((w) => /^(?:fail(?:s|ed|ure|ures|ing)?|errors?|errored|not|ok)$/i.test(w)) && words.some((w) => !/^(?:not|ok)$/i.test(w));
 }
+
+const FAIL_OR_ERROR = /fail|err/i;
 
 /** Longest line that may be a status banner. */
 const MAX_BANNER_CHARS = 200;
@@ -228,7 +278,22 @@ export function errorDetail(text: string): string {
     .replace(/[ \t]+/g, " ");
 }
 
-function errorLineAt(text: string): { line: string; index: number; lines: string[] } | undefined {
+interface ErrorLineAt { line: string; index: number; lines: string[] }
+
+/**
+ * The latest text errorLineAt read and its answer: one failing result is read by the ledger's
+ * fingerprint and by several detectors in turn (error line, detail, sample, "found nothing"), and
+ * the answer depends on the text alone. Callers only read the answer (never change its lines).
+ */
+let lastErrorText: string | undefined;
+let lastErrorAt: ErrorLineAt | undefined;
+
+function errorLineAt(text: string): ErrorLineAt | undefined {
+  if (text !== lastErrorText) { lastErrorAt = findErrorLine(text); lastErrorText = text; }
+  return lastErrorAt;
+}
+
+function findErrorLine(text: string): ErrorLineAt | undefined {
   const lines = contentLines(text);
   const at = (index: number) => ({ line: lines[index], index, lines });
   if (lines.length === 0) return undefined;
@@ -266,6 +331,15 @@ export function errorFingerprint(text: string): string {
     .trim();
   // A banner alone would make every run of a linter "the same error": what follows it tells them apart.
   return detail === "" ? line : `${line}\u0002${detail}`;
+}
+
+/**
+ * The same text in a string of its own. V8 keeps a substring of a long text (a line split from a
+ * tool's output) as a view that holds the whole text alive: a line kept for a summary would keep
+ * its output for as long as the summary is remembered.
+ */
+export function ownCopy(s: string): string {
+  return (" " + s).slice(1);
 }
 
 /** A fast 32-bit FNV-1a hash for output comparison (a collision only merges two outputs). */

@@ -148,9 +148,12 @@ export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKno
     }
   }
   const kindOf = (name: string): ToolKind => {
+    // Asked at every call: the name as given is the usual answer, so the other spellings are only made when it is not.
+    const exact = byName.get(name) ?? lowerByName.get(name.toLowerCase());
+    if (exact !== undefined) return exact;
     // MCP tools arrive as "server.tool" or "mcp__server__tool": classify by the last part.
     const tail = name.split(/__|\.|\//).pop() ?? name;
-    return byName.get(name) ?? lowerByName.get(name.toLowerCase()) ?? lowerByName.get(tail.toLowerCase()) ?? "other";
+    return lowerByName.get(tail.toLowerCase()) ?? "other";
   };
   return {
     kindOf,

@@ -98,6 +98,20 @@ describe("hostile input", () => {
       assert.ok(nestsDeeperThan(b, MAX_JSON_DEPTH) && !nestsDeeperThan(capJsonDepth(b), MAX_JSON_DEPTH + 1));
     });
 
+    it("writes a cycle as [Circular] at any depth, and a value met twice without a cycle in full both times", () => {
+      for (const depth of [1, 5, 15, 16, 17, 40, 300]) {
+        const root: Record<string, unknown> = { name: "root" };
+        const shared = { leaf: true };
+        let node = root;
+        for (let i = 0; i < depth; i++) { const child: Record<string, unknown> = { i, shared }; node.child = child; node = child; }
+        node.back = root;
+        const json = canonicalJson(root)!;
+        assert.equal(json.split('"[Circular]"').length - 1, 1, `depth ${depth}`);
+        assert.equal(json.split('{"leaf":true}').length - 1, depth, `depth ${depth}`);
+        assert.ok(json.startsWith('{"child":{"child"') || depth === 1, `depth ${depth}`);
+      }
+    });
+
     it("writes the same canonical JSON as fast-json-stable-stringify for ordinary values", () => {
       fc.assert(fc.property(fc.jsonValue(), (v) => assert.equal(canonicalJson(v), stableStringify(v))), { numRuns: 300, seed: 14 });
     });

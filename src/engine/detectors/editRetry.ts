@@ -14,7 +14,7 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, F
 import type { CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { heredocWriteTarget, samePathNamed } from "../shellCommands";
-import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, replacementOf } from "../signatures";
+import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, ownCopy, replacementOf } from "../signatures";
 
 const MAX_TRACKED_EDITS = 512;
 const MAX_EVIDENCE = 16;
@@ -76,6 +76,11 @@ class EditRetryDetector implements Detector {
   private news = 0;
   /** The news count when the latest streak began: once news has moved past it no streak is going (a read need not look through every file). */
   private latestStreakNews = -1;
+  /**
+   * Files whose streak began at news count latestStreakNews (some since forgotten or begun anew): the
+   * only ones a streak can be going on, so that a read looks at them rather than every file.
+   */
+  private latestStreakFiles: string[] = [];
   /** Latest outcome per call signature ("ok" + output hash, or "fail" + error fingerprint). */
   private outcomes = new BoundedMap<string, string>(1024);
 
@@ -116,7 +121,7 @@ class EditRetryDetector implements Detector {
   /** Whether a file (named as the read names it: relative or absolute) has a rewrite streak going. */
   private isBeingRewritten(path: string): boolean {
     if (this.latestStreakNews !== this.news) return false;
-    for (const [p, r] of this.rewrites.entries()) if (r.news === this.news && samePathNamed(p, path)) return true;
+    for (const p of this.latestStreakFiles) if (this.rewrites.peek(p)?.news === this.news && samePathNamed(p, path)) return true;
     return false;
   }
 
@@ -148,6 +153,13 @@ class EditRetryDetector implements Detector {
     };
   }
 
+  private noteStreakBegun(path: string): void {
+    if (this.latestStreakNews !== this.news) { this.latestStreakNews = this.news; this.latestStreakFiles = []; }
+    this.latestStreakFiles.push(path);
+    // Files written again and again with no news between: keep only those still remembered, once each.
+    if (this.latestStreakFiles.length > 2 * MAX_TRACKED_FILES) this.latestStreakFiles = [...new Set(this.latestStreakFiles)].filter((p) => this.rewrites.peek(p)?.news === this.news);
+  }
+
   /** A result that told something new ends every file's rewrite streak; an own write or edit extends its file's. */
   private noteRewrite(call: CallRecord): void {
     const result = call.result!;
@@ -156,7 +168,7 @@ class EditRetryDetector implements Detector {
       if (!result.ok || call.unchanging) return;
       let r = this.streakOf(written.path);
       const rewrite = this.rewrites_(call, r);
-      if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(written.path, r); this.latestStreakNews = this.news; }
+      if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(written.path, r); this.noteStreakBegun(written.path); }
       if (rewrite || r.count === 0) { r.count++; r.events.push(call.eventIndex); if (r.events.length > MAX_EVIDENCE) r.events.shift(); }
       // A whole-file write's lines are not "the streak's own edits": editing them next is building on it.
       const edit = call.kind === "edit" && !written.whole ? replacementOf(call.input) : undefined;
@@ -190,7 +202,7 @@ class EditRetryDetector implements Detector {
     a.lastRequest = call.requestIndex;
     if (a.variants.size < 32) a.variants.add(call.inputHash);
     const line = errorLine(call.result.text);
-    a.lastError = line.length > 100 ? line.slice(0, 99) + "…" : line;
+    a.lastError = ownCopy(line.length > 100 ? line.slice(0, 99) + "…" : line);
     a.events.push(call.eventIndex);
     if (a.events.length > MAX_EVIDENCE) a.events.shift();
   }
@@ -198,6 +210,7 @@ class EditRetryDetector implements Detector {
   reset(): void {
     this.edits.clear();
     this.rewrites.clear();
+    this.latestStreakFiles = [];
     this.outcomes.clear();
     this.strongest = { count: 0, detail: "" };
   }

@@ -26,11 +26,22 @@ const MAX_EVIDENCE = 16;
  */
 export const FILE_REREAD_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 4, blockAt: 6, stopAt: 8, window: 10 };
 
+const RANGE_KEY_PATTERNS = new Map<string, RegExp>();
+
+/** `k=<number>` as one of a range key's comma-separated parts; made once per key. */
+function rangeKeyPattern(k: string): RegExp {
+  let re = RANGE_KEY_PATTERNS.get(k);
+  if (!re) { re = new RegExp(`(?:^|,)${k}=(\\d+)(?:,|$)`); RANGE_KEY_PATTERNS.set(k, re); }
+  return re;
+}
+
 /** A numeric line span, when a range key can be read as one; undefined for a whole file or unknown shapes. */
 export function lineSpan(range: string): [number, number] | undefined {
+  // A whole-file read (the usual one) matches none of the shapes below.
+  if (range === "") return undefined;
   let m = /^(\d+)-(\d+)$/.exec(range);
   if (m) return [Number(m[1]), Number(m[2])];
-  const num = (k: string) => { const r = new RegExp(`(?:^|,)${k}=(\\d+)(?:,|$)`).exec(range); return r ? Number(r[1]) : undefined; };
+  const num = (k: string) => { const r = rangeKeyPattern(k).exec(range); return r ? Number(r[1]) : undefined; };
   const start = num("start_line") ?? num("startLine");
   const end = num("end_line") ?? num("endLine");
   if (start !== undefined && end !== undefined) return [start, end];

@@ -8,7 +8,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
-import { errorLine } from "../signatures";
+import { errorLine, hasContentLine } from "../signatures";
 
 const MAX_PATTERNS = 256;
 /** Empty scopes remembered per pattern. */
@@ -25,12 +25,23 @@ export const SEARCH_SPIRAL_DEFAULTS: DetectorSettings = { enabled: true, warnAt:
 /** The first line of an answer that found nothing, across Roo, Cline, Claude Code, Gemini CLI, opencode and grep. */
 const NOTHING_FOUND = /^(?:found 0 (?:results?|matches|files)|no (?:matches|results|files|matching files|match)\b|0 (?:results|matches|files)\b|nothing found|did not find any|could not find any)/i;
 
+/**
+ * Phrases one of which a line must hold for NOTHING_FOUND (each of its branches begins with one),
+ * and the ones a failure's "not found" needs.
+ */
+const NOTHING_FOUND_PHRASE = /found 0 |no (?:match|result|file)|0 (?:result|match|file)|nothing found|did not find any|could not find any/i;
+const NOT_FOUND = /no such file or directory|does not exist|not found/i;
+
 /** Whether a search result says it found nothing. */
 export function foundNothing(ok: boolean, text: string): boolean {
+  // Without tags to strip (`<`), the error line is a piece of the text itself: when the text holds
+  // none of the phrases, only the answer without a line at all says "nothing found", and that
+  // needs no more than its first line read (most answers have hits: the error-line scan was the cost).
+  if (!text.includes("<") && !NOTHING_FOUND_PHRASE.test(text) && (ok || !NOT_FOUND.test(text))) return !hasContentLine(text);
   const line = errorLine(text);
   if (line === "") return true; // grep and rg print nothing (and exit 1) when nothing matches
   if (NOTHING_FOUND.test(line)) return true;
-  return !ok && /no such file or directory|does not exist|not found/i.test(line);
+  return !ok && NOT_FOUND.test(line);
 }
 
 /**
@@ -53,7 +64,16 @@ export function patternKey(pattern: string): string {
  * when their names meet; different names that merely contain one another (`comments`,
  * `item_comments`) are not.
  */
-export function patternNames(pattern: string): string[] {
+export function patternNames(pattern: string): readonly string[] {
+  // A search's call and its answer ask in turn: the latest pattern's names are kept.
+  if (pattern !== lastPattern) { lastNames = namesOf(pattern); lastPattern = pattern; }
+  return lastNames;
+}
+
+let lastPattern: string | undefined;
+let lastNames: readonly string[] = [];
+
+function namesOf(pattern: string): readonly string[] {
   const key = patternKey(pattern);
   const full = patternKey(pattern.replace(/\((?:\?:)?([^()|]*)\)[?*]/g, "$1"));
   return full !== "" && full !== key ? [key, full] : [key];

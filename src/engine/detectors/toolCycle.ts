@@ -35,6 +35,9 @@ export interface CycleMatch {
 export function findCycle(recent: readonly CallRecord[], maxPeriod: number): CycleMatch | undefined {
   const n = recent.length;
   for (let p = 2; p <= maxPeriod && 2 * p <= n; p++) {
+    // The run below starts with the latest call repeating the one a period before it; when it does
+    // not, the run is 0 < p and this period is skipped whatever the other tests say: test it first.
+    if (!repeats(recent[n - 1], recent[n - 1 - p])) continue;
     const period = recent.slice(n - p);
     if (new Set(period.map((c) => c.inputHash)).size < 2) continue; // one call repeated: tool-repeat's business
     if (period.some((c) => c.waits)) continue; // waiting and polling in turn

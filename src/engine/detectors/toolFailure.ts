@@ -9,7 +9,7 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, F
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { attemptShape, mainCommand, shellWords } from "../shellCommands";
-import { commandExitedNonZero, errorDetail, errorFingerprint, errorLine, exactInputKey, hashText, isBannerLine, normaliseWhitespace, stableOutput, textSimilarity } from "../signatures";
+import { commandExitedNonZero, errorDetail, errorFingerprint, errorLine, exactInputKey, hashText, isBannerLine, normaliseWhitespace, ownCopy, stableOutput, textSimilarity } from "../signatures";
 
 /** Tool scopes remembered at once. */
 const MAX_SCOPES = 512;
@@ -105,11 +105,19 @@ export function failureScope(call: CallRecord): Scopes {
 class ToolFailureDetector implements Detector {
   readonly id = "tool-failure" as const;
   private scopes = new BoundedMap<string, ScopeState>(MAX_SCOPES);
+  /** The latest call's scopes: its result, which usually comes next, has the same (they depend on the call alone). */
+  private scopedCall: CallRecord | undefined;
+  private scopesOfCall: Scopes | undefined;
   private strongest = { count: 0, detail: "" };
   /** The status shows the strongest streak since the last progress (epoch). */
   private statusEpoch = -1;
 
   constructor(private readonly settings: DetectorSettings) {}
+
+  private scopesOf(call: CallRecord): Scopes {
+    if (this.scopedCall !== call || this.scopesOfCall === undefined) { this.scopesOfCall = failureScope(call); this.scopedCall = call; }
+    return this.scopesOfCall;
+  }
 
   private state(scope: string, epoch: number): ScopeState {
     let s = this.scopes.get(scope);
@@ -156,7 +164,7 @@ class ToolFailureDetector implements Detector {
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
     if (ctx.epoch !== this.statusEpoch) { this.statusEpoch = ctx.epoch; this.strongest = { count: 0, detail: "" }; }
-    const scopes = failureScope(call);
+    const scopes = this.scopesOf(call);
     const scope = scopes.program;
     const s = this.scopes.peek(scope);
     if (!s || s.epoch !== ctx.epoch || s.last === undefined) return;
@@ -170,7 +178,7 @@ class ToolFailureDetector implements Detector {
   onToolResult(call: CallRecord, ctx: DetectorContext): Finding[] | void {
     const result = call.result;
     if (!result) return;
-    const scopes = failureScope(call);
+    const scopes = this.scopesOf(call);
     const scope = scopes.program;
     // A Roo command that exited non-zero failed, though the tool call itself went through.
     const failed = !result.ok || (call.kind === "command" && commandExitedNonZero(result.text));
@@ -217,7 +225,7 @@ class ToolFailureDetector implements Detector {
     f.lastInput = input.slice(0, SIMILARITY_CHARS);
     f.wholeProject = scopes.wholeProject;
     if (f.subs.size < MAX_FINGERPRINTS) f.subs.add(scopes.sub);
-    f.sample = firstLineOf(result.text);
+    f.sample = ownCopy(firstLineOf(result.text));
     f.events.push(call.eventIndex, result.eventIndex);
     if (f.events.length > MAX_EVIDENCE) f.events.splice(0, f.events.length - MAX_EVIDENCE);
     s.last = fingerprint;
@@ -255,7 +263,11 @@ function inputText(call: CallRecord): string {
 
 /** A failure's output for comparison: per-run noise, URLs and paths masked (a 404 names the URL it missed). */
 function outputKey(text: string): string {
-  return hashText(stableOutput(text.slice(0, OUTPUT_CHARS)).replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, "<url>").replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/gi, "<path>"));
+  let out = stableOutput(text.slice(0, OUTPUT_CHARS));
+  // Each mask needs a character many outputs lack (`://`, a slash): without it the scan changes nothing.
+  if (out.includes("://")) out = out.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, "<url>");
+  if (out.includes("/") || out.includes("\\")) out = out.replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/gi, "<path>");
+  return hashText(out);
 }
 
 function firstLineOf(text: string): string {

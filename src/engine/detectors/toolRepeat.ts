@@ -39,11 +39,18 @@ interface Streak {
   live: boolean;
   /** The latest answer says the polled job or process has finished. */
   finished: boolean;
-  /** Calls made but not yet answered (a parallel batch, or a host that reports no results), by id: whether each is a poll. */
-  pending: Map<string, boolean>;
+  /**
+   * Calls made but not yet answered (a parallel batch, or a host that reports no results), by id:
+   * whether each is a poll. Most streaks never have two at once: the one is kept inline
+   * (pendingId, pendingPoll), and a Map is made when a second comes (see addPending).
+   */
+  pendingId?: string;
+  pendingPoll: boolean;
+  pendingMore?: Map<string, boolean>;
   events: number[];
-  /** Distinct exact signatures in the streak (commands that differ only in flags or spelling). */
-  spellings: Set<string>;
+  /** Distinct exact signatures in the streak (commands that differ only in flags or spelling): the first, and a set once there is another. */
+  spelling: string;
+  spellings?: Set<string>;
   /** The detector's count of real (not no-op) calls at the streak's latest call. */
   realCalls: number;
 }
@@ -55,6 +62,18 @@ interface Streak {
 const FINISHED = /<status>\s*(?:completed|exited|failed|killed|done)\s*<\/status>|["']?\b(?:status|state|phase|conclusion)["']?\s*[:=]\s*["']?(?:completed|complete|finished|exited|done|succeeded|success|failed|failure|cancell?ed|terminated|dead|stopped)\b|\bprocess (?:has )?(?:exited|finished|completed|terminated)\b/i;
 /** How much of an answer is searched for a final state. */
 const FINISHED_CHARS = 2000;
+
+/**
+ * A cheap necessary condition for FINISHED, so that its many alternatives are tried only on the few
+ * answers that could match: each of its branches needs `<status>`, `process `, or a status word and a
+ * `:` or `=`.
+ */
+const FINISHED_TAG_OR_PROCESS = /<status>|process /i;
+const STATUS_WORD = /stat|phase|conclusion/i;
+
+function mayTellFinished(head: string): boolean {
+  return FINISHED_TAG_OR_PROCESS.test(head) || ((head.includes(":") || head.includes("=")) && STATUS_WORD.test(head));
+}
 
 /** Evidence events kept per streak. */
 const MAX_EVIDENCE = 16;
@@ -73,6 +92,32 @@ export function suggestionForKind(kind: CallRecord["kind"]): string {
     case "fetch": return "Fetching it again returns the same thing: use that result or look elsewhere.";
     default: return "Repeating it will not change the result: try a different approach.";
   }
+}
+
+/** Notes an unanswered call of the streak, as Map.set would (a known id keeps its place); past MAX_PENDING the oldest is forgotten. */
+function addPending(s: Streak, id: string, isPoll: boolean): void {
+  if (s.pendingMore) {
+    s.pendingMore.set(id, isPoll);
+    if (s.pendingMore.size > MAX_PENDING) s.pendingMore.delete(s.pendingMore.keys().next().value as string);
+  } else if (s.pendingId === undefined || s.pendingId === id) {
+    s.pendingId = id;
+    s.pendingPoll = isPoll;
+  } else {
+    s.pendingMore = new Map([[s.pendingId, s.pendingPoll], [id, isPoll]]);
+    s.pendingId = undefined;
+  }
+}
+
+/** Whether the answered call was a poll (undefined when it was not pending), and forgets it. */
+function takePending(s: Streak, id: string): boolean | undefined {
+  if (s.pendingMore) {
+    const isPoll = s.pendingMore.get(id);
+    s.pendingMore.delete(id);
+    return isPoll;
+  }
+  if (s.pendingId !== id) return undefined;
+  s.pendingId = undefined;
+  return s.pendingPoll;
 }
 
 class ToolRepeatDetector implements Detector {
@@ -94,7 +139,10 @@ class ToolRepeatDetector implements Detector {
     let fresh = 0;
     let polls = s.polls;
     // A live target's next answer may well differ: only its answers count.
-    if (!s.live) for (const isPoll of s.pending.values()) if (isPoll) polls++; else fresh++;
+    if (!s.live) {
+      if (s.pendingMore) for (const isPoll of s.pendingMore.values()) if (isPoll) polls++; else fresh++;
+      else if (s.pendingId !== undefined) if (s.pendingPoll) polls++; else fresh++;
+    }
     return s.identical + fresh + Math.floor(polls / this.pollsPerRepeat) - Math.max(0, requested - 1);
   }
 
@@ -109,10 +157,10 @@ class ToolRepeatDetector implements Detector {
     if (!noOp) this.realCalls++;
     let s = this.streaks.get(call.repeatKey);
     if (!s || s.epoch !== call.epoch || (noOp && s.realCalls !== this.realCalls)) {
-      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, finished: false, pending: new Map(), events: [], spellings: new Set(), realCalls: this.realCalls };
+      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, finished: false, pendingPoll: false, events: [], spelling: call.signature, realCalls: this.realCalls };
       this.streaks.set(call.repeatKey, s);
     }
-    if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature);
+    if (s.spellings) { if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature); } else if (call.signature !== s.spelling) s.spellings = new Set([s.spelling, call.signature]);
     // A poll: a wait since the previous identical call long enough for something outside to move:
     // same output = not yet. How long is told by the clock, or without one by the sleeps' own length.
     const waited = call.waitCount !== s.waitCount || call.waits;
@@ -122,8 +170,7 @@ class ToolRepeatDetector implements Detector {
     s.waitCount = call.waitCount;
     s.waitedSeconds = call.waitedSeconds;
     s.lastTs = call.ts;
-    s.pending.set(call.id, isPoll);
-    if (s.pending.size > MAX_PENDING) s.pending.delete(s.pending.keys().next().value as string);
+    addPending(s, call.id, isPoll);
     s.events.push(call.eventIndex);
     if (s.events.length > MAX_EVIDENCE) s.events.shift();
     return this.finding(call, s, true);
@@ -134,7 +181,8 @@ class ToolRepeatDetector implements Detector {
     if (count > this.strongest.count) this.strongest = { count, detail: describeCall(call) };
     if (count < 2) return;
     const outputs = s.identical > 1 ? " and identical output" : "";
-    const input = s.spellings.size > 1 ? ` with inputs that differ only in flags or spelling (${s.spellings.size} variants)` : " with identical input";
+    const spellings = s.spellings?.size ?? 1;
+    const input = spellings > 1 ? ` with inputs that differ only in flags or spelling (${spellings} variants)` : " with identical input";
     return [{
       detector: this.id,
       key: `${this.id}:${call.repeatKey}`,
@@ -150,8 +198,7 @@ class ToolRepeatDetector implements Detector {
   onToolResult(call: CallRecord): Finding[] | void {
     const s = this.streaks.peek(call.repeatKey);
     if (!s || !call.result || s.epoch !== call.epoch) return;
-    const isPoll = s.pending.get(call.id) ?? false;
-    s.pending.delete(call.id);
+    const isPoll = takePending(s, call.id) ?? false;
     if (!call.result.ok) {
       // A failure is not a repeat of a success: tool-failure counts it.
       s.identical = 0;
@@ -170,7 +217,8 @@ class ToolRepeatDetector implements Detector {
       s.events = [call.eventIndex];
     }
     s.lastHash = call.result.outputHash;
-    s.finished = FINISHED.test(call.result.text.slice(0, FINISHED_CHARS));
+    const head = call.result.text.slice(0, FINISHED_CHARS);
+    s.finished = mayTellFinished(head) && FINISHED.test(head);
     // A live target is judged by its answers: the one that makes the count is reported here.
     if (s.live && repeated) return this.finding(call, s, false);
   }
