@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import type { EngineConfig } from "../engine/config";
 import type { TraceEvent } from "../engine/events";
-import { describeCall, ToolLedger, type CallRecord } from "../engine/ledger";
+import { describeCall, ToolLedger, type CallRecord, type CallResult } from "../engine/ledger";
 import type { Intervention } from "../engine/session";
 import { hashText, normaliseWhitespace } from "../engine/signatures";
 import { createToolKnowledge } from "../engine/toolKnowledge";
@@ -154,7 +154,29 @@ function bump<K>(map: Map<K, number>, key: K): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
-function outcomeOf(call: CallRecord): Outcome {
+/**
+ * What the figures read of a call: its identity and outcome, not its input or output text, so a
+ * session's figures hold a few fields per call rather than every output it returned.
+ */
+interface CallRow {
+  name: string;
+  kind: CallRecord["kind"];
+  signature: string;
+  epoch: number;
+  eventIndex: number;
+  target?: string;
+  /** Only where describeCall reads it (calls without a target); else an empty object shared by all rows. */
+  input: Record<string, unknown>;
+  result?: Pick<CallResult, "ok" | "outputHash" | "errorFingerprint">;
+}
+
+function rowOf(call: CallRecord): CallRow {
+  return { name: call.name, kind: call.kind, signature: call.signature, epoch: call.epoch, eventIndex: call.eventIndex, target: call.target, input: call.target === undefined ? call.input : NO_INPUT };
+}
+
+const NO_INPUT: Record<string, unknown> = Object.freeze({});
+
+function outcomeOf(call: CallRow): Outcome {
   return call.result === undefined ? "no result" : call.result.ok ? "ok" : "error";
 }
 
@@ -171,7 +193,9 @@ export function callFigures(events: readonly TraceEvent[], config: EngineConfig)
 /** callFigures fed one event at a time, so a streamed session is figured without keeping its events. */
 export class CallFigureCounter {
   private readonly ledger: ToolLedger;
-  private readonly calls: CallRecord[] = [];
+  private readonly calls: CallRow[] = [];
+  /** Each call's row, found again when its result comes (the ledger hands back the record it made). */
+  private readonly rows = new WeakMap<CallRecord, CallRow>();
   private readonly stream = new StreamLineCounter();
   private streamMax = 0;
   private requests = 0;
@@ -196,13 +220,21 @@ export class CallFigureCounter {
       case "end":
         this.stream.endResponse();
         break;
-      case "tool_call":
+      case "tool_call": {
         if (this.requests === 0) this.requests = 1;
-        this.calls.push(this.ledger.recordCall(ev, i, this.requests - 1));
+        const call = this.ledger.recordCall(ev, i, this.requests - 1);
+        const row = rowOf(call);
+        this.calls.push(row);
+        this.rows.set(call, row);
         break;
-      case "tool_result":
-        this.ledger.recordResult(ev, i);
+      }
+      case "tool_result": {
+        // a record gets its result once, here, and never changes after: the row takes what the figures read
+        const call = this.ledger.recordResult(ev, i);
+        const row = call && this.rows.get(call);
+        if (row && call.result) row.result = { ok: call.result.ok, outputHash: call.result.outputHash, errorFingerprint: call.result.errorFingerprint };
         break;
+      }
       case "user":
         break;
     }
@@ -215,15 +247,15 @@ export class CallFigureCounter {
   }
 }
 
-function figuresOfCalls(calls: readonly CallRecord[], events: number, requests: number, streamMax: number): CallFigures {
+function figuresOfCalls(calls: readonly CallRow[], events: number, requests: number, streamMax: number): CallFigures {
   const groups = new Map<string, CallGroup>();
-  const bySignature = new Map<string, CallRecord[]>();
+  const bySignature = new Map<string, CallRow[]>();
   const sameOutput = new Map<string, number>();
   const sameEpoch = new Map<string, number>();
   const sameError = new Map<string, number>();
   const fileReads = new Map<string, number>();
   let longest: RepeatRun | undefined;
-  let run: CallRecord[] = [];
+  let run: CallRow[] = [];
   const closeRun = () => {
     if (run.length >= 2 && (!longest || run.length > longest.length)) {
       const hashes = run.map((c) => c.result?.outputHash);
