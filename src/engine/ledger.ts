@@ -98,7 +98,7 @@ export const LEDGER_HISTORY = 256;
 export const LEDGER_MAX_PENDING = 512;
 
 export class ToolLedger {
-  private readonly pending = new Map<string, CallRecord>();
+  private pending = new Map<string, CallRecord>();
   private readonly history: CallRecord[] = [];
   private epochValue = 0;
   private waitValue = 0;
@@ -299,7 +299,8 @@ export class ToolLedger {
     // Every request starts here, most with nothing waiting: clearing an empty Map would still make it a new table.
     if (this.pending.size === 0) return;
     for (const call of this.pending.values()) if (call.mutating && !call.unchanging) { this.epochValue++; break; }
-    this.pending.clear();
+    // a new map, not clear(): the calls waiting (outputs and all) die young (see LineRepeatDetector.onRequestStart)
+    this.pending = new Map();
   }
 
   reset(): void {

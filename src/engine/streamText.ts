@@ -1024,7 +1024,7 @@ export class CatchCounter {
     return n;
   }
 
-  /** (clear() allocates a new table even for an empty set, and most requests catch nothing) */
-  newRequest(): void { if (this.thisRequest.size > 0) this.thisRequest.clear(); }
+  /** (most requests catch nothing; a new set rather than clear(): see LineRepeatDetector.onRequestStart) */
+  newRequest(): void { if (this.thisRequest.size > 0) this.thisRequest = new Set(); }
   reset(): void { this.catches.clear(); this.thisRequest.clear(); }
 }

@@ -88,7 +88,8 @@ class FileRereadDetector implements Detector {
   private startEpoch(epoch: number): void {
     if (epoch === this.epoch) return;
     this.epoch = epoch;
-    this.seen.clear();
+    // a new map, not clear(): see LineRepeatDetector.onRequestStart
+    if (this.seen.size > 0) this.seen = new BoundedMap(MAX_SEEN);
     this.recent = [];
     this.events = [];
     this.lastRead = "";

@@ -100,11 +100,14 @@ class LineRepeatDetector implements Detector {
   }
 
   onRequestStart(): void {
-    // clear() allocates a new table even for an empty map (most requests have no short line said twice)
-    this.seen.clear();
-    if (this.close.size > 0) this.close.clear();
-    this.flow.clear();
-    this.tallies.clear();
+    // New maps rather than clear(): a cleared Map keeps its old table, linked to the new one, and a
+    // table that has grown old keeps what it held alive through every young-generation collection
+    // until a full one, which then has it all promoted (a request's units, lines and texts). A new
+    // map's garbage dies young. (An empty map is left as it is: most requests have no short line said twice.)
+    if (this.seen.size > 0) this.seen = new Map();
+    if (this.close.size > 0) this.close = new Map();
+    if (this.flow.size > 0) this.flow = new Map();
+    if (this.tallies.size > 0) this.tallies = new Map();
     this.counter.newRequest();
     this.strongest = { count: 0 };
   }

@@ -221,7 +221,8 @@ class ListTemplateDetector implements Detector {
   }
 
   onRequestStart(): void {
-    this.runs.clear();
+    // (a new map, not clear(): see LineRepeatDetector.onRequestStart)
+    if (this.runs.size > 0) this.runs = new Map();
     this.counter.newRequest();
     this.strongest = { items: 0 };
   }

@@ -282,10 +282,11 @@ class NearDuplicateDetector implements Detector {
   }
 
   onRequestStart(): void {
-    this.recent.clear();
+    // (new maps, not clear(): see LineRepeatDetector.onRequestStart)
+    if (this.recent.size > 0) this.recent = new Map();
     // a new request's lines are new lines (ids never come again); the arrays are kept for them
     for (const words of this.lineWords.values()) words.usable = false;
-    this.headings.clear();
+    if (this.headings.size > 0) this.headings = new Map();
     this.counter.newRequest();
     this.strongest = { alike: 0, detail: "" };
   }
