@@ -78,6 +78,19 @@ describe("stream lines", () => {
     }
   });
 
+  it("gives the next request's first line another id than the unfinished line a new request dropped", () => {
+    const lines = new StreamLines();
+    const sentenceLines = new Set<number>();
+    const lineIds: number[] = [];
+    // a long line whose sentences are read, cut off by the request's end (not flushed: dropped)
+    for (const c of chunks(LONG_LINE, 7)) lines.push("reasoning", c, 0, () => assert.fail("no line ends"), undefined, (x) => sentenceLines.add(x.line));
+    assert.ok(sentenceLines.size === 1);
+    lines.reset();
+    for (const c of chunks(LONG_LINE + "\n", 7)) lines.push("reasoning", c, 1, (l) => lineIds.push(l.id!), undefined, () => {});
+    assert.equal(lineIds.length, 1);
+    assert.ok(!sentenceLines.has(lineIds[0]), "a line of the new request took the dropped line's id: its sentences' words would be taken for it");
+  });
+
   it("gives no sentences for code, list items or short lines", () => {
     const text = ["- " + prose(80, 1), "    " + prose(80, 2), "Short. Lines. Only."].join("\n") + "\n";
     assert.deepEqual(split(text, { max: 40, seed: 5 }).filter((x) => x.startsWith("sentence")), []);
