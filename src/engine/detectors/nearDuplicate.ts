@@ -251,7 +251,7 @@ interface LineWords {
   next: number;
   /** The table's restarts when the first sentence was read (ids from before a restart mean nothing after it). */
   restarts: number;
-  /** false once a sentence could not be read this way (non-ASCII text, a gap): the line reads its own text. */
+  /** false once a sentence could not be read this way (a character only the regex reads, a gap): the line reads its own text. */
   usable: boolean;
 }
 
