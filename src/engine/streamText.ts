@@ -176,6 +176,37 @@ export function wordsOf(text: string, max = 600): string[] {
   return words.length > max ? words.slice(0, max) : words;
 }
 
+/**
+ * wordsOf(text, max).length, counted by character class with no string made (wordsOf's regex only
+ * for text holding a character charClass leaves to it).
+ */
+export function countWords(text: string, max: number): number {
+  // (a cap that is not a whole number cuts wordsOf's list by its own rules)
+  if (!(max === Infinity || (Number.isInteger(max) && max >= 0))) return wordsOf(text, max).length;
+  const end = Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length;
+  let n = 0;
+  let i = 0;
+  while (i < end && n < max) {
+    const first = charClass(text.charCodeAt(i));
+    if (first < 0) return wordsOf(text, max).length;
+    i++;
+    if (first < WORD_CHAR) continue;
+    n++;
+    // the rest of the word: word characters, and joiners between two of them
+    while (i < end) {
+      const k = charClass(text.charCodeAt(i));
+      if (k < 0) return wordsOf(text, max).length;
+      if (k >= WORD_CHAR) { i++; continue; }
+      if (k !== JOINER || i + 1 >= end) break;
+      const next = charClass(text.charCodeAt(i + 1));
+      if (next < 0) return wordsOf(text, max).length;
+      if (next < WORD_CHAR) break;
+      i += 2;
+    }
+  }
+  return n;
+}
+
 /** What each ASCII character is to ASCII_WORD: nothing, a joiner of word characters ('.-), a word character, an uppercase one. */
 const OTHER_CHAR = 0, JOINER = 1, WORD_CHAR = 2, UPPER_CHAR = 3;
 const ASCII_CLASS = new Uint8Array(128).map((_, c) => (c >= 65 && c <= 90 ? UPPER_CHAR : (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 ? WORD_CHAR : c === 39 || c === 46 || c === 45 ? JOINER : OTHER_CHAR));

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { WordTable, idsFrom, jaccard, shingles, sortedJaccard, stripOpeners, textKey, wordsKey, wordsOf } from "../../src/engine/streamText";
+import { WordTable, countWords, idsFrom, jaccard, shingles, sortedJaccard, stripOpeners, textKey, wordsKey, wordsOf } from "../../src/engine/streamText";
 
 /** Texts built from pieces that sit on the edges of a word: case, joiners, digits, non-ASCII letters and apostrophes. */
 function texts(count: number): string[] {
@@ -24,13 +24,16 @@ describe("WordTable (near-duplicate's word ids)", () => {
   it("reads the words wordsOf reads, for any cap, ASCII or not", () => {
     const table = new WordTable();
     for (const text of texts(4000)) {
-      for (const max of [600, Infinity, 0, 1, 3, 12, 2.5]) assert.deepEqual(wordsFrom(table, table.idsOf(text, max)), wordsOf(text, max), JSON.stringify({ text, max }));
+      for (const max of [600, Infinity, 0, 1, 3, 12, 2.5]) {
+        assert.deepEqual(wordsFrom(table, table.idsOf(text, max)), wordsOf(text, max), JSON.stringify({ text, max }));
+        assert.equal(countWords(text, max), wordsOf(text, max).length, JSON.stringify({ text, max }));
+      }
     }
     const long = "Alpha beta-gamma it's x.y ".repeat(400) + "é";
     for (const max of [1, 7, 300]) assert.deepEqual(wordsFrom(table, table.idsOf(long, max)), wordsOf(long, max));
   });
 
-  it("reads any script as wordsOf does (letters, digits, joiners, case), or leaves to it what it cannot read alike", () => {
+  it("reads and counts any script as wordsOf does (letters, digits, joiners, case), or leaves to it what it cannot read alike", () => {
     // pools of characters on the edges of WORD and of toLowerCase: other scripts, combining marks and
     // joiners (not word characters), astral characters and lone surrogates, letters whose lowercase is
     // longer (İ), depends on what follows (Σ), is ASCII (K, the Kelvin sign) or titlecase (ǅ)
@@ -44,6 +47,7 @@ describe("WordTable (near-duplicate's word ids)", () => {
       let text = "";
       for (let n = next(120); text.length < n; ) { const pool = pools[mix[next(mix.length)]]; text += pool[next(pool.length)]; }
       for (const max of [Infinity, 300, 5, 1]) assert.deepEqual(wordsFrom(table, table.idsOf(text, max)), wordsOf(text, max), JSON.stringify({ text, max }));
+      for (const max of [Infinity, 12, 2, 0, 2.5]) assert.equal(countWords(text, max), wordsOf(text, max).length, JSON.stringify({ text, max }));
       // read in two pieces, cut after a space (as a line's sentences are), then from a cut
       const space = text.indexOf(" ", next(text.length + 1));
       const cut = space < 0 ? text.length : space + 1;
