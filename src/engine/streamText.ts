@@ -176,6 +176,37 @@ export function wordsOf(text: string, max = 600): string[] {
   return words.length > max ? words.slice(0, max) : words;
 }
 
+/**
+ * wordsOf(text, max).length, counted by character class with no string made (wordsOf's regex only
+ * for text holding a character charClass leaves to it).
+ */
+export function countWords(text: string, max: number): number {
+  // (a cap that is not a whole number cuts wordsOf's list by its own rules)
+  if (!(max === Infinity || (Number.isInteger(max) && max >= 0))) return wordsOf(text, max).length;
+  const end = Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length;
+  let n = 0;
+  let i = 0;
+  while (i < end && n < max) {
+    const first = charClass(text.charCodeAt(i));
+    if (first < 0) return wordsOf(text, max).length;
+    i++;
+    if (first < WORD_CHAR) continue;
+    n++;
+    // the rest of the word: word characters, and joiners between two of them
+    while (i < end) {
+      const k = charClass(text.charCodeAt(i));
+      if (k < 0) return wordsOf(text, max).length;
+      if (k >= WORD_CHAR) { i++; continue; }
+      if (k !== JOINER || i + 1 >= end) break;
+      const next = charClass(text.charCodeAt(i + 1));
+      if (next < 0) return wordsOf(text, max).length;
+      if (next < WORD_CHAR) break;
+      i += 2;
+    }
+  }
+  return n;
+}
+
 /** What each ASCII character is to ASCII_WORD: nothing, a joiner of word characters ('.-), a word character, an uppercase one. */
 const OTHER_CHAR = 0, JOINER = 1, WORD_CHAR = 2, UPPER_CHAR = 3;
 const ASCII_CLASS = new Uint8Array(128).map((_, c) => (c >= 65 && c <= 90 ? UPPER_CHAR : (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 ? WORD_CHAR : c === 39 || c === 46 || c === 45 ? JOINER : OTHER_CHAR));
@@ -219,11 +250,51 @@ export function idsFrom(text: string, cut: number, max: number, ids: readonly nu
   return ids.slice(j, Math.min(to, j + max));
 }
 
-/** ASCII_CLASS of text[i] (OTHER_CHAR outside the text), -1 for a non-ASCII character. */
+/** charClass of text[i] (OTHER_CHAR outside the text). */
 function asciiClassAt(text: string, i: number): number {
   if (i < 0 || i >= text.length) return OTHER_CHAR;
-  const c = text.charCodeAt(i);
-  return c >= 0x80 ? -1 : ASCII_CLASS[c];
+  return charClass(text.charCodeAt(i));
+}
+
+/**
+ * What each UTF-16 code unit is to WORD, read as wordsOf reads it (lowercased first): its class
+ * (as ASCII_CLASS: UPPER_CHAR for a word character that lowercasing changes) plus one, 0 while not
+ * yet worked out, UNREADABLE for one whose lowercasing is not one code unit of its own
+ * ("İ" -> "i̇", "Σ" -> "σ" or "ς" by what follows, halves of astral characters): text with such a
+ * character is left to the regex. Elsewhere toLowerCase maps each code unit by itself, so a word
+ * read from the text and lowercased unit by unit is the word wordsOf reads. Filled in as
+ * characters are first met (most never are).
+ */
+let unicodeClasses: Uint8Array | undefined;
+/** Per code unit whose class is known and not UNREADABLE, its lowercase. */
+let unicodeLower: Uint16Array | undefined;
+const UNREADABLE = 255;
+const WORD_CHARACTER = /^[\p{L}\p{N}_]$/u;
+
+/** The class of a code unit (ASCII_CLASS for ASCII), -1 if the regex must read its text. */
+function charClass(c: number): number {
+  if (c < 0x80) return ASCII_CLASS[c];
+  const classes = (unicodeClasses ??= new Uint8Array(0x10000));
+  let k = classes[c];
+  if (k === 0) classes[c] = k = classifyUnicode(c);
+  return k === UNREADABLE ? -1 : k - 1;
+}
+
+/** The lowercase of a code unit whose charClass is 0 or more. */
+function lowerCode(c: number): number {
+  return c < 0x80 ? (c >= 65 && c <= 90 ? c + 32 : c) : unicodeLower![c];
+}
+
+function classifyUnicode(c: number): number {
+  // a surrogate is half of a character; Σ lowercases by its context
+  if ((c >= 0xd800 && c <= 0xdfff) || c === 0x3a3) return UNREADABLE;
+  const lower = String.fromCharCode(c).toLowerCase();
+  if (lower.length !== 1) return UNREADABLE;
+  const l = lower.charCodeAt(0);
+  (unicodeLower ??= new Uint16Array(0x10000))[c] = l;
+  // (a joiner is read as itself: the one there is, ’, is its own lowercase)
+  const k = WORD_CHARACTER.test(lower) ? (l !== c ? UPPER_CHAR : WORD_CHAR) : "'’.-".includes(lower) ? (l === c ? JOINER : UNREADABLE - 1) : OTHER_CHAR;
+  return k + 1;
 }
 
 /**
@@ -288,6 +359,13 @@ class StampedSet {
     for (let slot = (v ^ (v >>> 16)) & mask; marks[slot] === stamp; slot = (slot + 1) & mask) if (values[slot] === v) return true;
     return false;
   }
+}
+
+/** sameLowered for text whose characters all have a charClass (lowercased by lowerCode). */
+function sameLoweredText(word: string, src: string, start: number, length: number): boolean {
+  if (word.length !== length) return false;
+  for (let k = 0; k < length; k++) if (lowerCode(src.charCodeAt(start + k)) !== word.charCodeAt(k)) return false;
+  return true;
 }
 
 /** sameLowered for a word held as ASCII bytes. */
@@ -359,10 +437,10 @@ export class WordTable {
   /** The ids of wordsOf(text, max). */
   idsOf(text: string, max: number): number[] {
     if (max === Infinity || (Number.isInteger(max) && max >= 0)) {
-      const n = this.scanAscii(text, 0, Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length, max, this.scratch, this.startScratch, 0, 0);
+      const n = this.scan(text, 0, Number.isFinite(max) && text.length > max * CHARS_PER_WORD ? max * CHARS_PER_WORD : text.length, max, this.scratch, this.startScratch, 0, 0);
       if (n >= 0) return this.scratch.slice(0, n);
     }
-    // text that is not all ASCII (and odd caps) take wordsOf itself
+    // text with characters the scan cannot lowercase alone (and odd caps) take wordsOf itself
     const words = wordsOf(text, max);
     const ids: number[] = new Array<number>(words.length);
     for (let k = 0; k < words.length; k++) ids[k] = this.idOf(words[k], 0, words[k].length, hash32(words[k]), false);
@@ -370,31 +448,35 @@ export class WordTable {
   }
 
   /**
-   * For ASCII text, the ids of the words of text[from, end), as idsOf(text.slice(from, end), max)
-   * would give them, appended to ids from index at, with where each starts (its index in text plus
-   * offset) in starts: the new length of both (at + how many), or -1 once a non-ASCII character is
-   * read (ids and starts hold something then: not to be used). A sentence read this way lends its
-   * words to the line it sits in.
+   * The ids of the words of text[from, end), as idsOf(text.slice(from, end), max) would give them,
+   * appended to ids from index at, with where each starts (its index in text plus offset) in starts:
+   * the new length of both (at + how many), or -1 once a character the scan cannot read is met (see
+   * charClass; ids and starts hold something then: not to be used). A sentence read this way lends
+   * its words to the line it sits in.
    */
   scanWords(text: string, from: number, end: number, offset: number, ids: number[], starts: number[], at: number, max: number): number {
-    const n = this.scanAscii(text, from, end, max, ids, starts, at, offset);
+    const n = this.scan(text, from, end, max, ids, starts, at, offset);
     return n < 0 ? -1 : at + n;
   }
 
   /**
-   * ASCII_WORD's matches in text[from, end) lowercased, by hand, as ids into ids[at...] (their starts
-   * plus offset into starts[at...]): how many (at most max), or -1 once a non-ASCII character is
-   * read (then the regex decides). Stopping at max is exact even if non-ASCII text follows: all that
-   * was read is ASCII, where WORD and ASCII_WORD match alike.
+   * WORD's matches in text[from, end) lowercased, by hand, as ids into ids[at...] (their starts
+   * plus offset into starts[at...]): how many (at most max), or -1 once a character charClass
+   * cannot read is met (then the regex decides). Stopping at max is exact even if such a character
+   * follows: lowercasing it changes nothing before it.
    */
-  private scanAscii(text: string, from: number, end: number, max: number, ids: number[], starts: number[], at: number, offset: number): number {
-    // the characters copied once into bytes as UTF-8 (ASCII stays one byte each, any other character
-    // becomes bytes ≥ 0x80, so the first of them still stops the scan where it stands): a typed array
-    // reads far faster than charCodeAt
+  private scan(text: string, from: number, end: number, max: number, ids: number[], starts: number[], at: number, offset: number): number {
+    // the characters copied once into bytes as UTF-8: a typed array reads far faster than
+    // charCodeAt, and ASCII text (most text) stays one byte a character; other text is read by code unit
     const length = end - from;
     if (this.bytes.length < 3 * length) this.bytes = new Uint8Array(Math.max(3 * length, 2 * this.bytes.length));
+    const { written } = UTF8.encodeInto(from === 0 && end === text.length ? text : text.slice(from, end), this.bytes);
+    return written === length ? this.scanAscii(text, from, length, max, ids, starts, at, offset) : this.scanUnicode(text, from, end, max, ids, starts, at, offset);
+  }
+
+  /** scan of ASCII text, held in bytes[0, length) (as text[from, from + length)). */
+  private scanAscii(text: string, from: number, length: number, max: number, ids: number[], starts: number[], at: number, offset: number): number {
     const bytes = this.bytes;
-    UTF8.encodeInto(from === 0 && end === text.length ? text : text.slice(from, end), bytes);
     let n = 0;
     let i = 0;
     while (i < length && n < max) {
@@ -425,6 +507,55 @@ export class WordTable {
       ids[at + n++] = this.idOfBytes(text, from, start, i - start, h >>> 0, upper);
     }
     return n;
+  }
+
+  /** scan of text that is not all ASCII, code unit by code unit (as scanAscii reads bytes). */
+  private scanUnicode(text: string, from: number, end: number, max: number, ids: number[], starts: number[], at: number, offset: number): number {
+    let n = 0;
+    let i = from;
+    while (i < end && n < max) {
+      const first = charClass(text.charCodeAt(i));
+      if (first < 0) return -1;
+      if (first < WORD_CHAR) { i++; continue; }
+      const start = i;
+      // the word's hash is hash32 of its lowercase, as wordsOf's words are hashed
+      let h = 0x811c9dc5, upper = false;
+      for (;;) {
+        let k = 0;
+        while (i < end) {
+          const d = text.charCodeAt(i);
+          k = charClass(d);
+          if (k < 0) return -1;
+          if (k < WORD_CHAR) break;
+          if (k === UPPER_CHAR) { upper = true; h = Math.imul(h ^ lowerCode(d), 0x01000193); } else h = Math.imul(h ^ d, 0x01000193);
+          i++;
+        }
+        // ' ’ . - join two runs of word characters into one word
+        if (k !== JOINER || i + 1 >= end) break;
+        const next = charClass(text.charCodeAt(i + 1));
+        if (next < 0) return -1;
+        if (next < WORD_CHAR) break;
+        h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+        i++;
+      }
+      starts[at + n] = start + offset;
+      ids[at + n++] = this.idOfText(text, start, i - start, h >>> 0, upper);
+    }
+    return n;
+  }
+
+  /** idOf for a word of text whose characters all have a charClass (lowercased by lowerCode). */
+  private idOfText(text: string, start: number, length: number, hash: number, upper: boolean): number {
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    for (let id = this.slots[slot]; id >= 0; id = this.slots[slot]) {
+      if (this.hashes[id] === hash && sameLoweredText(this.words[id], text, start, length)) return id;
+      slot = (slot + 1) & mask;
+    }
+    const word = start === 0 && length === text.length ? text : text.slice(start, start + length);
+    // toLowerCase maps each of these characters by itself (charClass); a longer slice would keep
+    // the whole text it was cut from alive as long as the table holds it
+    return this.add(upper ? word.toLowerCase() : word.length >= 13 ? (" " + word).slice(1) : word, hash, slot);
   }
 
   /** idOf for the word at bytes[start, start + length), which is text[from + start, ...): compared in the bytes, cut from the text if new. */

@@ -21,7 +21,7 @@
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, WordTable, idsFrom, numberSetting, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { CatchCounter, WordTable, countWords, idsFrom, numberSetting, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -251,7 +251,7 @@ interface LineWords {
   next: number;
   /** The table's restarts when the first sentence was read (ids from before a restart mean nothing after it). */
   restarts: number;
-  /** false once a sentence could not be read this way (non-ASCII text, a gap): the line reads its own text. */
+  /** false once a sentence could not be read this way (a character only the regex reads, a gap): the line reads its own text. */
   usable: boolean;
 }
 
@@ -321,7 +321,7 @@ class NearDuplicateDetector implements Detector {
   private readParagraph(p: StreamParagraph): Finding | undefined {
     if (p.lines.length < 2 || p.lines.some((l) => l.kind === "list")) return;
     // a paragraph of long lines is judged line by line already; of short lines, as a whole
-    if (p.lines.some((l) => wordsOf(l.text, this.minWords).length >= this.minWords)) return;
+    for (const l of p.lines) if (countWords(l.text, this.minWords) >= this.minWords) return;
     return this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent);
   }
 
