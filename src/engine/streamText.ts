@@ -52,6 +52,8 @@ export interface StreamLine {
    * as the split found while classifying it: normalizeLine has nothing to replace (undefined: not known).
    */
   plain?: boolean;
+  /** How many words (whitespace-separated) the trimmed text holds, known for a plain line only. */
+  words?: number;
   /** Which line of the split this is, as its sentences name it (StreamSentence.line); undefined if not split by StreamLines. */
   id?: number;
 }
@@ -867,7 +869,7 @@ export class StreamLines {
   private emit(channel: StreamChannel, s: ChannelState, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
     const text = s.partial.text();
     const kind = s.structure.lineKind(text);
-    const plain = s.structure.lastPlain;
+    const plain = s.structure.lastPlain, words = plain ? s.structure.lastWords : undefined;
     // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
     // (a dotted number is a name, not a count: "6.11.1" and "6.11.0" head two releases)
     if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/(?<![\d.])\d+(?![\d]|\.\d)/g, "#");
@@ -883,7 +885,7 @@ export class StreamLines {
       parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
       if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text, plain).slice(0, 200) });
     }
-    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined, plain, id: s.lineId };
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined, plain, words, id: s.lineId };
     if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
       line.continuation = true;
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";

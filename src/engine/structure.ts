@@ -48,10 +48,12 @@ export function isSpaceCode(c: number): boolean {
  */
 interface LineCounts {
   alnum: number; total: number; pipes: number; punct: number; visible: number;
+  /** The trimmed line's length in UTF-16 units. */
+  length: number;
   /** No whitespace but single plain spaces, and no emphasis mark ([*_`]): normalizeLine only lowercases and trims it. */
   plain: boolean;
 }
-const counts: LineCounts = { alnum: 0, total: 0, pipes: 0, punct: 0, visible: 0, plain: false };
+const counts: LineCounts = { alnum: 0, total: 0, pipes: 0, punct: 0, visible: 0, length: 0, plain: false };
 
 /**
  * What each ASCII character adds to the counts, packed ten bits a count so that one add counts
@@ -102,7 +104,7 @@ function countLine(s: string): LineCounts {
     pipes += (marks >>> 10) & 0x3ff;
     odd += marks >>> 20;
   }
-  counts.alnum = alnum; counts.total = total; counts.pipes = pipes; counts.punct = punct; counts.visible = visible;
+  counts.alnum = alnum; counts.total = total; counts.pipes = pipes; counts.punct = punct; counts.visible = visible; counts.length = n;
   // two whitespace characters in a row hold one that is not a space, or are two spaces
   counts.plain = odd === 0 && s.indexOf("  ") < 0;
   return counts;
@@ -174,6 +176,8 @@ export class StructureTracker {
    * spaces between its words and no emphasis mark (false: not known), as StreamLine.plain says.
    */
   lastPlain = false;
+  /** The words of the line just classified, when lastPlain (0: not known). */
+  lastWords = 0;
 
   get inFence(): boolean { return this.fence !== undefined; }
 
@@ -182,6 +186,8 @@ export class StructureTracker {
     counts.plain = false;
     const kind = this.kindOf(line);
     this.lastPlain = counts.plain;
+    // a plain line's whitespace is single spaces between its words (each unit not visible is a space)
+    this.lastWords = counts.plain ? counts.length - counts.visible + 1 : 0;
     return kind;
   }
 
