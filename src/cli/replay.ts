@@ -20,6 +20,19 @@ function describeEvent(e: TraceEvent | undefined): string {
   }
 }
 
+/** Where a kind is in EVENT_KINDS. */
+function kindIndex(t: TraceEvent["t"]): number {
+  switch (t) {
+    case "user": return 0;
+    case "request": return 1;
+    case "reasoning": return 2;
+    case "text": return 3;
+    case "tool_call": return 4;
+    case "tool_result": return 5;
+    case "end": return 6;
+  }
+}
+
 /** An intervention with what the timeline says about the event it came at, taken while that event was at hand. */
 interface Fired { iv: Intervention; at: string; elapsed: string }
 
@@ -30,20 +43,32 @@ interface Fired { iv: Intervention; at: string; elapsed: string }
 class SessionReplay {
   private readonly session: LoopSession;
   readonly fired: Fired[] = [];
-  readonly byKind: Record<string, number> = {};
   events = 0;
+  /**
+   * Events by kind, in EVENT_KINDS order: counted by a switch, as indexing a record by the event's
+   * kind (a property named at run time) cost more than the rest of this per-event bookkeeping.
+   */
+  private readonly kindCounts = new Float64Array(EVENT_KINDS.length);
   private firstTs: number | undefined;
 
   constructor(config: EngineConfig) {
     this.session = new LoopSession(config);
-    for (const k of EVENT_KINDS) this.byKind[k] = 0;
+  }
+
+  get byKind(): Record<string, number> {
+    const byKind: Record<string, number> = {};
+    EVENT_KINDS.forEach((k, i) => { byKind[k] = this.kindCounts[i]; });
+    return byKind;
   }
 
   push(e: TraceEvent): void {
     this.events++;
-    this.byKind[e.t] = (this.byKind[e.t] ?? 0) + 1;
+    this.kindCounts[kindIndex(e.t)]++;
     if (this.firstTs === undefined && e.ts !== undefined) this.firstTs = e.ts;
-    for (const iv of this.session.push(e)) {
+    const fired = this.session.push(e);
+    // (nearly every event fires nothing: no iterator over the shared empty list)
+    if (fired.length === 0) return;
+    for (const iv of fired) {
       // Seconds since the session's first timestamp, when the trace has timestamps.
       const elapsed = this.firstTs === undefined || e.ts === undefined ? "" : `+${((e.ts - this.firstTs) / 1000).toFixed(1)}s`;
       this.fired.push({ iv, at: describeEvent(e), elapsed });

@@ -47,13 +47,20 @@ export interface StreamLine {
   itemLabel?: boolean;
   /** normalizeLine of the text once a reader asked for it (see normalizedLine): undefined until then. */
   normalized?: string;
+  /**
+   * The text holds no whitespace but single spaces (around its trimmed part) and no emphasis mark,
+   * as the split found while classifying it: normalizeLine has nothing to replace (undefined: not known).
+   */
+  plain?: boolean;
+  /** How many words (whitespace-separated) the trimmed text holds, known for a plain line only. */
+  words?: number;
   /** Which line of the split this is, as its sentences name it (StreamSentence.line); undefined if not split by StreamLines. */
   id?: number;
 }
 
 /** normalizeLine(line.text), computed once per line however many readers ask (kept on the line, which goes when its readers are done). */
 export function normalizedLine(line: StreamLine): string {
-  return (line.normalized ??= normalizeLine(line.text));
+  return (line.normalized ??= normalizeLine(line.text, line.plain === true));
 }
 
 export interface StreamParagraph {
@@ -137,9 +144,15 @@ export const LONG_LINE_CHARS = 200;
  */
 const SPACING = /\s{2,}|[^\S ]/g;
 
-/** Lowercase, no list marker, no markdown emphasis, single spaces: what two copies of a line share. */
-export function normalizeLine(text: string): string {
-  return text.slice(listMarker(text).length).toLowerCase().replace(/[*_`]+/g, "").replace(SPACING, " ").trim();
+/**
+ * Lowercase, no list marker, no markdown emphasis, single spaces: what two copies of a line share.
+ * plain: the text is known to hold no emphasis mark and, between its first and last visible
+ * characters, no whitespace but single spaces (StreamLine.plain): then neither replace changes
+ * anything trim keeps (lowercasing makes no whitespace or mark), and the two scans are skipped.
+ */
+export function normalizeLine(text: string, plain = false): string {
+  const body = text.slice(listMarker(text).length).toLowerCase();
+  return (plain ? body : body.replace(/[*_`]+/g, "").replace(SPACING, " ")).trim();
 }
 
 /** Whitespace by character code, for the detectors' character loops (kept with the line structure). */
@@ -987,22 +1000,23 @@ export class StreamLines {
   private emit(channel: StreamChannel, s: ChannelState, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void): void {
     const text = s.partial.text();
     const kind = s.structure.lineKind(text);
+    const plain = s.structure.lastPlain, words = plain ? s.structure.lastWords : undefined;
     // numbers in headings are one section ("Attempt 1", "Attempt 2"): a loop that numbers its copies is still one loop
     // (a dotted number is a name, not a count: "6.11.1" and "6.11.0" head two releases)
     if (kind === "heading") s.section = normalizeLine(text.replace(/^\s*#+\s*/, "")).replace(/(?<![\d.])\d+(?![\d]|\.\d)/g, "#");
     // A short label line ("1. lib/jobs/mail.js", "**Summary:**") introduces one item of a report,
     // like a heading: the same verdict sentence under each file is a per-item report, not a loop.
     const itemLabel = (kind === "list" || kind === "prose") && isItemLabel(text);
-    if (itemLabel) s.section = "item\u0000" + normalizeLine(text).replace(/\d+/g, "#");
+    if (itemLabel) s.section = "item\u0000" + normalizeLine(text, plain).replace(/\d+/g, "#");
     if (kind === "list" && !s.inList) { s.list++; s.inList = true; s.listStack = []; } else if (kind !== "list" && kind !== "blank") s.inList = false;
     let parent = "";
     if (kind === "list") {
       const indent = text.length - text.trimStart().length;
       while (s.listStack.length && s.listStack[s.listStack.length - 1].indent >= indent) s.listStack.pop();
       parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
-      if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text).slice(0, 200) });
+      if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text, plain).slice(0, 200) });
     }
-    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined, id: s.lineId };
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined, plain, words, id: s.lineId };
     if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
       line.continuation = true;
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";

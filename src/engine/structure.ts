@@ -46,13 +46,20 @@ export function isSpaceCode(c: number): boolean {
  * line's share of letters and digits (by code point, spaces and tabs not counted), its pipes,
  * its code punctuation and its non-whitespace units.
  */
-interface LineCounts { alnum: number; total: number; pipes: number; punct: number; visible: number }
-const counts: LineCounts = { alnum: 0, total: 0, pipes: 0, punct: 0, visible: 0 };
+interface LineCounts {
+  alnum: number; total: number; pipes: number; punct: number; visible: number;
+  /** The trimmed line's length in UTF-16 units. */
+  length: number;
+  /** No whitespace but single plain spaces, and no emphasis mark ([*_`]): normalizeLine only lowercases and trims it. */
+  plain: boolean;
+}
+const counts: LineCounts = { alnum: 0, total: 0, pipes: 0, punct: 0, visible: 0, length: 0, plain: false };
 
 /**
  * What each ASCII character adds to the counts, packed ten bits a count so that one add counts
- * several: total | visible << 10 | alnum << 20 in ASCII_COUNTS, punct | pipes << 10 in
- * ASCII_MARKS. A block of at most COUNT_BLOCK characters cannot carry one count into the next.
+ * several: total | visible << 10 | alnum << 20 in ASCII_COUNTS, punct | pipes << 10 | odd << 20
+ * in ASCII_MARKS (odd: whitespace other than a space, or an emphasis mark). A block of at most
+ * COUNT_BLOCK characters cannot carry one count into the next.
  */
 const ASCII_COUNTS = new Int32Array(128);
 const ASCII_MARKS = new Int32Array(128);
@@ -63,11 +70,11 @@ for (let c = 0; c < 128; c++) {
   const visible = /\s/.test(ch) ? 0 : 1;
   const alnum = /[A-Za-z0-9]/.test(ch) ? 1 : 0;
   ASCII_COUNTS[c] = total | (visible << 10) | (alnum << 20);
-  ASCII_MARKS[c] = (/[;{}()[\]=<>]/.test(ch) ? 1 : 0) | ((ch === "|" ? 1 : 0) << 10);
+  ASCII_MARKS[c] = (/[;{}()[\]=<>]/.test(ch) ? 1 : 0) | ((ch === "|" ? 1 : 0) << 10) | ((/[^\S ]|[*_`]/.test(ch) ? 1 : 0) << 20);
 }
 
 function countLine(s: string): LineCounts {
-  let alnum = 0, total = 0, pipes = 0, punct = 0, visible = 0;
+  let alnum = 0, total = 0, pipes = 0, punct = 0, visible = 0, odd = 0;
   const n = s.length;
   for (let i = 0; i < n;) {
     const blockEnd = Math.min(n, i + COUNT_BLOCK);
@@ -81,6 +88,7 @@ function countLine(s: string): LineCounts {
       }
       total++;
       if (!isSpaceCode(c)) visible++;
+      else odd++;
       ALNUM_AT.lastIndex = i;
       if (ALNUM_AT.test(s)) alnum++;
       // a surrogate pair is one code point (and two visible units)
@@ -93,9 +101,12 @@ function countLine(s: string): LineCounts {
     visible += (packed >>> 10) & 0x3ff;
     alnum += packed >>> 20;
     punct += marks & 0x3ff;
-    pipes += marks >>> 10;
+    pipes += (marks >>> 10) & 0x3ff;
+    odd += marks >>> 20;
   }
-  counts.alnum = alnum; counts.total = total; counts.pipes = pipes; counts.punct = punct; counts.visible = visible;
+  counts.alnum = alnum; counts.total = total; counts.pipes = pipes; counts.punct = punct; counts.visible = visible; counts.length = n;
+  // two whitespace characters in a row hold one that is not a space, or are two spaces
+  counts.plain = odd === 0 && s.indexOf("  ") < 0;
   return counts;
 }
 
@@ -136,6 +147,7 @@ function looksLikeCode(line: string, trimmed: string, c: LineCounts): boolean {
 
 /** Classifies one line outside any fence state (fence state is the tracker's job). */
 export function classifyLine(line: string): Exclude<LineKind, "fence"> {
+  counts.plain = false;
   const trimmed = line.trim();
   if (trimmed === "") return "blank";
   if (HEADING.test(line) || BOLD_LINE.test(line)) return "heading";
@@ -159,10 +171,27 @@ export function classifyLine(line: string): Exclude<LineKind, "fence"> {
  */
 export class StructureTracker {
   private fence: { char: string; length: number } | undefined;
+  /**
+   * Whether the line just classified was found (while counted) to hold no whitespace but single
+   * spaces between its words and no emphasis mark (false: not known), as StreamLine.plain says.
+   */
+  lastPlain = false;
+  /** The words of the line just classified, when lastPlain (0: not known). */
+  lastWords = 0;
 
   get inFence(): boolean { return this.fence !== undefined; }
 
   lineKind(line: string): LineKind {
+    // (set only where classifyLine counts the line)
+    counts.plain = false;
+    const kind = this.kindOf(line);
+    this.lastPlain = counts.plain;
+    // a plain line's whitespace is single spaces between its words (each unit not visible is a space)
+    this.lastWords = counts.plain ? counts.length - counts.visible + 1 : 0;
+    return kind;
+  }
+
+  private kindOf(line: string): LineKind {
     const m = FENCE.exec(line);
     if (this.fence) {
       if (m && m[1][0] === this.fence.char && m[1].length >= this.fence.length && line.slice(m[0].length).trim() === "") {

@@ -3,7 +3,7 @@
  * how it was chunked (a sentence may end in one chunk and its space arrive in the next).
  */
 import * as assert from "node:assert/strict";
-import { StreamLines, type StreamChannel } from "../../src/engine/streamText";
+import { StreamLines, normalizeLine, type StreamChannel, type StreamLine } from "../../src/engine/streamText";
 import { classifyLine } from "../../src/engine/structure";
 import { chunks, prose } from "./streamTestKit";
 
@@ -102,6 +102,27 @@ describe("stream lines", () => {
       ["a\u00a0=\u00a0b;", "code"], ["|\u3000a\u3000|\u3000b\u3000|", "table"], ["const f = async () =>", "code"], ["Done (see notes.)", "prose"], ["f(a); g(b); h(c);", "code"],
     ];
     for (const [line, kind] of cases) assert.equal(classifyLine(line), kind, JSON.stringify(line));
+  });
+
+  it("marks a line plain only when normalising it needs no replace, and counts a plain line's words as splitting it does", () => {
+    const pieces = ["word", "Word", " ", " ", " ", "  ", "\t", "\u00a0", "\u2003", "*", "_", "`", "- ", "1. ", "é", "İ", "\ud83d\ude00", ".", ":", "|", "#"];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    let plain = 0, other = 0;
+    for (let n = 0; n < 3000; n++) {
+      let text = "";
+      for (let k = Math.floor(next() * 16); k > 0; k--) text += pieces[Math.floor(next() * pieces.length)];
+      const got: StreamLine[] = [];
+      const lines = new StreamLines();
+      lines.push("text", text + "\n", 0, (l) => got.push(l));
+      const line = got[0];
+      if (line.plain !== true) { other++; assert.equal(line.words, undefined); continue; }
+      plain++;
+      assert.equal(normalizeLine(line.text, true), normalizeLine(line.text), JSON.stringify(line.text));
+      assert.equal(line.words, line.text.trim().split(/\s+/).length, JSON.stringify(line.text));
+    }
+    // the random lines hold both kinds, so each assertion above was reached
+    assert.ok(plain > 100 && other > 100, `${plain} plain, ${other} not`);
   });
 
   it("starts each request afresh, and flushes its channels in the order they first came in it", () => {

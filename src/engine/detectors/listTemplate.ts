@@ -137,8 +137,11 @@ class Item {
   private readonly start: number;
   private readonly end: number;
 
-  /** line: the line as written; from: where its body starts (after the list marker). */
-  constructor(private readonly line: string, private readonly from: number) {
+  /**
+   * line: the line as written; from: where its body starts (after the list marker); lineWords: the
+   * words of the trimmed line if known (StreamLine.words), at least as many as its body holds.
+   */
+  constructor(private readonly line: string, private readonly from: number, private readonly lineWords?: number) {
     let start = from, end = line.length;
     while (start < end && isSpaceCode(line.charCodeAt(start))) start++;
     while (end > start && isSpaceCode(line.charCodeAt(end - 1))) end--;
@@ -168,8 +171,16 @@ class Item {
   /** words[words.length - 1], without splitting: the word splitWords ends with, found by LAST_WORD. */
   lastWord(): string {
     if (this.last === undefined) {
-      LAST_WORD.lastIndex = this.start;
-      const word = LAST_WORD.exec(this.line)![1];
+      let word: string;
+      if (this.lineWords !== undefined && this.lineWords <= MAX_ITEM_WORDS) {
+        // no more words than are kept: the last is the body's own, read back from its end
+        let from = this.end;
+        while (from > this.start && !isSpaceCode(this.line.charCodeAt(from - 1))) from--;
+        word = this.line.slice(from, this.end);
+      } else {
+        LAST_WORD.lastIndex = this.start;
+        word = LAST_WORD.exec(this.line)![1];
+      }
       this.last = digitsAsHash(lowerAscii(word) ?? this.lastOfBody());
     }
     return this.last;
@@ -310,7 +321,7 @@ class ListTemplateDetector implements Detector {
     const run = this.runs.get(line.channel);
     if (line.kind !== "list" && line.kind !== "prose") { this.runs.set(line.channel, undefined); return undefined; }
     // whitespace tokens (at least one: an empty line is one empty word); digits are "#": "Step 12: ...", "item 3 of 40" share a template
-    const item = new Item(line.text, listMarker(line.text).length);
+    const item = new Item(line.text, listMarker(line.text).length, line.words);
     const text = line.text.trim();
     const continued = run && this.fitRun(run, item);
     if (run && continued) {
