@@ -43,7 +43,11 @@ class SessionReplay {
     this.events++;
     this.byKind[e.t] = (this.byKind[e.t] ?? 0) + 1;
     if (this.firstTs === undefined && e.ts !== undefined) this.firstTs = e.ts;
-    for (const iv of this.session.push(e)) {
+    const fired = this.session.push(e);
+    // Indexed, not for-of: nearly every event fires nothing, and an iterator per event over the empty
+    // answer was made (with its result object) half a million times in a 40 MB replay.
+    for (let i = 0; i < fired.length; i++) {
+      const iv = fired[i];
       // Seconds since the session's first timestamp, when the trace has timestamps.
       const elapsed = this.firstTs === undefined || e.ts === undefined ? "" : `+${((e.ts - this.firstTs) / 1000).toFixed(1)}s`;
       this.fired.push({ iv, at: describeEvent(e), elapsed });
