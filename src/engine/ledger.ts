@@ -92,8 +92,12 @@ const UNKNOWN_WAIT_SECONDS = 3600;
 const MAX_WRITTEN_FILES = 256;
 /** Call signatures whose latest outcome is remembered, to tell news. */
 const MAX_OUTCOMES = 1024;
-/** How many settled calls the ledger keeps for detectors that look back (cycles, re-reads). */
-export const LEDGER_HISTORY = 256;
+/**
+ * How many calls the ledger keeps for detectors that look back: tool-cycle, the one reader, looks at
+ * most its scan (64) plus its longest period (16) back. Each call kept holds its whole output, so a
+ * longer history only keeps outputs past a young-generation GC (promoted, medium-lived garbage).
+ */
+export const LEDGER_HISTORY = 80;
 /** Calls waiting for a result beyond this are forgotten oldest first (a host that never reports results). */
 export const LEDGER_MAX_PENDING = 512;
 
@@ -210,6 +214,9 @@ export class ToolLedger {
       requestIndex,
       batchPosition: this.batchSize++,
       epoch: this.epochValue,
+      // Present from the start, so that attaching the result later stores into the record itself
+      // rather than growing it a separate property store.
+      result: undefined,
     };
     // A host may reuse an id (a retried call): the newer call replaces the older pending one.
     this.pending.set(ev.id, call);

@@ -34,8 +34,8 @@ interface Rewrites {
   news: number;
   /** Rewrites of the file in the streak, the first write or edit included. */
   count: number;
-  /** Lines that the streak's edits put in the file. */
-  lines: Set<string>;
+  /** Lines that the streak's edits put in the file: made with the first (most streaks are one write, and every streak is kept long enough to be promoted). */
+  lines: Set<string> | undefined;
   events: number[];
 }
 
@@ -115,7 +115,8 @@ class EditRetryDetector implements Detector {
     if (!r || r.count === 0) return false;
     if (writeOf(call)?.whole) return true;
     const edit = replacementOf(call.input);
-    return edit !== undefined && meaningfulLines(edit.target).some((l) => r.lines.has(l));
+    const lines = r.lines;
+    return lines !== undefined && edit !== undefined && meaningfulLines(edit.target).some((l) => lines.has(l));
   }
 
   /** Whether a file (named as the read names it: relative or absolute) has a rewrite streak going. */
@@ -168,11 +169,12 @@ class EditRetryDetector implements Detector {
       if (!result.ok || call.unchanging) return;
       let r = this.streakOf(written.path);
       const rewrite = this.rewrites_(call, r);
-      if (!r) { r = { news: this.news, count: 0, lines: new Set(), events: [] }; this.rewrites.set(written.path, r); this.noteStreakBegun(written.path); }
-      if (rewrite || r.count === 0) { r.count++; r.events.push(call.eventIndex); if (r.events.length > MAX_EVIDENCE) r.events.shift(); }
+      // A streak begins counting this write, its first event in an array of its exact size.
+      if (!r) { r = { news: this.news, count: 1, lines: undefined, events: [call.eventIndex] }; this.rewrites.set(written.path, r); this.noteStreakBegun(written.path); }
+      else if (rewrite || r.count === 0) { r.count++; r.events.push(call.eventIndex); if (r.events.length > MAX_EVIDENCE) r.events.shift(); }
       // A whole-file write's lines are not "the streak's own edits": editing them next is building on it.
       const edit = call.kind === "edit" && !written.whole ? replacementOf(call.input) : undefined;
-      if (edit) for (const l of meaningfulLines(edit.text)) if (r.lines.size < MAX_WRITTEN_LINES) r.lines.add(l);
+      if (edit) for (const l of meaningfulLines(edit.text)) { r.lines ??= new Set(); if (r.lines.size < MAX_WRITTEN_LINES) r.lines.add(l); }
       return;
     }
     // Reading back a file being rewritten shows the agent its own writing, not news.

@@ -6,10 +6,15 @@
  * output change is debugging, not a cycle; so is a wait-and-poll cycle (a `sleep` in the period).
  */
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
-import { describeCall, type CallRecord } from "../ledger";
+import { describeCall, LEDGER_HISTORY, type CallRecord } from "../ledger";
 
-/** How far back a cycle is followed (calls): bounds the work per call. */
-const MAX_SCAN = 64;
+/** The longest period looked for, whatever the setting. */
+const MAX_PERIOD = 16;
+/**
+ * How far back a cycle is followed (calls): bounds the work per call. The scan compares each call
+ * with the one a period before it, so it reads at most MAX_SCAN + MAX_PERIOD calls: what the ledger keeps.
+ */
+const MAX_SCAN = LEDGER_HISTORY - MAX_PERIOD;
 
 /** Counts are occurrences of the cycle, the one the current call completes included. */
 export const TOOL_CYCLE_DEFAULTS: DetectorSettings = { enabled: true, warnAt: 3, blockAt: 4, stopAt: 6, maxPeriod: 5 };
@@ -70,7 +75,7 @@ class ToolCycleDetector implements Detector {
   constructor(private readonly settings: DetectorSettings) {}
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
-    const maxPeriod = Math.max(2, Math.min(16, Number(this.settings.maxPeriod) || 5));
+    const maxPeriod = Math.max(2, Math.min(MAX_PERIOD, Number(this.settings.maxPeriod) || 5));
     const m = findCycle(ctx.ledger.recent, maxPeriod);
     if (!m) return;
     const cycle = m.calls.map((c) => describeCall(c, 50));

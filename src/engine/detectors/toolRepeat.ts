@@ -156,8 +156,14 @@ class ToolRepeatDetector implements Detector {
     const noOp = call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
     if (!noOp) this.realCalls++;
     let s = this.streaks.get(call.repeatKey);
+    // A new streak is made holding this call's event (an array of its exact size: most streaks
+    // never get a second call, and every streak lives long enough to be promoted).
+    let begun = false;
     if (!s || s.epoch !== call.epoch || (noOp && s.realCalls !== this.realCalls)) {
-      s = { epoch: call.epoch, waitCount: call.waitCount, waitedSeconds: call.waitedSeconds, identical: 0, polls: 0, live: false, finished: false, pendingPoll: false, events: [], spelling: call.signature, realCalls: this.realCalls };
+      begun = true;
+      // Every field present from the start: one shape for all streaks, and no separate property store
+      // grown when an optional one is first set (each streak lives long: it is promoted with it).
+      s = { epoch: call.epoch, waitCount: call.waitCount, lastTs: undefined, waitedSeconds: call.waitedSeconds, lastHash: undefined, identical: 0, polls: 0, live: false, finished: false, pendingId: undefined, pendingPoll: false, pendingMore: undefined, events: [call.eventIndex], spelling: call.signature, spellings: undefined, realCalls: this.realCalls };
       this.streaks.set(call.repeatKey, s);
     }
     if (s.spellings) { if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature); } else if (call.signature !== s.spelling) s.spellings = new Set([s.spelling, call.signature]);
@@ -166,13 +172,16 @@ class ToolRepeatDetector implements Detector {
     const waited = call.waitCount !== s.waitCount || call.waits;
     const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : call.waitedSeconds - s.waitedSeconds;
     const longEnough = interval >= Number(this.settings.pollMinIntervalSeconds ?? 0);
-    const isPoll = s.events.length > 0 && waited && longEnough && !s.finished;
+    // (a streak's events are never empty once it has a call: only a streak just begun has no call before this one)
+    const isPoll = !begun && waited && longEnough && !s.finished;
     s.waitCount = call.waitCount;
     s.waitedSeconds = call.waitedSeconds;
     s.lastTs = call.ts;
     addPending(s, call.id, isPoll);
-    s.events.push(call.eventIndex);
-    if (s.events.length > MAX_EVIDENCE) s.events.shift();
+    if (!begun) {
+      s.events.push(call.eventIndex);
+      if (s.events.length > MAX_EVIDENCE) s.events.shift();
+    }
     return this.finding(call, s, true);
   }
 
