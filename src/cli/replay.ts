@@ -20,19 +20,6 @@ function describeEvent(e: TraceEvent | undefined): string {
   }
 }
 
-/** Where a kind is in EVENT_KINDS. */
-function kindIndex(t: TraceEvent["t"]): number {
-  switch (t) {
-    case "user": return 0;
-    case "request": return 1;
-    case "reasoning": return 2;
-    case "text": return 3;
-    case "tool_call": return 4;
-    case "tool_result": return 5;
-    case "end": return 6;
-  }
-}
-
 /** An intervention with what the timeline says about the event it came at, taken while that event was at hand. */
 interface Fired { iv: Intervention; at: string; elapsed: string }
 
@@ -44,26 +31,17 @@ class SessionReplay {
   private readonly session: LoopSession;
   readonly fired: Fired[] = [];
   events = 0;
-  /**
-   * Events by kind, in EVENT_KINDS order: counted by a switch, as indexing a record by the event's
-   * kind (a property named at run time) cost more than the rest of this per-event bookkeeping.
-   */
-  private readonly kindCounts = new Float64Array(EVENT_KINDS.length);
+  readonly byKind: Record<string, number> = {};
   private firstTs: number | undefined;
 
   constructor(config: EngineConfig) {
     this.session = new LoopSession(config);
-  }
-
-  get byKind(): Record<string, number> {
-    const byKind: Record<string, number> = {};
-    EVENT_KINDS.forEach((k, i) => { byKind[k] = this.kindCounts[i]; });
-    return byKind;
+    for (const k of EVENT_KINDS) this.byKind[k] = 0;
   }
 
   push(e: TraceEvent): void {
     this.events++;
-    this.kindCounts[kindIndex(e.t)]++;
+    this.byKind[e.t]++;
     if (this.firstTs === undefined && e.ts !== undefined) this.firstTs = e.ts;
     const fired = this.session.push(e);
     // (nearly every event fires nothing: no iterator over the shared empty list)

@@ -224,17 +224,6 @@ export function countWords(text: string, max: number): number {
 const OTHER_CHAR = 0, JOINER = 1, WORD_CHAR = 2, UPPER_CHAR = 3;
 const ASCII_CLASS = new Uint8Array(128).map((_, c) => (c >= 65 && c <= 90 ? UPPER_CHAR : (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 ? WORD_CHAR : c === 39 || c === 46 || c === 45 ? JOINER : OTHER_CHAR));
 
-/** Whether word is src[start, start + length) with A-Z lowercased (enough: only ASCII text is read this way, other text goes through wordsOf first). */
-function sameLowered(word: string, src: string, start: number, length: number): boolean {
-  if (word.length !== length) return false;
-  for (let k = 0; k < length; k++) {
-    let c = src.charCodeAt(start + k);
-    if (c >= 65 && c <= 90) c += 32;
-    if (c !== word.charCodeAt(k)) return false;
-  }
-  return true;
-}
-
 /**
  * Whether no word (as wordsOf reads words) of the ASCII text runs across index at, so the words of
  * text.slice(at) are the words of text that start at or after at. A word covers at - 1 and at when
@@ -381,7 +370,7 @@ function sameLoweredText(word: string, src: string, start: number, length: numbe
   return true;
 }
 
-/** sameLowered for a word held as ASCII bytes. */
+/** Whether word is bytes[start, start + length) (ASCII) with A-Z lowercased. */
 function sameLoweredBytes(word: string, bytes: Uint8Array, start: number, length: number): boolean {
   if (word.length !== length) return false;
   for (let k = 0; k < length; k++) {
@@ -456,7 +445,7 @@ export class WordTable {
     // text with characters the scan cannot lowercase alone (and odd caps) take wordsOf itself
     const words = wordsOf(text, max);
     const ids: number[] = new Array<number>(words.length);
-    for (let k = 0; k < words.length; k++) ids[k] = this.idOf(words[k], 0, words[k].length, hash32(words[k]), false);
+    for (let k = 0; k < words.length; k++) ids[k] = this.idOfWord(words[k], hash32(words[k]));
     return ids;
   }
 
@@ -565,10 +554,8 @@ export class WordTable {
       if (this.hashes[id] === hash && sameLoweredText(this.words[id], text, start, length)) return id;
       slot = (slot + 1) & mask;
     }
-    const word = start === 0 && length === text.length ? text : text.slice(start, start + length);
-    // toLowerCase maps each of these characters by itself (charClass); a longer slice would keep
-    // the whole text it was cut from alive as long as the table holds it
-    return this.add(upper ? word.toLowerCase() : word.length >= 13 ? (" " + word).slice(1) : word, hash, slot);
+    // toLowerCase maps each of these characters by itself (charClass), as lowerCode did
+    return this.addCut(text, start, length, hash, slot, upper);
   }
 
   /** idOf for the word at bytes[start, start + length), which is text[from + start, ...): compared in the bytes, cut from the text if new. */
@@ -579,20 +566,23 @@ export class WordTable {
       if (this.hashes[id] === hash && sameLoweredBytes(this.words[id], bytes, start, length)) return id;
       slot = (slot + 1) & mask;
     }
-    const word = from + start === 0 && length === text.length ? text : text.slice(from + start, from + start + length);
-    // a longer slice would keep the whole text it was cut from alive as long as the table holds it
-    return this.add(upper ? word.toLowerCase() : word.length >= 13 ? (" " + word).slice(1) : word, hash, slot);
+    return this.addCut(text, from + start, length, hash, slot, upper);
   }
 
-  /** The id of src[start, start + length) lowercased, whose wordHash is hash; a new id if it is new. */
-  private idOf(src: string, start: number, length: number, hash: number, upper: boolean): number {
+  /** The id of a word already lowercased (a wordsOf word, or the table's own at a restart), whose wordHash is hash; a new id if it is new. */
+  private idOfWord(word: string, hash: number): number {
     const mask = this.slots.length - 1;
     let slot = hash & mask;
     for (let id = this.slots[slot]; id >= 0; id = this.slots[slot]) {
-      if (this.hashes[id] === hash && sameLowered(this.words[id], src, start, length)) return id;
+      if (this.hashes[id] === hash && this.words[id] === word) return id;
       slot = (slot + 1) & mask;
     }
-    const word = start === 0 && length === src.length ? src : src.slice(start, start + length);
+    return this.addCut(word, 0, word.length, hash, slot, false);
+  }
+
+  /** Adds text[start, start + length), lowercased if upper, as a new word at slot (where its probe ended). */
+  private addCut(text: string, start: number, length: number, hash: number, slot: number, upper: boolean): number {
+    const word = start === 0 && length === text.length ? text : text.slice(start, start + length);
     // a longer slice would keep the whole text it was cut from alive as long as the table holds it
     return this.add(upper ? word.toLowerCase() : word.length >= 13 ? (" " + word).slice(1) : word, hash, slot);
   }
@@ -759,7 +749,7 @@ export class WordTable {
     this.heldStamp = 0;
     this.heldWordCount = 0;
     this.slots = new Int32Array(512).fill(-1);
-    for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOf(words[ids[k]], 0, words[ids[k]].length, hashes[ids[k]], false);
+    for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOfWord(words[ids[k]], hashes[ids[k]]);
     this.sizeAfterRestart = this.words.length;
   }
 
