@@ -1077,7 +1077,7 @@ const MAX_IDLE_PIECE_SLOTS = 64;
  * makes a cons string per piece, garbage that lives as long as the string grows and that its
  * first reader flattens anyway.
  */
-class PieceString {
+export class PieceString {
   /** Pieces in use; the slots after them hold "" (kept, not truncated: a shortened array gives up its storage, and regrows). */
   private pieces: string[] = [];
   private count = 0;

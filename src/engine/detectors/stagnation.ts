@@ -19,7 +19,7 @@ import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
 import type { CallRecord } from "../ledger";
 import { isTrivialCommand } from "../shellCommands";
-import { CatchCounter, WordTable, numberSetting, sortedJaccard, textKey, wordsOf } from "../streamText";
+import { CatchCounter, PieceString, WordTable, numberSetting, sortedJaccard, textKey, wordsOf } from "../streamText";
 
 export const STAGNATION_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -57,11 +57,10 @@ const MAX_TABLE_WORDS = 1 << 14;
 
 interface RequestText {
   /**
-   * The request's text as its chunks' pieces, joined once when read (textOf): appending each chunk
-   * with += made a string per chunk that lived as long as the request.
+   * The request's text as its chunks' pieces, joined once when read: appending each chunk with +=
+   * made a string per chunk that lived as long as the request.
    */
-  pieces: string[];
-  length: number;
+  text: PieceString;
   toolCalls: number;
   /** Calls that only went through the motions (`true`, `echo ok`, `cd .`, `pwd`). */
   noOps: number;
@@ -77,11 +76,6 @@ interface RequestText {
   /** Its words as ids in the detector's WordTable (renumbered in place when the table restarts), and its shingles sorted. */
   ids?: number[];
   shingles?: number[];
-}
-
-function textOf(r: RequestText): string {
-  if (r.pieces.length > 1) r.pieces = [r.pieces.join("")];
-  return r.pieces.length ? r.pieces[0] : "";
 }
 
 function isNoOp(call: CallRecord): boolean {
@@ -129,22 +123,22 @@ class StagnationDetector implements Detector {
   onRequestStart(ctx: DetectorContext): Finding[] | void {
     // a request that never ended (cut stream) is judged when the next one starts
     const out = this.current ? this.finish(ctx) : undefined;
-    this.current = { pieces: [], length: 0, toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
+    this.current = this.newRequestText(ctx);
     this.counter.newRequest();
     return out;
   }
 
   onStream(ev: StreamEvent, ctx: DetectorContext): void {
-    if (!this.current) this.current = { pieces: [], length: 0, toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
+    this.current ??= this.newRequestText(ctx);
     // thinking and the visible answer are two texts: "…to do." + "Done." must not make one word
     const delta = this.current.channel !== undefined && this.current.channel !== ev.t ? `\n${ev.delta}` : ev.delta;
     this.current.channel = ev.t;
-    const room = MAX_REQUEST_CHARS - this.current.length;
-    if (room > 0) {
-      const piece = delta.slice(0, room);
-      this.current.pieces.push(piece);
-      this.current.length += piece.length;
-    }
+    const room = MAX_REQUEST_CHARS - this.current.text.length;
+    if (room > 0) this.current.text.push(delta.slice(0, room));
+  }
+
+  private newRequestText(ctx: DetectorContext): RequestText {
+    return { text: new PieceString(), toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
   }
 
   /**
@@ -198,7 +192,7 @@ class StagnationDetector implements Detector {
    */
   private signature(r: RequestText): { ids: number[]; shingles: number[] } {
     if (!r.ids || !r.shingles) {
-      const ids = this.table.idsOf(textOf(r), MAX_WORDS);
+      const ids = this.table.idsOf(r.text.text(), MAX_WORDS);
       r.ids = ids;
       r.shingles = this.table.shingles(ids, ids.length >= 3 ? 3 : 1);
     }
@@ -273,10 +267,10 @@ class StagnationDetector implements Detector {
     const copies = isMonologue ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : 0;
     if (!copies) return;
     const shape = isMonologue ? `${this.streak.reworded ? "in other words " : ""}with nothing done in between` : "while the tool calls between them brought nothing new";
-    const key = `${this.id}:${textKey(wordsOf(textOf(cur), 40).join(" "))}`;
+    const key = `${this.id}:${textKey(wordsOf(cur.text.text(), 40).join(" "))}`;
     const count = this.counter.catch(key);
     if (count === undefined) return;
-    const span = excerpt(textOf(cur), 200);
+    const span = excerpt(cur.text.text(), 200);
     return [{
       detector: this.id,
       key,
