@@ -114,7 +114,7 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
       },
       onError: (m) => io.err(`loop-sentinel watch: ${m}`),
     });
-    try { await candidate.listen(); server = candidate; } catch (err) { io.err(`loop-sentinel watch: no hook channel (${(err as Error).message}); watching only`); }
+    try { await candidate.listen(); server = candidate; } catch (err) { io.err(`loop-sentinel watch: ${(err as Error).message}. Watching the task files only: the hook lets every call through`); }
   }
   print(`${clock()}  watching ${roots.join(", ")}${pid !== undefined ? `; will interrupt ${pid} on ${interruptOn}` : ""}${server ? `; answering the Cline hook at ${server.endpoint}` : ""}`, { type: "watching", roots, pid, interruptOn, hookEndpoint: server?.endpoint });
 

@@ -97,7 +97,7 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
       // Disabled (or the last window closed): remove it unless another window still answers it;
       // the next activation puts it back from the recorded consent.
       if (consent() !== "installed" && consent() !== "chained") return;
-      const others = listEndpoints(channelDir()).filter((e) => e.pid !== process.pid && alive(e.pid));
+      const others = listEndpoints(channelDir(), (line) => log(line)).filter((e) => e.pid !== process.pid && alive(e.pid));
       if (others.length === 0) {
         try { log(`Cline hook: ${describe(uninstallHook())}`); } catch { /* best effort on the way out */ }
       }

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -10,7 +10,7 @@ import { LoopSession, type Intervention } from "../../src/engine/session";
 import { ClineGuard } from "../../src/hosts/cline/guard";
 import { askChannel, HookServer } from "../../src/hosts/cline/hookChannel";
 import { hookDirStatus, HOOK_FILE, installHook, SCRIPT_NAME, uninstallHook } from "../../src/hosts/cline/hookInstall";
-import { clineOutputFor, encodeReply, endpointFor, parseHookInput, type HookQuery, type HookReply } from "../../src/hosts/cline/hookProtocol";
+import { clineOutputFor, encodeReply, endpointFor, listEndpoints, parseHookInput, type HookQuery, type HookReply } from "../../src/hosts/cline/hookProtocol";
 import { lastJsonObject, runHook } from "../../src/hosts/cline/hookScript";
 import { ClineSessionTranslator } from "../../src/hosts/cline/sessionTranslator";
 import { ClineClassicTranslator } from "../../src/hosts/cline/classicTranslator";
@@ -124,6 +124,107 @@ describe("Cline hook channel: fails open", () => {
     await server.listen(); // tightens it to 0700 first
     assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
     await server.close();
+  });
+});
+
+/** Runs `fn` with process.stderr.write captured; returns what it wrote. */
+async function capturingStderr<T>(fn: () => Promise<T>): Promise<{ value: T; stderr: string }> {
+  const write = process.stderr.write;
+  let stderr = "";
+  (process.stderr as { write: unknown }).write = (chunk: string | Uint8Array) => { stderr += String(chunk); return true; };
+  try { return { value: await fn(), stderr }; } finally { process.stderr.write = write; }
+}
+
+/** A uid other than ours that a child process can take (root only); undefined where the machine has none. */
+function otherUid(): number | undefined {
+  if (process.platform === "win32" || typeof process.getuid !== "function" || process.getuid() !== 0) return undefined;
+  const id = spawnSync("id", ["-u", "nobody"], { encoding: "utf8" });
+  const uid = Number(id.stdout.trim());
+  return id.status === 0 && Number.isInteger(uid) && uid !== 0 ? uid : undefined;
+}
+
+/** A server that refuses everything, the way a squatter answers the hook. */
+const SQUATTER_REPLY = encodeReply({ known: true, action: "block", message: "Loop Sentinel: squatter text" });
+
+describe("Cline hook channel: only the user's own private channel is asked", () => {
+  const query = parseHookInput(SDK_INPUT)!;
+
+  async function refusedByEveryClient(dir: string, why: RegExp): Promise<void> {
+    const asked = await capturingStderr(() => askChannel(dir, query, 300));
+    assert.equal(asked.value, undefined, "askChannel took the squatter's answer");
+    assert.equal(asked.stderr.trim().split("\n").length, 1, asked.stderr);
+    assert.match(asked.stderr, why);
+    const hooked = await capturingStderr(() => runHook(SDK_INPUT, { LOOP_SENTINEL_CHANNEL_DIR: dir }));
+    assert.deepEqual(hooked.value, { cancel: false });
+    assert.match(hooked.stderr, why);
+    const warned: string[] = [];
+    assert.deepEqual(listEndpoints(dir, (l) => warned.push(l)), []);
+    assert.equal(warned.length, 1);
+  }
+
+  it("another user's folder with a socket in it: every client refuses, and our server says it cannot serve", async function () {
+    const uid = otherUid();
+    if (uid === undefined) this.skip(); // needs root to run a child as another user
+    this.timeout(10_000);
+    // The other user creates the folder first, open to all, and listens in it.
+    const dir = path.join(os.tmpdir(), `lsh-squat-${process.pid}-${Date.now() % 100000}`);
+    const squat = `
+      const fs = require("fs"), net = require("net"), path = require("path");
+      fs.mkdirSync(${JSON.stringify(dir)}, { mode: 0o777 }); fs.chmodSync(${JSON.stringify(dir)}, 0o777);
+      const sock = path.join(${JSON.stringify(dir)}, "cline-" + process.pid + ".sock");
+      net.createServer((s) => s.end(${JSON.stringify(SQUATTER_REPLY)})).listen(sock, () => { fs.chmodSync(sock, 0o777); process.stdout.write("ready\\n"); });
+      setTimeout(() => process.exit(0), 8000);`;
+    const squatter = spawn(process.execPath, ["-e", squat], { uid, gid: uid, stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        squatter.stdout!.on("data", (d: Buffer) => { if (String(d).includes("ready")) resolve(); });
+        squatter.on("exit", (code) => reject(new Error(`squatter exited ${code}`)));
+      });
+      assert.equal(fs.lstatSync(dir).uid, uid);
+      await refusedByEveryClient(dir, /belongs to another user/);
+      const ours = new HookServer({ dir, answer: () => ({ known: true, action: "allow" }) });
+      await assert.rejects(ours.listen(), /cannot serve the Cline hook channel: .*belongs to another user/);
+    } finally {
+      squatter.kill();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("our own folder left open to others (0777): clients refuse it", async function () {
+    if (process.platform === "win32") this.skip();
+    const dir = tempDir("lsh-");
+    fs.chmodSync(dir, 0o777);
+    const liar = net.createServer((s) => s.end(SQUATTER_REPLY));
+    await new Promise<void>((r) => liar.listen(endpointFor(dir), r));
+    try { await refusedByEveryClient(dir, /open to other users \(mode 0777\)/); } finally { liar.close(); }
+  });
+
+  it("a link in place of the folder: clients refuse it", async function () {
+    if (process.platform === "win32") this.skip();
+    const real = tempDir("lsh-");
+    const link = path.join(tempDir("lsh-"), "ch");
+    fs.symlinkSync(real, link);
+    const liar = net.createServer((s) => s.end(SQUATTER_REPLY));
+    await new Promise<void>((r) => liar.listen(endpointFor(real), r));
+    try {
+      await refusedByEveryClient(link, /is a link/);
+      await assert.rejects(new HookServer({ dir: link, answer: () => ({ known: true, action: "allow" }) }).listen(), /cannot serve .* is a link/);
+    } finally { liar.close(); }
+  });
+
+  it("a socket another user owns in our private folder is not asked", async function () {
+    const uid = otherUid();
+    if (uid === undefined) this.skip(); // needs root to give a socket away
+    const dir = tempDir("lsh-");
+    const liar = net.createServer((s) => s.end(SQUATTER_REPLY));
+    await new Promise<void>((r) => liar.listen(endpointFor(dir), r));
+    fs.chownSync(endpointFor(dir), uid, uid);
+    try {
+      const asked = await capturingStderr(() => askChannel(dir, query, 300));
+      assert.equal(asked.value, undefined);
+      assert.match(asked.stderr, /skipped 1 hook endpoint.*belongs to another user/);
+      assert.equal(asked.stderr.trim().split("\n").length, 1);
+    } finally { liar.close(); }
   });
 });
 

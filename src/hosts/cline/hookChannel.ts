@@ -28,6 +28,7 @@ export class HookServer {
     this.endpoint = endpointFor(options.dir);
   }
 
+  /** Throws "cannot serve the Cline hook channel: <why>" when the folder is not private (ensurePrivateDir) or the socket cannot listen. */
   async listen(): Promise<void> {
     ensurePrivateDir(this.options.dir);
     // Our own pid's socket can only be left from an earlier run of this process id: it is stale.
@@ -35,8 +36,9 @@ export class HookServer {
     const server = net.createServer((socket) => this.serve(socket));
     server.on("error", (err) => this.options.onError?.(`hook channel: ${err.message}`));
     await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.endpoint, () => { server.off("error", reject); resolve(); });
+      const failed = (err: Error) => reject(new Error(`cannot serve the Cline hook channel at ${this.endpoint}: ${err.message}`));
+      server.once("error", failed);
+      server.listen(this.endpoint, () => { server.off("error", failed); resolve(); });
     });
     if (process.platform !== "win32") { try { fs.chmodSync(this.endpoint, 0o600); } catch { /* the folder is private anyway */ } }
     this.server = server;
@@ -104,6 +106,8 @@ function alive(pid: number): boolean {
 /**
  * Asks every serving process at once and takes the strongest answer from one that knows the task.
  * Never waits past `timeoutMs`; no server, a dead one, a slow one or a garbled answer count as "allow".
+ * Only asks sockets this user owns in a folder closed to others (listEndpoints): a channel another
+ * user could have set up is not asked at all, and stderr gets one line saying why.
  */
 export async function askChannel(dir: string, query: HookQuery, timeoutMs: number): Promise<HookReply | undefined> {
   const deadline = Date.now() + timeoutMs;

@@ -165,39 +165,92 @@ export function endpointFor(dir: string, pid = process.pid): string {
 
 const ENDPOINT_NAME = /^cline-(\d+)\.sock$/;
 
-/** Every serving process's endpoint, with its pid (a dead pid's socket is left over from a crash). */
-export function listEndpoints(dir: string): { endpoint: string; pid: number }[] {
+/** What a client says on stderr when it will not use the channel (one line per call). */
+export type ChannelWarn = (line: string) => void;
+const stderrWarn: ChannelWarn = (line) => { try { process.stderr.write(`${line}\n`); } catch { /* no stderr: nothing to tell */ } };
+
+function ownUid(): number | undefined {
+  return typeof process.getuid === "function" ? process.getuid() : undefined;
+}
+
+/**
+ * Why `dir` may not carry the channel, or undefined when it may: it must be a real folder (not a
+ * link), owned by this user, with no permission bits for group or others. Anyone else who can
+ * create or own a socket in it could answer the agent's guard (put text in its context, refuse
+ * every call) or keep the user's own server out.
+ */
+export function channelDirProblem(dir: string): string | undefined {
+  if (process.platform === "win32") return undefined; // named pipes: no folder
+  let st: fs.Stats;
+  try { st = fs.lstatSync(dir); } catch (err) { return `${dir} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`; }
+  if (st.isSymbolicLink()) return `${dir} is a link, not a folder`;
+  if (!st.isDirectory()) return `${dir} is not a folder`;
+  const uid = ownUid();
+  if (uid !== undefined && st.uid !== uid) return `${dir} belongs to another user (uid ${st.uid}, you are ${uid})`;
+  if ((st.mode & 0o077) !== 0) return `${dir} is open to other users (mode ${(st.mode & 0o777).toString(8).padStart(4, "0")})`;
+  return undefined;
+}
+
+/** Why one endpoint file may not be asked, or undefined when it may: one this user owns. */
+function endpointProblem(file: string): string | undefined {
+  let st: fs.Stats;
+  try { st = fs.lstatSync(file); } catch { return undefined; } // gone since the listing: nothing to ask
+  const uid = ownUid();
+  if (uid !== undefined && st.uid !== uid) return `${file} belongs to another user (uid ${st.uid})`;
+  return undefined;
+}
+
+/**
+ * Every serving process's endpoint, with its pid (a dead pid's socket is left over from a crash).
+ * Only in a private folder (channelDirProblem) and only sockets this user owns: the rest is left
+ * out, and `warn` gets one line saying why. A missing folder is simply no server.
+ */
+export function listEndpoints(dir: string, warn: ChannelWarn = stderrWarn): { endpoint: string; pid: number }[] {
   if (process.platform === "win32") {
     const prefix = `loop-sentinel-${Buffer.from(dir).toString("hex").slice(-24)}-cline-`;
     let names: string[] = [];
     try { names = fs.readdirSync("\\\\.\\pipe\\"); } catch { return []; }
     return names.filter((n) => n.startsWith(prefix)).map((n) => ({ endpoint: `\\\\.\\pipe\\${n}`, pid: Number(n.slice(prefix.length)) }));
   }
+  if (!fs.existsSync(dir)) return [];
+  const problem = channelDirProblem(dir);
+  if (problem) {
+    warn(`loop-sentinel: not using the hook channel: ${problem}; letting the call through`);
+    return [];
+  }
   let names: string[];
   try { names = fs.readdirSync(dir); } catch { return []; }
   const out: { endpoint: string; pid: number }[] = [];
+  const refused: string[] = [];
   for (const n of names) {
     const m = ENDPOINT_NAME.exec(n);
-    if (m) out.push({ endpoint: path.join(dir, n), pid: Number(m[1]) });
+    if (!m) continue;
+    const endpoint = path.join(dir, n);
+    const why = endpointProblem(endpoint);
+    if (why) refused.push(why);
+    else if (!fs.lstatSync(endpoint, { throwIfNoEntry: false })?.isSocket()) continue; // a crash's leftover file, or gone: nothing to ask
+    else out.push({ endpoint, pid: Number(m[1]) });
   }
+  if (refused.length > 0) warn(`loop-sentinel: skipped ${refused.length} hook endpoint(s) not safe to ask: ${refused[0]}${refused.length > 1 ? ", ..." : ""}`);
   return out;
 }
 
 /**
  * Creates the channel folder (0700) or checks an existing one: a real folder (not a link), owned by
- * this user, closed to others. Throws with the reason otherwise: serving there would let another
- * user talk to the agent's guard.
+ * this user, closed to others (an own folder left open is closed first). Throws with the reason
+ * otherwise: serving there would let another user talk to the agent's guard.
  */
 export function ensurePrivateDir(dir: string): void {
   if (process.platform === "win32") return; // named pipes: no folder
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = fs.lstatSync(dir);
-  if (!st.isDirectory()) throw new Error(`${dir} is not a folder`);
-  if (typeof process.getuid === "function" && st.uid !== process.getuid()) throw new Error(`${dir} belongs to another user`);
-  if ((st.mode & 0o077) !== 0) {
+  try { fs.mkdirSync(dir, { recursive: true, mode: 0o700 }); } catch { /* something is there already: checked below */ }
+  let problem = channelDirProblem(dir);
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  const uid = ownUid();
+  if (problem && st?.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o077) !== 0) {
     fs.chmodSync(dir, 0o700);
-    if ((fs.lstatSync(dir).mode & 0o077) !== 0) throw new Error(`${dir} is open to other users`);
+    problem = channelDirProblem(dir);
   }
+  if (problem) throw new Error(`cannot serve the Cline hook channel: ${problem}. Remove it, or set LOOP_SENTINEL_CHANNEL_DIR (watch: --channel-dir) to a folder of your own`);
 }
 
 /** Cuts a call's input down to fit a request line (long file contents are not needed to count it). */

@@ -97,7 +97,7 @@ class ClineAdapter implements HostAdapter {
       await server.listen();
       this.hookServer = server;
     } catch (err) {
-      this.env.log(`Cline: no hook channel (${(err as Error).message}); the PreToolUse hook will let every call through`);
+      this.env.log(`Cline: ${(err as Error).message}. The PreToolUse hook lets every call through until then`);
     }
     this.refreshStatus();
   }
