@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import type { RequestEvent, ToolCallEvent, ToolResultEvent, TraceEvent, Usage } from "../engine/events";
 import { SessionFormatError, withoutBom } from "./reader";
 import { forEachLineOfFile } from "./lines";
-export { isRecord } from "../engine/json";
+export { isRecord, sumNumbers } from "../engine/json";
 import { isRecord, safeJsonStringify } from "../engine/json";
 
 /**
@@ -318,13 +318,6 @@ function hasUsage(u: Usage): boolean {
 
 function withTs<E extends TraceEvent>(e: E, ts: number | undefined): E {
   return ts === undefined ? e : { ...e, ts };
-}
-
-/** Sums numeric fields that may be missing; undefined when none is a number. */
-export function sumNumbers(...values: unknown[]): number | undefined {
-  let total: number | undefined;
-  for (const v of values) if (typeof v === "number" && Number.isFinite(v)) total = (total ?? 0) + v;
-  return total;
 }
 
 /** Counts records set aside by reason, for `RecordedSession.ignored`. */
