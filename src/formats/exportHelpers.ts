@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import type { RequestEvent, ToolCallEvent, ToolResultEvent, TraceEvent, Usage } from "../engine/events";
 import { SessionFormatError, withoutBom } from "./reader";
 import { forEachLineOfFile } from "./lines";
-export { isRecord, sumNumbers } from "../engine/json";
+export { isRecord, sumNumbers, toMillis } from "../engine/json";
 import { isRecord, safeJsonStringify } from "../engine/json";
 
 /**
@@ -164,16 +164,6 @@ export function firstLine(head: string | undefined): string {
   if (!head) return "";
   for (const l of head.split("\n")) if (l.trim() !== "") return l.trim();
   return "";
-}
-
-/** Milliseconds from an ISO string or a number (seconds are told apart from milliseconds by size). */
-export function toMillis(v: unknown): number | undefined {
-  if (typeof v === "number" && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v;
-  if (typeof v === "string" && v !== "") {
-    const ms = Date.parse(v);
-    return Number.isNaN(ms) ? undefined : ms;
-  }
-  return undefined;
 }
 
 /** Text of a message content that is a string or a list of blocks ({type:"text",text} and the like). */
