@@ -296,6 +296,8 @@ export const COPILOT: Agent = {
     };
   },
   sessionFiles: ({ home }) => findFiles(path.join(home, ".copilot", "session-state"), /events\.jsonl$/),
+  // `--output-format json` prints the same events, with the streamed deltas and a closing summary.
+  keepStdoutAs: "copilot-output.jsonl",
 };
 
 export const AGENTS: Agent[] = [GEMINI, CLAUDE_CODE, PI, OPENCODE, CODEX, COPILOT];

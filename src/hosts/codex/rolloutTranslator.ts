@@ -35,6 +35,16 @@ const HARNESS_FAILURE = /^(?:apply_patch verification failed|execution error|fai
 
 /** A tool output split into the command's own output and the exit code Codex's header states. */
 export function codexOutput(text: string): { output: string; exitCode?: number } {
+  // Older Codex's `shell` tool answered with JSON: {"output": "...", "metadata": {"exit_code": 0}}.
+  if (text.startsWith("{\"output\"")) {
+    try {
+      const v: unknown = JSON.parse(text);
+      if (isRecord(v) && typeof v.output === "string") {
+        const meta = isRecord(v.metadata) ? v.metadata : {};
+        return { output: v.output, exitCode: typeof meta.exit_code === "number" ? meta.exit_code : undefined };
+      }
+    } catch { /* not that shape: read as text */ }
+  }
   let exitCode: number | undefined;
   let rest = text;
   for (;;) {

@@ -44,6 +44,8 @@ export class CopilotEventsTranslator implements LineTranslator {
   feed(value: unknown): LineOutcome {
     if (!isRecord(value) || typeof value.type !== "string") return { events: [], error: `expected an event {"type", "data", "timestamp"} with a string "type"` };
     const data = isRecord(value.data) ? value.data : undefined;
+    // `--output-format json` ends with the run's summary, the one line without data.
+    if (!data && value.type === "result") return { events: [], ignored: "the run's summary (printed on stdout)" };
     if (!data) return { events: [], error: `"${value.type}" event needs a "data" object` };
     const result = this.event(value.type, data, toMillis(value.timestamp));
     const events = this.out.take();
