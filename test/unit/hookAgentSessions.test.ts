@@ -113,6 +113,18 @@ describe("Codex and Copilot CLI session files", () => {
     });
   }
 
+  it("Copilot CLI: what `copilot -p --output-format json` printed replays as its events.jsonl (less the usage, which it does not print)", () => {
+    const dirs = fs.readdirSync(path.join(RECORDED, "copilot-cli"), { withFileTypes: true }).filter((d) => d.isDirectory());
+    assert.ok(dirs.length >= 8);
+    const shape = (events: TraceEvent[]) => events.map((e) => { const { ts: _ts, ...rest } = e; if (rest.t === "request") delete rest.usage; return rest; });
+    for (const d of dirs) {
+      const dir = path.join(RECORDED, "copilot-cli", d.name);
+      const saved = parseCopilotCli(fs.readFileSync(path.join(dir, "events.jsonl"), "utf8"), "events.jsonl", false);
+      const printed = parseCopilotCli(fs.readFileSync(path.join(dir, "copilot-output.jsonl"), "utf8"), "copilot-output.jsonl", false);
+      assert.deepEqual(shape(printed.events), shape(saved.events), d.name);
+    }
+  });
+
   describe("Codex records the recordings do not hold", () => {
     const at = "2026-11-26T12:00:00.000Z";
     const item = (payload: Record<string, unknown>) => ({ timestamp: at, type: "response_item", payload });

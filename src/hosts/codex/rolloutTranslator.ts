@@ -16,6 +16,7 @@
  * the instructions files as user messages, each one wrapped whole in one tag (`<environment_context>`,
  * `<user_instructions>`, `# AGENTS.md instructions ...`): those are context, not the user speaking.
  */
+import { BoundedMap } from "../../engine/boundedMap";
 import type { TraceEvent, Usage } from "../../engine/events";
 import { isRecord, safeJsonStringify, sumNumbers, toMillis } from "../../engine/json";
 import { EventOut, type LineOutcome, type LineTranslator } from "../lineTranslation";
@@ -67,6 +68,9 @@ export function codexOutput(text: string): { output: string; exitCode?: number }
   }
 }
 
+/** Calls awaiting their output held at once: past it the oldest is forgotten (its outcome then read from its output alone). */
+const MAX_PENDING_CALLS = 1024;
+
 const BOOKKEEPING = new Set(["session_meta", "turn_context", "world_state", "compacted"]);
 
 function textOfParts(content: unknown, kinds: ReadonlySet<string>): string {
@@ -104,8 +108,8 @@ function outputText(output: unknown): string {
 
 export class CodexRolloutTranslator implements LineTranslator {
   private readonly out = new EventOut();
-  /** Calls made and not yet answered, with what their completion reported (false: it failed). */
-  private readonly pending = new Map<string, boolean | undefined>();
+  /** Calls made and not yet answered, with what their completion reported. */
+  private readonly pending = new BoundedMap<string, "running" | "done" | "failed">(MAX_PENDING_CALLS);
   private model: string | undefined;
 
   feed(value: unknown): LineOutcome {
@@ -173,7 +177,7 @@ export class CodexRolloutTranslator implements LineTranslator {
         const input = kind === "local_shell_call" ? argumentsOf(p.action) : kind === "custom_tool_call" ? { input: typeof p.input === "string" ? p.input : outputText(p.input) } : argumentsOf(p.arguments);
         if (!this.out.inRequest) this.out.request(ts, this.model);
         this.out.toolCall(id, name, input, ts);
-        this.pending.set(id, undefined);
+        this.pending.set(id, "running");
         return undefined;
       }
       case "function_call_output":
@@ -183,7 +187,7 @@ export class CodexRolloutTranslator implements LineTranslator {
         const reported = this.pending.get(p.call_id);
         this.pending.delete(p.call_id);
         const { output, exitCode } = codexOutput(text);
-        const failed = reported === false || (exitCode !== undefined && exitCode !== 0) || (isRecord(p.output) && p.output.success === false) || HARNESS_FAILURE.test(output);
+        const failed = reported === "failed" || (exitCode !== undefined && exitCode !== 0) || (isRecord(p.output) && p.output.success === false) || HARNESS_FAILURE.test(output);
         this.out.toolResult(p.call_id, !failed, output, ts);
         return undefined;
       }
@@ -196,11 +200,11 @@ export class CodexRolloutTranslator implements LineTranslator {
 
   private event(p: Record<string, unknown>, ts: number | undefined): string | undefined {
     const kind = typeof p.type === "string" ? p.type : "unknown";
-    if (kind === "item_completed" && isRecord(p.item) && typeof p.item.id === "string" && this.pending.has(p.item.id)) {
+    if (kind === "item_completed" && isRecord(p.item) && typeof p.item.id === "string" && this.pending.peek(p.item.id) !== undefined) {
       // What the run reported for a call, before the output the model gets (which may leave it out).
       const item = p.item;
       const failed = (typeof item.exit_code === "number" && item.exit_code !== 0) || item.status === "failed" || item.status === "declined";
-      this.pending.set(item.id as string, failed ? false : true);
+      this.pending.set(item.id as string, failed ? "failed" : "done");
       return "completion report of a call (its outcome is read from it)";
     }
     if (kind === "task_complete" || kind === "turn_aborted") {

@@ -10,9 +10,13 @@
  * and `tool.execution_complete` {toolCallId, success, result.content | error, shellExecution.exitCode}.
  * Turn markers, hooks, the system prompt and session bookkeeping carry nothing to replay.
  */
+import { BoundedMap } from "../../engine/boundedMap";
 import type { TraceEvent, Usage } from "../../engine/events";
 import { isRecord, safeJsonStringify, sumNumbers, toMillis } from "../../engine/json";
 import { EventOut, type LineOutcome, type LineTranslator } from "../lineTranslation";
+
+/** Calls awaiting their result held at once: past it the oldest is forgotten (its result is then set aside). */
+const MAX_PENDING_CALLS = 1024;
 
 /** Records that end the model's response when one is open: what follows it is not the model speaking. */
 const ENDS_RESPONSE = new Set(["assistant.turn_end", "abort", "session.shutdown", "session.error"]);
@@ -37,7 +41,7 @@ function resultText(data: Record<string, unknown>): string {
 export class CopilotEventsTranslator implements LineTranslator {
   private readonly out = new EventOut();
   /** Calls requested and not yet finished: a start with no request before it still makes a call. */
-  private readonly pending = new Set<string>();
+  private readonly pending = new BoundedMap<string, true>(MAX_PENDING_CALLS);
   /** The usage of the response about to be recorded (its record comes first). */
   private usage: Usage | undefined;
 
@@ -80,22 +84,23 @@ export class CopilotEventsTranslator implements LineTranslator {
         for (const r of requests) {
           if (!isRecord(r) || typeof r.toolCallId !== "string" || typeof r.name !== "string") return { error: `a tool request needs a string "toolCallId" and "name"` };
           this.out.toolCall(r.toolCallId, r.name, isRecord(r.arguments) ? r.arguments : r.arguments === undefined ? {} : { input: r.arguments }, ts);
-          this.pending.add(r.toolCallId);
+          this.pending.set(r.toolCallId, true);
         }
         return undefined;
       }
       case "tool.execution_start": {
         if (typeof d.toolCallId !== "string") return { error: `"tool.execution_start" needs a string "toolCallId"` };
-        if (this.pending.has(d.toolCallId)) { this.out.end(ts); return "tool start (the call is in its response)"; }
+        if (this.pending.peek(d.toolCallId) !== undefined) { this.out.end(ts); return "tool start (the call is in its response)"; }
         if (typeof d.toolName !== "string") return { error: `"tool.execution_start" needs a string "toolName"` };
         this.out.toolCall(d.toolCallId, d.toolName, isRecord(d.arguments) ? d.arguments : {}, ts);
-        this.pending.add(d.toolCallId);
+        this.pending.set(d.toolCallId, true);
         this.out.end(ts);
         return undefined;
       }
       case "tool.execution_complete": {
         if (typeof d.toolCallId !== "string") return { error: `"tool.execution_complete" needs a string "toolCallId"` };
-        if (!this.pending.delete(d.toolCallId)) { this.out.end(ts); return "result of a call never requested (a sub-agent's, or before the file began)"; }
+        if (this.pending.peek(d.toolCallId) === undefined) { this.out.end(ts); return "result of a call never requested (a sub-agent's, or before the file began)"; }
+        this.pending.delete(d.toolCallId);
         const shell = isRecord(d.shellExecution) ? d.shellExecution : undefined;
         const exit = shell && typeof shell.exitCode === "number" ? shell.exitCode : 0;
         this.out.toolResult(d.toolCallId, d.success !== false && exit === 0, resultText(d), ts);
