@@ -16,6 +16,7 @@ import { ClineWatcher, type ClineTaskEvent } from "../hosts/cline/watcher";
 import { flag, parseArgs, UsageError } from "./args";
 import type { CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
+import type { WatchControl } from "./watchControl";
 import { runOpencodeWatch } from "./watchOpencode";
 
 export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--json] [--poll MS] [--config FILE] [--set key=value] [--no-hook-channel] [--channel-dir DIR]\n  loop-sentinel watch --opencode URL [--password-env VAR] [--user NAME] [--json] [--config FILE] [--set key=value]";
@@ -27,11 +28,6 @@ export const EXIT_INTERRUPTED = 3;
 const START_GRACE_MS = 15_000;
 
 const RUNG: Record<Action, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
-
-export interface WatchControl {
-  /** Resolves when the guard has stopped; tests stop it through `signal`. */
-  signal?: AbortSignal;
-}
 
 export async function runWatch(argv: string[], io: CliIO, control: WatchControl = {}): Promise<number> {
   const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "poll", "config", "set", "opencode", "password-env", "user", "channel-dir"], ["json", "no-hook-channel"]);

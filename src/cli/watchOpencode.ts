@@ -11,7 +11,7 @@ import { isRecord } from "../engine/json";
 import { flag, UsageError, type ParsedArgs } from "./args";
 import type { CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
-import type { WatchControl } from "./watch";
+import type { WatchControl } from "./watchControl";
 
 export async function runOpencodeWatch(args: ParsedArgs, io: CliIO, control: WatchControl): Promise<number> {
   const url = flag(args, "opencode")!;

@@ -3,6 +3,23 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** Sums numeric fields that may be missing; undefined when none is a number. */
+export function sumNumbers(...values: unknown[]): number | undefined {
+  let total: number | undefined;
+  for (const v of values) if (typeof v === "number" && Number.isFinite(v)) total = (total ?? 0) + v;
+  return total;
+}
+
+/** Milliseconds from an ISO string or a number (seconds are told apart from milliseconds by size). */
+export function toMillis(v: unknown): number | undefined {
+  if (typeof v === "number" && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v;
+  if (typeof v === "string" && v !== "") {
+    const ms = Date.parse(v);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  return undefined;
+}
+
 /**
  * How deep a tool input or result may nest before the rest is kept as text. JSON from an agent is
  * untrusted: thousands of levels would overflow the stack of any recursive walk (JSON.stringify,

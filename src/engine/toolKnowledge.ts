@@ -15,7 +15,7 @@ export interface ToolNameLists {
   fetch: string[];
 }
 
-/** Names from Roo/Kilo, Cline, pi, opencode, Claude Code, Gemini CLI, mini-swe-agent and SWE-agent. */
+/** Names from Roo/Kilo, Cline, pi, opencode, Claude Code, Gemini CLI, Codex, Copilot CLI, mini-swe-agent and SWE-agent. */
 export const DEFAULT_TOOL_NAMES: ToolNameLists = {
   read: [
     "read_files",
@@ -43,7 +43,7 @@ export const DEFAULT_TOOL_NAMES: ToolNameLists = {
   command: [
     "run_commands", "execute_bash", "execute_ipython_cell",
     "execute_command", "bash", "Bash", "shell", "run_shell_command", "run_command", "terminal", "exec", "ctx_shell",
-    "BashOutput", "run_in_terminal", "execute", "shell_command", "local_shell",
+    "BashOutput", "run_in_terminal", "execute", "shell_command", "local_shell", "exec_command",
   ],
   fetch: ["fetch_web_content", "web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "websearch", "browser_action", "url_screenshot"],
 };
@@ -55,7 +55,7 @@ const EDITOR_SUBCOMMANDS: Record<string, ToolKind> = {
 
 const PATH_KEYS = ["path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path", "notebook_path", "uri"];
 const PATTERN_KEYS = ["regex", "pattern", "query", "search", "term", "q"];
-const SCOPE_DIR_KEYS = ["path", "dir", "directory", "dir_path", "cwd", "root", "target_directory"];
+const SCOPE_DIR_KEYS = ["path", "paths", "dir", "directory", "dir_path", "cwd", "root", "target_directory"];
 const SCOPE_FILTER_KEYS = ["include", "glob", "file_pattern", "filePattern", "type"];
 const COMMAND_KEYS = ["command", "cmd", "script", "commandLine"];
 const URL_KEYS = ["url", "href", "uri"];

@@ -3,9 +3,9 @@
  * reader over vscode's configuration), so it is unit-tested in plain Node. A bad value never
  * throws: it is reported in `warnings` and its default is used.
  */
-import { resolveConfig, type EngineConfig } from "../engine/config";
-import { isRecord } from "../engine/json";
+import type { EngineConfig } from "../engine/config";
 import { DETECTOR_DEFINITIONS } from "../engine/detectors";
+import { readEngineSettings, type SettingsReader } from "../engine/settingsReader";
 import { USER_ONLY_SETTINGS } from "./settingsSchema";
 
 export type ActionPolicy = "automatic" | "ask";
@@ -20,10 +20,7 @@ export interface ShellSettings {
   warnings: string[];
 }
 
-/** Reads one setting below `loopSentinel.` (undefined when neither set nor contributed). */
-export type SettingsReader = (key: string) => unknown;
-
-const MINUTE_MS = 60_000;
+export type { SettingsReader };
 
 /** Where a setting's values come from (vscode's `WorkspaceConfiguration.inspect`, the fields read here). */
 export interface SettingLevels {
@@ -57,33 +54,8 @@ export function trustAwareReader(get: SettingsReader, inspect: (key: string) => 
   };
 }
 
-/** Empty guidance texts mean "use the built-in text", not an invalid value. */
-function withoutEmptyTexts(v: unknown): unknown {
-  if (!isRecord(v)) return v;
-  return Object.fromEntries(Object.entries(v).filter(([, text]) => !(typeof text === "string" && text.trim() === "")));
-}
-
 export function readShellSettings(get: SettingsReader): ShellSettings {
-  const warnings: string[] = [];
-  const input: Record<string, unknown> = {};
-  const copy = (key: string, target = key) => { const v = get(key); if (v !== undefined) input[target] = v; };
-  copy("enabled");
-  copy("mode");
-  copy("resetOnUserMessage");
-  copy("maxAbortsPerTurn");
-  copy("detectors");
-  copy("perTool");
-  copy("toolNames");
-  const guidance = get("guidance");
-  if (guidance !== undefined) input.guidance = withoutEmptyTexts(guidance);
-  const idle = get("idleResetMinutes");
-  if (idle !== undefined) {
-    if (typeof idle === "number" && Number.isFinite(idle) && idle >= 0) input.idleResetMs = idle * MINUTE_MS;
-    else warnings.push(`loopSentinel.idleResetMinutes: expected a number ≥ 0, got ${JSON.stringify(idle)}; using the default`);
-  }
-
-  const resolved = resolveConfig(input);
-  for (const w of resolved.warnings) warnings.push(`loopSentinel.${w}`);
+  const { engine, warnings } = readEngineSettings(get);
 
   let actionPolicy: ActionPolicy = "automatic";
   const policy = get("actionPolicy");
@@ -103,5 +75,5 @@ export function readShellSettings(get: SettingsReader): ShellSettings {
   else if (notify !== undefined) warnings.push(`loopSentinel.notifications: expected true or false, got ${JSON.stringify(notify)}; using the default`);
 
   // The Kilo / opencode plugin acts inside the agent's server by itself: there is nothing to ask about.
-  return { engine: resolved.config, actionPolicy, hostPolicies: { cline: clinePolicy, "opencode-plugin": "automatic" }, notifications, warnings };
+  return { engine, actionPolicy, hostPolicies: { cline: clinePolicy, "opencode-plugin": "automatic" }, notifications, warnings };
 }

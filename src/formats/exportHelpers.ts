@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import type { RequestEvent, ToolCallEvent, ToolResultEvent, TraceEvent, Usage } from "../engine/events";
 import { SessionFormatError, withoutBom } from "./reader";
 import { forEachLineOfFile } from "./lines";
-export { isRecord } from "../engine/json";
+export { isRecord, sumNumbers, toMillis } from "../engine/json";
 import { isRecord, safeJsonStringify } from "../engine/json";
 
 /**
@@ -166,16 +166,6 @@ export function firstLine(head: string | undefined): string {
   return "";
 }
 
-/** Milliseconds from an ISO string or a number (seconds are told apart from milliseconds by size). */
-export function toMillis(v: unknown): number | undefined {
-  if (typeof v === "number" && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v;
-  if (typeof v === "string" && v !== "") {
-    const ms = Date.parse(v);
-    return Number.isNaN(ms) ? undefined : ms;
-  }
-  return undefined;
-}
-
 /** Text of a message content that is a string or a list of blocks ({type:"text",text} and the like). */
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -318,13 +308,6 @@ function hasUsage(u: Usage): boolean {
 
 function withTs<E extends TraceEvent>(e: E, ts: number | undefined): E {
   return ts === undefined ? e : { ...e, ts };
-}
-
-/** Sums numeric fields that may be missing; undefined when none is a number. */
-export function sumNumbers(...values: unknown[]): number | undefined {
-  let total: number | undefined;
-  for (const v of values) if (typeof v === "number" && Number.isFinite(v)) total = (total ?? 0) + v;
-  return total;
 }
 
 /** Counts records set aside by reason, for `RecordedSession.ignored`. */

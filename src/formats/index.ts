@@ -14,6 +14,8 @@ import { piReader } from "./pi";
 import { opencodeReader } from "./opencode";
 import { claudeCodeReader } from "./claudeCode";
 import { geminiCliReader } from "./geminiCli";
+import { codexReader } from "./codex";
+import { copilotCliReader } from "./copilotCli";
 
 /** Most specific first: host task folders before generic JSONL. Add a reader here. */
 export const SESSION_READERS: SessionReader[] = [
@@ -22,6 +24,8 @@ export const SESSION_READERS: SessionReader[] = [
   traceReader,
   piReader,
   opencodeReader,
+  codexReader,
+  copilotCliReader,
   claudeCodeReader,
   geminiCliReader,
 ];

@@ -10,39 +10,14 @@
  * tool's exit code is in `metadata.exit`, and a non-zero one is a failed command. A message the
  * user interrupted carries `info.error` (MessageAbortedError) and ends there.
  */
-import type { Usage } from "../engine/events";
-import { IgnoredTally, isRecord, lineOfId, parseJsonDocument, readTextFile, sumNumbers, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
+import { completedButFailed, opencodeUsage } from "../hosts/opencode/toolState";
+import { IgnoredTally, isRecord, lineOfId, parseJsonDocument, readTextFile, toInput, toMillis, toText, TraceBuilder } from "./exportHelpers";
 import { SessionFormatError, type RecordedSession, type SessionReader } from "./reader";
 
 const FORMAT = "opencode";
 
 /** Part types that carry nothing the engine reads (files attached, patches, snapshots, ...). */
 const NON_EVENT_PARTS = new Set(["file", "patch", "snapshot", "agent", "retry", "compaction", "subtask"]);
-
-/**
- * Whether a tool part whose state is "completed" still failed: a command that exited non-zero
- * (`metadata.exit`), or a tool that reports an error in its metadata.
- */
-export function completedButFailed(state: Record<string, unknown>): boolean {
-  const meta = state.metadata;
-  if (!isRecord(meta)) return false;
-  if (typeof meta.exit === "number" && meta.exit !== 0) return true;
-  return meta.error !== undefined && meta.error !== null && meta.error !== false && meta.error !== "";
-}
-
-/** A step's or a message's tokens and cost (opencode's `tokens` shape) as the trace's usage. */
-export function opencodeUsage(tokens: unknown, cost: unknown): Usage | undefined {
-  let tokensIn: number | undefined;
-  let tokensOut: number | undefined;
-  if (isRecord(tokens)) {
-    const cache = isRecord(tokens.cache) ? tokens.cache : {};
-    tokensIn = sumNumbers(tokens.input, cache.read, cache.write);
-    tokensOut = sumNumbers(tokens.output, tokens.reasoning);
-  }
-  const c = sumNumbers(cost);
-  if (tokensIn === undefined && tokensOut === undefined && c === undefined) return undefined;
-  return { tokensIn, tokensOut, cost: c };
-}
 
 export function parseOpencode(text: string, file: string, lenient: boolean): RecordedSession {
   const doc = parseJsonDocument(text, file, FORMAT);

@@ -57,6 +57,9 @@ export function loadSeeds(): Seed[] {
   file("gemini-cli", "formats/gemini-cli/session-2025-09-02T14-00-0f1e2d3c.json");
   file("gemini-cli", "formats/gemini-cli/session-2025-09-02T14-00-0f1e2d3c.jsonl");
   file("gemini-cli", "formats/gemini-cli/checkpoint-divide-fix.json");
+  // Recorded from the real CLIs: parallel calls, a search, an edit, reasoning.
+  for (const f of fs.readdirSync(path.join(FIX, "recorded/codex/productive-parallel"))) file("codex", `recorded/codex/productive-parallel/${f}`);
+  file("copilot-cli", "recorded/copilot-cli/productive-parallel/events.jsonl");
   const classic = "tasks/1795332497258";
   seeds.push({ kind: "cline-classic", files: { [`${classic}/ui_messages.json`]: read(`cline/classic/${classic}/ui_messages.json`) }, main: `${classic}/ui_messages.json`, target: classic });
   const v4 = "sessions/1795332070724_oh9x4";

@@ -6,8 +6,8 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { ToolNaming } from "./fakeModel";
-import type { ScenarioName } from "./scenarios";
+import type { PlayOptions, ToolNaming } from "./fakeModel";
+import { PARALLEL_SCENARIOS, SCENARIOS, type Action, type ScenarioName } from "./scenarios";
 
 export interface RunPlan {
   command: string;
@@ -21,6 +21,10 @@ export interface Agent {
   pkg: string;
   version: string;
   naming: (work: string) => ToolNaming;
+  /** How the fake model speaks to it where agents differ (the thinking field of chat completions). */
+  play?: PlayOptions;
+  /** The scenarios recorded (default: SCENARIOS). */
+  scenarios?: ScenarioName[];
   /** Writes the agent's settings into `home` and says how to run one prompt in `work`. */
   prepare(o: { home: string; work: string; port: number; prompt: string; bin: (name: string) => string }): RunPlan;
   /** The session files the run left, to keep as fixtures (after `finish`, if any). */
@@ -66,6 +70,7 @@ export const GEMINI: Agent = {
     if (a.kind === "shell") return { name: "run_shell_command", args: { command: a.command, description: `Run ${a.command}` } };
     if (a.kind === "read") return { name: "read_file", args: { file_path: path.join(work, a.path) } };
     if (a.kind === "edit") return { name: "replace", args: { file_path: path.join(work, a.path), old_string: a.old, new_string: a.new, instruction: "Skip items without a price." } };
+    if (a.kind === "search") return { name: "search_file_content", args: { pattern: a.pattern, dir_path: path.join(work, a.path) } };
     return { name: "write_file", args: { file_path: path.join(work, a.path), content: a.content } };
   },
   prepare({ home, port, prompt, bin }) {
@@ -109,6 +114,7 @@ export const CLAUDE_CODE: Agent = {
     if (a.kind === "shell") return { name: "Bash", args: { command: a.command, description: `Run ${a.command}` } };
     if (a.kind === "read") return { name: "Read", args: { file_path: path.join(work, a.path) } };
     if (a.kind === "edit") return { name: "Edit", args: { file_path: path.join(work, a.path), old_string: a.old, new_string: a.new } };
+    if (a.kind === "search") return { name: "Grep", args: { pattern: a.pattern, path: path.join(work, a.path) } };
     return { name: "Write", args: { file_path: path.join(work, a.path), content: a.content } };
   },
   prepare({ home, port, prompt, bin }) {
@@ -134,6 +140,7 @@ export const PI: Agent = {
     if (a.kind === "shell") return { name: "bash", args: { command: a.command } };
     if (a.kind === "read") return { name: "read", args: { path: a.path } };
     if (a.kind === "edit") return { name: "edit", args: { path: a.path, edits: [{ oldText: a.old, newText: a.new }] } };
+    if (a.kind === "search") return { name: "bash", args: { command: `grep -rn "${a.pattern}" ${a.path}` } };
     return { name: "write", args: { path: a.path, content: a.content } };
   },
   prepare({ home, port, prompt, bin }) {
@@ -162,6 +169,7 @@ export const OPENCODE: Agent = {
     if (a.kind === "shell") return { name: "bash", args: { command: a.command, description: `Run ${a.command}` } };
     if (a.kind === "read") return { name: "read", args: { filePath: path.join(work, a.path) } };
     if (a.kind === "edit") return { name: "edit", args: { filePath: path.join(work, a.path), oldString: a.old, newString: a.new } };
+    if (a.kind === "search") return { name: "grep", args: { pattern: a.pattern, path: path.join(work, a.path) } };
     return { name: "write", args: { filePath: path.join(work, a.path), content: a.content } };
   },
   prepare({ home, port, prompt, bin }) {
@@ -202,4 +210,94 @@ export const OPENCODE: Agent = {
   },
 };
 
-export const AGENTS: Agent[] = [GEMINI, CLAUDE_CODE, PI, OPENCODE];
+/** A file's text now, in the work folder (undefined when it is not there yet). */
+function currentText(work: string, file: string): string | undefined {
+  try { return fs.readFileSync(path.join(work, file), "utf8"); } catch { return undefined; }
+}
+
+/**
+ * Codex's patch envelope for a scripted write or edit, as the model writes it: whole lines, so an
+ * edit replaces the line holding its old text (and names the old text as a line of its own when the
+ * file has no such line: the patch then fails to apply, as a wrong edit does).
+ */
+function codexPatch(work: string, a: Extract<Action, { kind: "write" | "edit" }>): string {
+  const current = currentText(work, a.path);
+  const lines = (text: string, sign: string) => text.replace(/\n$/, "").split("\n").map((l) => sign + l);
+  let body: string[];
+  if (a.kind === "write") body = current === undefined ? [`*** Add File: ${a.path}`, ...lines(a.content, "+")] : [`*** Update File: ${a.path}`, "@@", ...lines(current, "-"), ...lines(a.content, "+")];
+  else {
+    const line = current?.split("\n").find((l) => l.includes(a.old));
+    body = [`*** Update File: ${a.path}`, "@@", ...(line === undefined ? [`-${a.old}`, `+${a.new}`] : [`-${line}`, `+${line.replace(a.old, a.new)}`])];
+  }
+  return ["*** Begin Patch", ...body, "*** End Patch"].join("\n");
+}
+
+export const CODEX: Agent = {
+  name: "codex",
+  pkg: "@openai/codex",
+  version: "0.171.0",
+  scenarios: [...SCENARIOS, ...PARALLEL_SCENARIOS],
+  // Codex offers the model one shell tool, `exec_command {cmd}`; it reads with sed, searches with
+  // rg and edits with `apply_patch`, which the shell tool runs itself.
+  naming: (work) => (a) => {
+    if (a.kind === "shell") return { name: "exec_command", args: { cmd: a.command } };
+    if (a.kind === "read") return { name: "exec_command", args: { cmd: `sed -n '1,200p' ${a.path}` } };
+    if (a.kind === "search") return { name: "exec_command", args: { cmd: `rg -n "${a.pattern}" ${a.path}` } };
+    return { name: "exec_command", args: { cmd: `apply_patch <<'PATCH'\n${codexPatch(work, a)}\nPATCH` } };
+  },
+  prepare({ home, port, prompt, bin }) {
+    const codexHome = path.join(home, ".codex");
+    fs.mkdirSync(codexHome, { recursive: true });
+    // "responses" is the only wire API 0.171.0 accepts for a custom provider.
+    fs.writeFileSync(path.join(codexHome, "config.toml"), [
+      'model = "gpt-5.1-codex"', 'model_provider = "fake"', 'model_reasoning_summary = "auto"', "",
+      "[model_providers.fake]", 'name = "fake"', `base_url = "http://127.0.0.1:${port}/v1"`, 'wire_api = "responses"', 'env_key = "FAKE_API_KEY"', "",
+    ].join("\n"));
+    return {
+      command: bin("codex"),
+      // No approvals and no sandbox (bwrap needs privileges the recording may not have).
+      args: ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt],
+      env: { ...isolatedEnv(home), CODEX_HOME: codexHome, FAKE_API_KEY: "fake-key-5d2e91" },
+    };
+  },
+  sessionFiles: ({ home }) => findFiles(path.join(home, ".codex", "sessions"), /rollout-[^\\/]*\.jsonl$/),
+};
+
+export const COPILOT: Agent = {
+  name: "copilot-cli",
+  pkg: "@github/copilot",
+  version: "1.0.102",
+  scenarios: [...SCENARIOS, ...PARALLEL_SCENARIOS],
+  play: { reasoningField: "reasoning_text" },
+  naming: (work) => (a) => {
+    const file = (p: string) => path.join(work, p);
+    if (a.kind === "shell") return { name: "bash", args: { command: a.command, description: `Run ${a.command}` } };
+    if (a.kind === "read") return { name: "view", args: { path: file(a.path) } };
+    if (a.kind === "search") return { name: "grep", args: { pattern: a.pattern, paths: file(a.path), "-n": true } };
+    if (a.kind === "edit") return { name: "edit", args: { path: file(a.path), old_str: a.old, new_str: a.new } };
+    // `create` refuses a file that is there: the model edits it whole instead.
+    const current = currentText(work, a.path);
+    return current === undefined
+      ? { name: "create", args: { path: file(a.path), file_text: a.content } }
+      : { name: "edit", args: { path: file(a.path), old_str: current, new_str: a.content } };
+  },
+  prepare({ home, port, prompt, bin }) {
+    const env = isolatedEnv(home);
+    return {
+      command: bin("copilot"),
+      args: ["-p", prompt, "--allow-all-tools", "--no-ask-user", "--output-format", "json"],
+      env: {
+        ...env, COPILOT_HOME: path.join(home, ".copilot"), COPILOT_OFFLINE: "true", COPILOT_AUTO_UPDATE: "false",
+        // Bring your own key: no GitHub login. The key is masked wherever the CLI prints it: a unique one.
+        COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${port}/v1`, COPILOT_PROVIDER_API_KEY: "fake-key-5d2e91", COPILOT_MODEL: "fake-model",
+        // The first start unpacks ~235 MB: kept beside the install, not in each run's HOME.
+        XDG_CACHE_HOME: path.resolve(path.dirname(bin("copilot")), "..", "..", ".cache"),
+      },
+    };
+  },
+  sessionFiles: ({ home }) => findFiles(path.join(home, ".copilot", "session-state"), /events\.jsonl$/),
+  // `--output-format json` prints the same events, with the streamed deltas and a closing summary.
+  keepStdoutAs: "copilot-output.jsonl",
+};
+
+export const AGENTS: Agent[] = [GEMINI, CLAUDE_CODE, PI, OPENCODE, CODEX, COPILOT];

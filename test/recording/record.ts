@@ -40,7 +40,8 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   });
 }
 
-async function recordAgent(agent: Agent, model: FakeModel, port: number, only: ScenarioName[]): Promise<void> {
+async function recordAgent(agent: Agent, model: FakeModel, port: number, asked: ScenarioName[] | undefined): Promise<void> {
+  const only = (agent.scenarios ?? SCENARIOS).filter((s) => !asked || asked.includes(s));
   const installDir = ensureInstalled(agent);
   const bin = (name: string) => path.join(installDir, "node_modules", ".bin", name);
   const runs = [
@@ -54,7 +55,7 @@ async function recordAgent(agent: Agent, model: FakeModel, port: number, only: S
     const work = path.join(runDir, "work");
     fs.mkdirSync(home, { recursive: true });
     makeWorkFolder(work);
-    model.play(scenario, agent.naming(work));
+    model.play(scenario, agent.naming(work), agent.play);
     const plan = agent.prepare({ home, work, port, prompt: PROMPTS[scenario], bin });
     tweak?.(home);
     const started = Date.now();
@@ -80,13 +81,13 @@ async function recordAgent(agent: Agent, model: FakeModel, port: number, only: S
     }
   }
   const meta = path.join(FIXTURES, agent.name, "RECORDED.json");
-  fs.writeFileSync(meta, JSON.stringify({ package: agent.pkg, version: agent.version, recordedWith: "npm run fixtures:record", scenarios: SCENARIOS, variants: (agent.variants ?? []).map((v) => v.name) }, null, 2) + "\n");
+  fs.writeFileSync(meta, JSON.stringify({ package: agent.pkg, version: agent.version, recordedWith: "npm run fixtures:record", scenarios: agent.scenarios ?? SCENARIOS, variants: (agent.variants ?? []).map((v) => v.name) }, null, 2) + "\n");
 }
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((a) => !a.startsWith("--"));
   const scenarioArg = process.argv.find((a) => a.startsWith("--scenario="))?.slice("--scenario=".length);
-  const only = scenarioArg ? scenarioArg.split(",") as ScenarioName[] : SCENARIOS;
+  const only = scenarioArg ? scenarioArg.split(",") as ScenarioName[] : undefined;
   const agents = names.length ? AGENTS.filter((a) => names.includes(a.name)) : AGENTS;
   if (names.length && agents.length !== names.length) throw new Error(`unknown agent; known: ${AGENTS.map((a) => a.name).join(", ")}`);
   const model = new FakeModel();

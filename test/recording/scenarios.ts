@@ -16,22 +16,34 @@ export type Action =
   | { kind: "shell"; command: string }
   | { kind: "read"; path: string }
   | { kind: "write"; path: string; content: string }
-  | { kind: "edit"; path: string; old: string; new: string };
+  | { kind: "edit"; path: string; old: string; new: string }
+  | { kind: "search"; pattern: string; path: string };
 
 export interface Step {
   thought?: string;
   text: string;
   /** Undefined for the final answer. */
   action?: Action;
+  /** More calls in the same response, after `action` (a parallel batch); each adds a tool result. */
+  parallel?: Action[];
 }
 
-export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest" | "edit-loop" | "listing-loop" | "productive-listing";
+/** The calls of one step, in the order the model sends them. */
+export const actionsOf = (step: Step): Action[] => (step.action ? [step.action, ...(step.parallel ?? [])] : []);
+
+export type ScenarioName = "build-loop" | "productive" | "reread-loop" | "productive-retest" | "edit-loop" | "listing-loop" | "productive-listing" | "productive-parallel";
 
 /**
  * Scenarios recorded for every agent. The first two are the issue's; the others are held out: the
  * readers were not changed for them (edit-loop was recorded after the readers and tests were done).
  */
 export const SCENARIOS: ScenarioName[] = ["build-loop", "productive", "reread-loop", "productive-retest", "edit-loop", "listing-loop", "productive-listing"];
+
+/**
+ * Recorded only for the agents that name a search tool and send parallel calls (Codex, Copilot CLI):
+ * a search, two reads in one response, a fix, then the build and the tests in one response.
+ */
+export const PARALLEL_SCENARIOS: ScenarioName[] = ["productive-parallel"];
 
 export const PROMPTS: Record<ScenarioName, string> = {
   "build-loop": "The build is broken. Run npm run build and make it pass.",
@@ -41,6 +53,7 @@ export const PROMPTS: Record<ScenarioName, string> = {
   "listing-loop": "Which files are in src?",
   "productive-listing": "Add src/tax.js, src/discount.js and src/shipping.js, each exporting a placeholder function, and check each lands in src.",
   "productive-retest": "Make npm test pass, then add a test for an empty list and make sure it passes too.",
+  "productive-parallel": "Find where prices are summed, fix the build, and check both the build and the tests.",
 };
 
 const FIXED_TOTAL = "exports.total = (items) => items.reduce((sum, x) => sum + x.price, 0);\n";
@@ -56,8 +69,30 @@ const BUILD_THOUGHTS = [
   "Let me run the build again.",
 ];
 
+/** The step of a plan whose steps may hold several calls: each call's result moves the script on by one. */
+function planStep(plan: Step[], n: number, final: Step): Step {
+  let done = 0;
+  for (const step of plan) {
+    if (done === n) return step;
+    done += actionsOf(step).length;
+    if (done > n) return final; // a result count inside a batch: the agent answered part of it
+  }
+  return final;
+}
+
 export function stepOf(scenario: ScenarioName, n: number): Step {
   switch (scenario) {
+    case "productive-parallel":
+      return planStep([
+        {
+          thought: "Find where the prices are summed, and read the code and its test side by side.",
+          text: "Searching for the sum and reading the files.",
+          action: { kind: "search", pattern: "reduce", path: "src" },
+          parallel: [{ kind: "read", path: "src/total.js" }, { kind: "read", path: "test.js" }],
+        },
+        { thought: "total adds the items themselves; it should add their prices.", text: "Fixing total.", action: { kind: "edit", path: "src/total.js", old: "sum + x,", new: "sum + x.price," } },
+        { thought: "Check the build and the tests at once.", text: "Building and testing.", action: { kind: "shell", command: "npm run build" }, parallel: [{ kind: "shell", command: "npm test" }] },
+      ], n, { text: "Fixed: total sums item prices; the build and the tests pass." });
     case "build-loop":
       if (n < 7) return { thought: BUILD_THOUGHTS[n], text: n === 0 ? "I'll start by running the build." : "Running the build again.", action: { kind: "shell", command: "npm run build" } };
       return { text: "The build still fails with the same error; I could not fix it." };

@@ -21,14 +21,15 @@ import { SessionFormatError, type RecordedSession } from "../../src/formats/read
 import { PROMPTS, SCENARIOS, type ScenarioName } from "../recording/scenarios";
 
 const RECORDED = path.resolve(__dirname, "../../../test/fixtures/recorded");
-const AGENT_FORMATS: Record<string, string> = { "gemini-cli": "gemini-cli", "claude-code": "claude-code", pi: "pi", opencode: "opencode" };
+const AGENT_FORMATS: Record<string, string> = { "gemini-cli": "gemini-cli", "claude-code": "claude-code", pi: "pi", opencode: "opencode", codex: "codex", "copilot-cli": "copilot-cli" };
 
 const calls = (events: TraceEvent[]) => events.filter((e): e is ToolCallEvent => e.t === "tool_call");
 const results = (events: TraceEvent[]) => events.filter((e): e is ToolResultEvent => e.t === "tool_result");
 const users = (events: TraceEvent[]) => events.filter((e): e is Extract<TraceEvent, { t: "user" }> => e.t === "user");
-const commandOf = (c: ToolCallEvent) => String(c.input.command ?? "");
-const isRead = (c: ToolCallEvent) => /^(read_file|Read|read)$/.test(c.name);
-const isEdit = (c: ToolCallEvent) => /^(replace|Edit|edit)$/.test(c.name);
+// Codex's one shell tool takes `cmd`, and it reads with sed and edits with apply_patch through it.
+const commandOf = (c: ToolCallEvent) => String(c.input.command ?? c.input.cmd ?? "");
+const isRead = (c: ToolCallEvent) => /^(read_file|Read|read|view)$/.test(c.name) || /^sed -n /.test(commandOf(c));
+const isEdit = (c: ToolCallEvent) => /^(replace|Edit|edit)$/.test(c.name) || /^apply_patch\b/.test(commandOf(c));
 
 function sessionFiles(agent: string, scenario: string): string[] {
   const dir = path.join(RECORDED, agent, scenario);
@@ -57,9 +58,9 @@ describe("sessions recorded from the real agents", () => {
       });
 
       // Variants are a scenario run with the agent's settings changed (e.g. its own loop guard on).
-      const meta = JSON.parse(fs.readFileSync(path.join(RECORDED, agent, "RECORDED.json"), "utf8")) as { variants?: string[] };
+      const meta = JSON.parse(fs.readFileSync(path.join(RECORDED, agent, "RECORDED.json"), "utf8")) as { variants?: string[]; scenarios: ScenarioName[] };
       const runs: [string, ScenarioName][] = [
-        ...SCENARIOS.map((s): [string, ScenarioName] => [s, s]),
+        ...meta.scenarios.map((s): [string, ScenarioName] => [s, s]),
         ...(meta.variants ?? []).map((v): [string, ScenarioName] => [v, SCENARIOS.find((s) => v.startsWith(s)) as ScenarioName]),
       ];
       for (const [run, scenario] of runs) {
@@ -118,6 +119,19 @@ describe("sessions recorded from the real agents", () => {
               const edits = calls(s.events).filter(isEdit);
               assert.equal(edits.length, 6);
               for (const e of edits) assert.equal(results(s.events).find((r) => r.id === e.id)?.ok, false, `edit ${e.id} not read as a failure`);
+            });
+          }
+
+          if (scenario === "productive-parallel") {
+            it(`${label}: a search and two reads in one response, then the build and the tests in one, all answered`, () => {
+              const s = readOne(file);
+              const batches: string[][] = [];
+              for (const e of s.events) {
+                if (e.t === "request") batches.push([]);
+                else if (e.t === "tool_call") batches[batches.length - 1].push(commandOf(e) || e.name);
+              }
+              assert.deepEqual(batches.filter((b) => b.length > 0).map((b) => b.length), [3, 1, 2]);
+              assert.ok(results(s.events).every((r) => r.ok), "every call of the productive run succeeded");
             });
           }
 

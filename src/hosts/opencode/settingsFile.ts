@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { isRecord } from "../../engine/json";
-import { readShellSettings } from "../../extension/settings";
+import { ENGINE_SETTING_KEYS, readEngineSettings } from "../../engine/settingsReader";
 import type { GuardSettings } from "./guard";
 
 type Env = Record<string, string | undefined>;
@@ -36,7 +36,7 @@ export function reportFilePath(env: Env = process.env): string {
 
 /** The settings in a parsed file, whichever of the accepted shapes it has. */
 export function settingsFromJson(raw: unknown): GuardSettings {
-  if (!isRecord(raw)) return withWarnings(readShellSettings(() => undefined), ["settings file: expected a JSON object; using the defaults"]);
+  if (!isRecord(raw)) return withWarnings(readEngineSettings(() => undefined), ["settings file: expected a JSON object; using the defaults"]);
   const values: Record<string, unknown> = {};
   const block = isRecord(raw.loopSentinel) ? raw.loopSentinel : undefined;
   for (const [k, v] of Object.entries(raw)) {
@@ -44,8 +44,7 @@ export function settingsFromJson(raw: unknown): GuardSettings {
     else if (k !== "loopSentinel" && !block) values[k] = v;
   }
   if (block) Object.assign(values, block);
-  const shell = readShellSettings((key) => values[key]);
-  return { engine: shell.engine, warnings: shell.warnings };
+  return readEngineSettings((key) => values[key]);
 }
 
 function withWarnings(s: { engine: GuardSettings["engine"]; warnings: string[] }, extra: string[]): GuardSettings {
@@ -130,13 +129,10 @@ export class JsonLinesFile {
   }
 }
 
-/** The `loopSentinel.*` settings the plugin reads (the rest are the extension's own). */
-export const PLUGIN_SETTING_KEYS = ["enabled", "mode", "resetOnUserMessage", "idleResetMinutes", "maxAbortsPerTurn", "detectors", "perTool", "toolNames", "guidance"] as const;
-
-/** Writes the settings file from the extension's values (undefined ones left out), replaced whole. */
+/** Writes the settings file from the extension's values of the engine's settings (the only ones the plugin reads; undefined ones left out), replaced whole. */
 export function writeSettingsFile(file: string, get: (key: string) => unknown): void {
   const values: Record<string, unknown> = {};
-  for (const k of PLUGIN_SETTING_KEYS) { const v = get(k); if (v !== undefined) values[`loopSentinel.${k}`] = v; }
+  for (const k of ENGINE_SETTING_KEYS) { const v = get(k); if (v !== undefined) values[`loopSentinel.${k}`] = v; }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temp, JSON.stringify(values, null, 2) + "\n");

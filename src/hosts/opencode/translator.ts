@@ -25,7 +25,7 @@
 import { BoundedMap } from "../../engine/boundedMap";
 import type { TraceEvent } from "../../engine/events";
 import { isRecord } from "../../engine/json";
-import { completedButFailed, opencodeUsage } from "../../formats/opencode";
+import { completedButFailed, opencodeUsage } from "./toolState";
 
 /** One call of a plugin hook, as the plugin received it (and as the fixtures record it). */
 export type HookCall =
