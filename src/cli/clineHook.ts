@@ -9,13 +9,14 @@ import * as path from "node:path";
 import { clineHookDirs, hookDirStatus, installHook, uninstallHook, SCRIPT_NAME, type HookDirStatus } from "../hosts/cline/hookInstall";
 import { parseArgs, UsageError } from "./args";
 import type { CliIO } from "./io";
+import { quoted } from "../engine/printable";
 
 export const CLINE_HOOK_USAGE = "cline-hook install|uninstall|status [--hooks-dir DIR]... [--chain]";
 
 export function runClineHook(argv: string[], io: CliIO): number {
   const args = parseArgs(argv, ["hooks-dir"], ["chain"]);
   const [verb, ...extra] = args.positionals;
-  if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (extra.length) throw new UsageError(`unexpected argument ${quoted(extra[0])}`);
   const dirs = args.flags.get("hooks-dir")?.map((d) => path.resolve(d)) ?? clineHookDirs();
   let report: HookDirStatus[];
   switch (verb) {

@@ -20,7 +20,7 @@ function fromFlatSettings(raw: Record<string, unknown>, file: string): Record<st
     if (EXTENSION_ONLY.has(name)) continue;
     if (name === "idleResetMinutes") { out.idleResetMs = typeof value === "number" ? value * 60_000 : value; continue; }
     const path = name.split(".");
-    if (path.some((p) => p === "" || UNSAFE_KEYS.has(p))) throw new UsageError(`${file}: "${key}" is not a setting`);
+    if (path.some((p) => p === "" || UNSAFE_KEYS.has(p))) throw new UsageError(`${file}: ${quoted(key)} is not a setting`);
     let node = out;
     for (const p of path.slice(0, -1)) {
       if (!isRecord(node[p])) node[p] = {};
@@ -31,6 +31,7 @@ function fromFlatSettings(raw: Record<string, unknown>, file: string): Record<st
   return out;
 }
 import { UsageError } from "./args";
+import { quoted } from "../engine/printable";
 
 export function loadCliConfig(file: string | undefined, sets: string[], warn: (line: string) => void): EngineConfig {
   let raw: Record<string, unknown> = {};

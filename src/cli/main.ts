@@ -3,6 +3,7 @@ import { isMainThread } from "node:worker_threads";
 import { SessionFormatError } from "../formats/reader";
 import { UsageError } from "./args";
 import { processIO, type CliIO } from "./io";
+import { quoted, visible } from "../engine/printable";
 import { REPLAY_USAGE, runReplay } from "./replay";
 import { WATCH_USAGE, runWatch } from "./watch";
 import { CONVERT_USAGE, runConvert } from "./convert";
@@ -27,11 +28,24 @@ function usage(): string {
   return ["usage:", ...Object.values(COMMANDS).map((c) => `  loop-sentinel ${c.usage}`)].join("\n");
 }
 
-export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+/** Commands whose human output shows session text and file names: control characters are shown visibly there. */
+const SHOWS_SESSION_TEXT = new Set(["replay", "stats", "watch"]);
+
+/**
+ * The output a person reads: an escape sequence from a session or a file name (`ESC]0;…BEL`
+ * retitles the terminal, `ESC[2J` clears it) is printed as visible text. `--json` output is left
+ * exact (JSON already escapes C0 controls); error lines are always cleaned.
+ */
+export function humanIO(io: CliIO, json: boolean): CliIO {
+  return { out: json ? (t) => io.out(t) : (t) => io.out(visible(t)), err: (t) => io.err(visible(t)) };
+}
+
+export async function main(argv: string[], given: CliIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
+  const io = SHOWS_SESSION_TEXT.has(name) ? humanIO(given, rest.includes("--json")) : { out: (t: string) => given.out(t), err: (t: string) => given.err(visible(t)) };
   if (!name || name === "--help" || name === "-h" || name === "help") { io.out(usage()); return name ? 0 : 2; }
   const command = COMMANDS[name];
-  if (!command) { io.err(`loop-sentinel: unknown command "${name}"\n${usage()}`); return 2; }
+  if (!command) { io.err(`loop-sentinel: unknown command ${quoted(name)}\n${usage()}`); return 2; }
   if (rest.includes("--help") || rest.includes("-h")) { io.out(`usage: loop-sentinel ${command.usage}`); return 0; }
   try {
     return await command.run(rest, io);

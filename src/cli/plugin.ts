@@ -9,6 +9,7 @@ import { HOST_LABEL, installPlugin, pluginFolder, PLUGIN_HOSTS, removePlugin, ty
 import { reportFilePath, settingsFilePath } from "../hosts/opencode/settingsFile";
 import { flag, parseArgs, UsageError } from "./args";
 import type { CliIO } from "./io";
+import { quoted } from "../engine/printable";
 
 export const INSTALL_PLUGIN_USAGE = "install-plugin --opencode|--kilo [--project DIR]";
 export const REMOVE_PLUGIN_USAGE = "remove-plugin --opencode|--kilo [--project DIR]";
@@ -20,7 +21,7 @@ export function bundledPlugin(): string {
 
 function targets(argv: string[], usage: string): { hosts: PluginHost[]; project?: string } {
   const args = parseArgs(argv, ["project"], [...PLUGIN_HOSTS]);
-  if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
+  if (args.positionals.length) throw new UsageError(`unexpected argument ${quoted(args.positionals[0])}`);
   const hosts = PLUGIN_HOSTS.filter((h) => args.flags.has(h));
   if (hosts.length === 0) throw new UsageError(`say which agent: --opencode, --kilo or both\nusage: loop-sentinel ${usage}`);
   return { hosts, project: flag(args, "project") };

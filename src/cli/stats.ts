@@ -15,6 +15,7 @@ import { parseSweep, tallySweep } from "../stats/sweep";
 import { flag, parseArgs, UsageError } from "./args";
 import { reportReadErrors, type CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
+import { quoted } from "../engine/printable";
 
 export const STATS_USAGE = "stats FILE|DIR... [--json] [--html FILE] [--summary] [--config FILE] [--set key=value] [--sweep key=v1,v2|from..to] [--lenient] [--jobs N]";
 
@@ -46,7 +47,7 @@ export async function runStats(argv: string[], io: CliIO): Promise<number> {
   }
   const jobsFlag = flag(args, "jobs");
   const jobs = jobsFlag === undefined ? os.availableParallelism() : Number(jobsFlag);
-  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs takes a whole number of 1 or more, got "${jobsFlag}"`);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs takes a whole number of 1 or more, got ${quoted(jobsFlag)}`);
   const warned = new Set<string>();
   const warnOnce = (line: string) => { if (!warned.has(line)) { warned.add(line); io.err(line); } };
   const setup = { configFile, sets, lenient, ...(sweepSpec ? { sweep: sweepSpec } : {}) };

@@ -18,6 +18,7 @@ import type { CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
 import type { WatchControl } from "./watchControl";
 import { runOpencodeWatch } from "./watchOpencode";
+import { quoted } from "../engine/printable";
 
 export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--json] [--poll MS] [--config FILE] [--set key=value] [--no-hook-channel] [--channel-dir DIR]\n  loop-sentinel watch --opencode URL [--password-env VAR] [--user NAME] [--json] [--config FILE] [--set key=value]";
 
@@ -37,12 +38,12 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
   }
   const roots = args.flags.get("cline-data") ?? [];
   if (roots.length === 0) throw new UsageError(`watch needs --cline-data DIR (Cline's data folder: the CLI's --config or --data-dir, ~/.cline/data, or the extension's globalStorage/saoudrizwan.claude-dev)\nusage: loop-sentinel ${WATCH_USAGE}`);
-  if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
+  if (args.positionals.length) throw new UsageError(`unexpected argument ${quoted(args.positionals[0])}`);
   const pidText = flag(args, "interrupt");
   const pid = pidText === undefined ? undefined : Number(pidText);
-  if (pid !== undefined && (!Number.isInteger(pid) || pid <= 0)) throw new UsageError(`--interrupt needs a process id, got "${pidText}"`);
+  if (pid !== undefined && (!Number.isInteger(pid) || pid <= 0)) throw new UsageError(`--interrupt needs a process id, got ${quoted(pidText)}`);
   const interruptOn = (flag(args, "interrupt-on") ?? "stop") as Action;
-  if (!(interruptOn in RUNG)) throw new UsageError(`--interrupt-on must be one of stop, abort, block, warn; got "${interruptOn}"`);
+  if (!(interruptOn in RUNG)) throw new UsageError(`--interrupt-on must be one of stop, abort, block, warn; got ${quoted(interruptOn)}`);
   const pollMs = Number(flag(args, "poll") ?? 100);
   if (!Number.isFinite(pollMs) || pollMs < 10) throw new UsageError(`--poll needs a number of milliseconds ≥ 10`);
   const config = loadCliConfig(flag(args, "config"), args.flags.get("set") ?? [], io.err);

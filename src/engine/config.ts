@@ -6,6 +6,7 @@ import type { DetectorId, DetectorSettings } from "./detector";
 import { DETECTOR_DEFINITIONS } from "./detectors";
 import type { ToolNameLists } from "./toolKnowledge";
 import { isRecord } from "./json";
+import { bounded, quoted } from "./printable";
 
 export type Mode = "intervene" | "warnOnly";
 
@@ -65,16 +66,19 @@ export interface ResolvedConfig {
 const RUNGS = ["warnAt", "blockAt", "stopAt"] as const;
 
 /** Merges user settings over the defaults, keeping each default whose override is invalid. */
-export function resolveConfig(input: unknown): ResolvedConfig {
+export function resolveConfig(given: unknown): ResolvedConfig {
   const config = defaultConfig();
   const warnings: string[] = [];
-  if (input === undefined || input === null) return { config, warnings };
-  if (!isRecord(input)) return { config, warnings: ["settings must be an object; using the defaults"] };
+  if (given === undefined || given === null) return { config, warnings };
+  if (!isRecord(given)) return { config, warnings: ["settings must be an object; using the defaults"] };
+  // Settings are looked up by their own keys only: a key such as "__proto__", "constructor" or
+  // "toString" must never reach an object's prototype (reading it, or worse, writing through it).
+  const input = ownEntries(given);
   const reject = (path: string, expected: string, got: unknown) =>
     warnings.push(`${path}: expected ${expected}, got ${shown(got)}; using the default`);
 
   const known = new Set(["enabled", "mode", "resetOnUserMessage", "idleResetMs", "maxAbortsPerTurn", "detectors", "perTool", "toolNames", "guidance"]);
-  for (const k of Object.keys(input)) if (!known.has(k)) warnings.push(`${k}: unknown setting, ignored`);
+  for (const k of Object.keys(input)) if (!known.has(k)) warnings.push(`${bounded(k)}: unknown setting, ignored`);
 
   const bool = (k: "enabled" | "resetOnUserMessage") => {
     if (input[k] === undefined) return;
@@ -102,11 +106,11 @@ export function resolveConfig(input: unknown): ResolvedConfig {
   if (input.detectors !== undefined) {
     if (!isRecord(input.detectors)) reject("detectors", "an object", input.detectors);
     else for (const [id, overrides] of Object.entries(input.detectors)) {
-      const target = config.detectors[id as DetectorId];
-      if (!target) { warnings.push(`detectors.${id}: unknown detector, ignored`); continue; }
+      const target = ownValue(config.detectors, id);
+      if (!target) { warnings.push(`detectors.${bounded(id)}: unknown detector, ignored`); continue; }
       if (!isRecord(overrides)) { reject(`detectors.${id}`, "an object", overrides); continue; }
       for (const [param, value] of Object.entries(overrides)) {
-        const path = `detectors.${id}.${param}`;
+        const path = `detectors.${id}.${bounded(param)}`;
         const current = Object.hasOwn(target, param) ? target[param] : undefined;
         if (current === undefined) { warnings.push(`${path}: unknown parameter, ignored`); continue; }
         if (typeof current === "boolean") {
@@ -121,12 +125,14 @@ export function resolveConfig(input: unknown): ResolvedConfig {
     if (!isRecord(input.perTool)) reject("perTool", "an object", input.perTool);
     else for (const [tool, o] of Object.entries(input.perTool)) {
       if (UNSAFE_KEYS.has(tool)) { warnings.push(`perTool.${tool}: not a usable tool name, ignored`); continue; }
-      if (!isRecord(o)) { reject(`perTool.${tool}`, "an object", o); continue; }
+      const toolPath = `perTool.${bounded(tool)}`;
+      if (!isRecord(o)) { reject(toolPath, "an object", o); continue; }
       const clean: ToolOverride = {};
-      for (const r of RUNGS) if (o[r] !== undefined && rung(`perTool.${tool}.${r}`, o[r])) clean[r] = o[r] as number;
-      checkRungOrder(`perTool.${tool}`, clean as Record<string, unknown>, clean as Record<string, unknown>, undefined, warnings);
-      if (o.exempt !== undefined) {
-        if (typeof o.exempt === "boolean") clean.exempt = o.exempt; else reject(`perTool.${tool}.exempt`, "true or false", o.exempt);
+      for (const k of Object.keys(o)) if (!(RUNGS as readonly string[]).includes(k) && k !== "exempt") warnings.push(`${toolPath}.${bounded(k)}: unknown setting, ignored`);
+      for (const r of RUNGS) if (Object.hasOwn(o, r) && o[r] !== undefined && rung(`${toolPath}.${r}`, o[r])) clean[r] = o[r] as number;
+      checkRungOrder(toolPath, clean as Record<string, unknown>, clean as Record<string, unknown>, undefined, warnings);
+      if (Object.hasOwn(o, "exempt") && o.exempt !== undefined) {
+        if (typeof o.exempt === "boolean") clean.exempt = o.exempt; else reject(`${toolPath}.exempt`, "true or false", o.exempt);
       }
       config.perTool[tool] = clean;
     }
@@ -135,7 +141,7 @@ export function resolveConfig(input: unknown): ResolvedConfig {
   if (input.toolNames !== undefined) {
     if (!isRecord(input.toolNames)) reject("toolNames", "an object", input.toolNames);
     else for (const [kind, names] of Object.entries(input.toolNames)) {
-      if (!["read", "write", "edit", "search", "list", "command", "fetch"].includes(kind)) { warnings.push(`toolNames.${kind}: unknown tool kind, ignored`); continue; }
+      if (!["read", "write", "edit", "search", "list", "command", "fetch"].includes(kind)) { warnings.push(`toolNames.${bounded(kind)}: unknown tool kind, ignored`); continue; }
       if (!Array.isArray(names) || !names.every((n) => typeof n === "string")) { reject(`toolNames.${kind}`, "a list of tool names", names); continue; }
       config.toolNames[kind as keyof ToolNameLists] = names as string[];
     }
@@ -144,7 +150,7 @@ export function resolveConfig(input: unknown): ResolvedConfig {
   if (input.guidance !== undefined) {
     if (!isRecord(input.guidance)) reject("guidance", "an object", input.guidance);
     else for (const [id, text] of Object.entries(input.guidance)) {
-      if (!config.detectors[id as DetectorId]) { warnings.push(`guidance.${id}: unknown detector, ignored`); continue; }
+      if (!ownValue(config.detectors, id)) { warnings.push(`guidance.${bounded(id)}: unknown detector, ignored`); continue; }
       if (typeof text !== "string" || text.trim() === "") { reject(`guidance.${id}`, "a non-empty text", text); continue; }
       config.guidance[id as DetectorId] = text;
     }
@@ -152,12 +158,24 @@ export function resolveConfig(input: unknown): ResolvedConfig {
   return { config, warnings };
 }
 
+/** `o[key]` when `key` is o's own property; never a value inherited from a prototype. */
+function ownValue<T>(o: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
+/** The own properties of `o`, in an object without a prototype (so a missing key reads undefined). */
+function ownEntries(o: Record<string, unknown>): Record<string, unknown> {
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(o)) out[k] = v;
+  return out;
+}
+
 /** Keys that would reach an object's prototype instead of a setting. */
 export const UNSAFE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
-/** A value as a warning shows it (JSON would print Infinity as null). */
+/** A value as a warning shows it (JSON would print Infinity as null), cut to a bound. */
 function shown(v: unknown): string {
-  return typeof v === "number" && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v);
+  return typeof v === "number" && !Number.isFinite(v) ? String(v) : bounded(JSON.stringify(v) ?? String(v));
 }
 
 const DETECTOR_DEFAULTS = new Map(DETECTOR_DEFINITIONS.map((d) => [d.id, d.defaults]));
@@ -179,16 +197,16 @@ function checkRungOrder(path: string, given: Record<string, unknown>, target: Re
 /** Applies "a.b.c=value" overrides (CLI --set, stats calibration) on top of a config object. */
 export function applyOverride(target: Record<string, unknown>, assignment: string): void {
   const eq = assignment.indexOf("=");
-  if (eq <= 0) throw new Error(`expected key=value, got "${assignment}"`);
+  if (eq <= 0) throw new Error(`expected key=value, got ${quoted(assignment)}`);
   const path = assignment.slice(0, eq).split(".");
   const bad = path.find((p) => p === "" || UNSAFE_KEYS.has(p));
-  if (bad !== undefined) throw new Error(`${assignment.slice(0, eq)}: ${bad === "" ? "an empty key" : `"${bad}"`} is not a setting`);
+  if (bad !== undefined) throw new Error(`${bounded(assignment.slice(0, eq))}: ${bad === "" ? "an empty key" : `"${bad}"`} is not a setting`);
   const raw = assignment.slice(eq + 1);
   let value: unknown = raw;
   if (raw === "true" || raw === "false") value = raw === "true";
   else if (raw.trim() !== "" && !Number.isNaN(Number(raw))) {
     value = Number(raw);
-    if (!Number.isFinite(value)) throw new Error(`${assignment}: ${raw} is not a finite number`);
+    if (!Number.isFinite(value)) throw new Error(`${bounded(assignment.slice(0, eq))}: ${bounded(raw)} is not a finite number`);
   }
   let node = target;
   for (const p of path.slice(0, -1)) {

@@ -4,6 +4,7 @@
  */
 
 import { capJsonDepth, isRecord, safeJsonStringify } from "./json";
+import { quoted } from "./printable";
 
 export interface Usage {
   /** Prompt tokens of the request, as the host reported them. */
@@ -63,7 +64,7 @@ function optionalNumber(o: Record<string, unknown>, key: string): void {
 
 function requireString(o: Record<string, unknown>, key: string): string {
   const v = o[key];
-  if (typeof v !== "string") throw new TraceEventError(`"${o.t}" event needs a string "${key}"`);
+  if (typeof v !== "string") throw new TraceEventError(`${quoted(o.t)} event needs a string "${key}"`);
   return v;
 }
 
@@ -146,7 +147,7 @@ export function toTraceEvent(value: unknown): TraceEvent {
       break;
     }
     default:
-      throw new TraceEventError(`unknown event type "${t}" (expected one of ${EVENT_KINDS.join(", ")})`);
+      throw new TraceEventError(`unknown event type ${quoted(t)} (expected one of ${EVENT_KINDS.join(", ")})`);
   }
   if (ts !== undefined) e.ts = ts;
   return e;

@@ -3,6 +3,7 @@
  * into trace events. Each format is one reader; `index.ts` lists them for auto-detection.
  */
 import type { TraceEvent } from "../engine/events";
+import { bounded } from "../engine/printable";
 
 export interface RecordedSession {
   /** The file or folder the session came from (as given, for output). */
@@ -47,10 +48,14 @@ export interface SessionReader {
 }
 
 /** A bad input, located: "file:line: message" (line counted from 1), or "file: message". */
+/** The longest error detail shown (what a parser says, with any input it quotes). */
+const MAX_DETAIL_CHARS = 600;
+
 export class SessionFormatError extends Error {
   constructor(readonly file: string, readonly detail: string, readonly line?: number, readonly format?: string) {
     // One line, always: a parser's message may quote the bad input, newlines and all.
-    super(`${file}${line !== undefined ? ":" + line : ""}: ${format ? `(${format}) ` : ""}${oneLine(detail)}`);
+    // Bounded too: a message that quotes 10 MB of input must not become a 10 MB line.
+    super(`${file}${line !== undefined ? ":" + line : ""}: ${format ? `(${format}) ` : ""}${oneLine(bounded(detail, MAX_DETAIL_CHARS))}`);
   }
 }
 

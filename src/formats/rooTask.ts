@@ -73,22 +73,34 @@ function apiToolUses(history: unknown): ApiToolUse[] {
   return uses;
 }
 
-/** Splits a long recorded delta into line-sized chunks, so interventions point into the text. */
-function streamChunks(delta: string): string[] {
+/**
+ * Splits a long recorded delta into line-sized chunks, so interventions point into the text.
+ * Linear in the text's length: the next newline is looked up once and kept until passed, and a
+ * space to cut at is looked for only within the chunk (a text without spaces or newlines, such as
+ * CJK reasoning or base64, must not be scanned to its end and back for every chunk).
+ */
+export function streamChunks(delta: string): string[] {
   const out: string[] = [];
   let start = 0;
+  let nl = delta.indexOf("\n");
   while (start < delta.length) {
-    const nl = delta.indexOf("\n", start);
+    if (nl !== -1 && nl < start) nl = delta.indexOf("\n", start);
     let end = nl === -1 ? delta.length : nl + 1;
     if (end - start > MAX_REPLAY_CHUNK) {
       end = start + MAX_REPLAY_CHUNK;
-      const space = delta.lastIndexOf(" ", end);
+      const space = lastSpaceWithin(delta, start, end);
       if (space > start) end = space + 1;
     }
     out.push(delta.slice(start, end));
     start = end;
   }
   return out;
+}
+
+/** The last space at or before `end` and after `from`, or -1: looks at no more than end - from characters. */
+function lastSpaceWithin(text: string, from: number, end: number): number {
+  for (let i = Math.min(end, text.length - 1); i > from; i--) if (text.charCodeAt(i) === 0x20) return i;
+  return -1;
 }
 
 /** Translates one task folder's messages, with tool results from the API history where the chat has none. */

@@ -3,6 +3,7 @@
  * verdict, so that a user sees where catches stop and false alarms start.
  */
 import type { Verdict } from "./sessionStats";
+import { quoted } from "../engine/printable";
 
 export interface SweepRow {
   value: string;
@@ -19,7 +20,7 @@ export interface Sweep {
 /** "warnAt=2,3,5" or "warnAt=2..6" → key and the values to try. */
 export function parseSweep(spec: string): { key: string; values: string[] } {
   const eq = spec.indexOf("=");
-  if (eq <= 0 || eq === spec.length - 1) throw new Error(`expected key=v1,v2,... or key=from..to, got "${spec}"`);
+  if (eq <= 0 || eq === spec.length - 1) throw new Error(`expected key=v1,v2,... or key=from..to, got ${quoted(spec)}`);
   const key = spec.slice(0, eq);
   const rest = spec.slice(eq + 1);
   const range = /^(\d+)\.\.(\d+)$/.exec(rest);

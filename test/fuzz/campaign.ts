@@ -4,7 +4,7 @@
  * Shared by the short run in `npm test` and the long run (`npm run fuzz -- COUNT`).
  */
 import fc from "fast-check";
-import { checkClineLive, checkReaderInput, checkWalk, walkTreeArb, checkRooLive, clineWritesArb, loadSeeds, mutate, mutationArb, mutationKind, rooMessagesOf, rooUpdatesArb } from "./fuzzKit";
+import { checkClineLive, checkReaderInput, checkRooLongText, LONG_TEXT_KINDS, longText, withLongText, checkWalk, walkTreeArb, checkRooLive, clineWritesArb, loadSeeds, mutate, mutationArb, mutationKind, rooMessagesOf, rooUpdatesArb } from "./fuzzKit";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -48,6 +48,26 @@ export function runCampaign(total: number, seed: number): CampaignResult {
     for (const m of ms) count(`mutation: ${mutationKind(m)}`);
     checkReaderInput(s, content);
   });
+  // Long texts without spaces or newlines (a "!!!!" loop, CJK reasoning, base64) in every reader's
+  // prose: a reader that scans to the text's end for every chunk takes seconds per megabyte.
+  const longChars = 2 * 1024 * 1024;
+  const kinds = [...new Set(seeds.map((s) => s.kind))];
+  kinds.forEach((kind, i) => {
+    const s = seeds.find((x) => x.kind === kind)!;
+    const textKind = LONG_TEXT_KINDS[(i + seed) % LONG_TEXT_KINDS.length];
+    count(`input: long unbroken text (${textKind}) in ${kind}`);
+    try { checkReaderInput(s, withLongText(s, longText(textKind, longChars))); } catch (err) {
+      const k = failureClass(`long text ${kind}`, err);
+      (failures[k] ??= { count: 0, example: `${textKind}, ${longChars} characters` }).count++;
+    }
+  });
+  for (const textKind of LONG_TEXT_KINDS) {
+    count(`input: live roo long unbroken text (${textKind})`);
+    try { checkRooLongText(longText(textKind, 1024 * 1024), 40); } catch (err) {
+      const k = failureClass("live roo long text", err);
+      (failures[k] ??= { count: 0, example: textKind }).count++;
+    }
+  }
   // Folder walks: link loops, broken links, FIFOs and bad files beside good sessions.
   const walkRuns = Math.round(total * 0.05);
   run("walk", walkTreeArb, walkRuns, (entries) => {
@@ -73,6 +93,16 @@ export function runCampaign(total: number, seed: number): CampaignResult {
     count(`input: live cline-v4${swaps.length ? " (fields of other types)" : ""}`);
     checkClineLive("v4", { ...v4, messages: withSwaps(v4messages, swaps) }, writes);
   });
+  // Live Cline over task files whose prose is one long unbroken text, written whole and in prefixes.
+  for (const [layout, doc] of [["classic", classic], ["v4", v4]] as const) {
+    const withText = JSON.parse(withLongText({ kind: layout, files: { f: JSON.stringify(doc) }, main: "f", target: "f" }, longText("bang", 1024 * 1024)).toString("utf8"));
+    const n = layout === "classic" ? (withText as unknown[]).length : ((withText as Record<string, unknown>).messages as unknown[]).length;
+    count(`input: live cline-${layout} long unbroken text`);
+    try { checkClineLive(layout, withText, [{ count: Math.floor(n / 2) }, { count: n, partialChars: 300 }, { count: n, cutAt: 5000 }]); } catch (err) {
+      const k = failureClass(`live cline-${layout} long text`, err);
+      (failures[k] ??= { count: 0, example: "1 MB of !" }).count++;
+    }
+  }
   // Live Roo: message updates, created or updated, partial, with fields of other types.
   const roo = rooMessagesOf(seeds);
   run("live roo", fc.nat({ max: roo.length - 1 }).chain((i) => fc.tuple(fc.constant(i), rooUpdatesArb(roo[i]))), total - readerRuns - walkRuns - 2 * liveRuns, ([i, updates]) => {

@@ -443,3 +443,79 @@ export function checkRooLive(messages: unknown[], updates: { index: number; acti
 export function rooMessagesOf(seeds: Seed[]): unknown[][] {
   return seeds.filter((s) => s.kind === "roo-task").map((s) => JSON.parse(s.files[s.main]) as unknown[]);
 }
+
+// ---- long texts without spaces or newlines -----------------------------------------------------
+
+/** Long unbroken texts as sessions carry them: a "!!!!" loop, CJK reasoning, base64. */
+export type LongTextKind = "bang" | "cjk" | "base64";
+export const LONG_TEXT_KINDS: readonly LongTextKind[] = ["bang", "cjk", "base64"];
+
+export function longText(kind: LongTextKind, chars: number): string {
+  if (kind === "bang") return "!".repeat(chars);
+  if (kind === "cjk") return "思考中我们需要检查这个文件的内容".repeat(Math.ceil(chars / 16)).slice(0, chars);
+  let out = "";
+  for (let i = 0; out.length < chars; i++) out += Buffer.from(`chunk-${i}-${i * 7919}`).toString("base64").replace(/=/g, "");
+  return out.slice(0, chars);
+}
+
+const TEXT_KEYS = new Set(["text", "delta", "content", "reasoning", "thinking", "thought", "output", "description", "message"]);
+
+/** The path of the longest prose string (not embedded JSON) under a text-like key, else the longest string: where a session's prose sits. */
+function longestTextPath(value: unknown): (string | number)[] | undefined {
+  let best: { p: (string | number)[]; score: number } | undefined;
+  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [v, p] = stack.pop()!;
+    if (typeof v === "string") {
+      // Prose over embedded JSON (Roo's and Cline's tool asks are JSON in a "text" field).
+      const score = v.length + (TEXT_KEYS.has(String(p[p.length - 1])) ? 1e9 : 0) + (/^\s*[[{]/.test(v) ? 0 : 1e10);
+      if (!best || score > best.score) best = { p, score };
+    } else if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, [...p, i]]));
+    else if (typeof v === "object" && v !== null) for (const [k, c] of Object.entries(v)) stack.push([c, [...p, k]]);
+  }
+  return best?.p;
+}
+
+/** The seed's main file with its longest prose replaced by `text` (a JSONL file: in its longest line's prose). */
+export function withLongText(seed: Seed, text: string): Buffer {
+  const body = seed.files[seed.main];
+  const put = (docText: string): string | undefined => {
+    let doc: unknown;
+    try { doc = JSON.parse(docText); } catch { return undefined; }
+    const p = longestTextPath(doc);
+    return p ? JSON.stringify(setAt(doc, p, text)) : undefined;
+  };
+  const whole = put(body);
+  if (whole !== undefined) return Buffer.from(whole, "utf8");
+  const lines = body.split("\n");
+  let at = -1;
+  for (let i = 0; i < lines.length; i++) if (lines[i].trim() && (at < 0 || lines[i].length > lines[at].length) && put(lines[i]) !== undefined) at = i;
+  if (at >= 0) lines[at] = put(lines[at])!;
+  return Buffer.from(lines.join("\n"), "utf8");
+}
+
+/**
+ * Roo's live translator over one message streaming a long unbroken text (whole text so far on each
+ * update, as Roo sends it): bounded in time, the deltas add up to the text.
+ */
+export function checkRooLongText(text: string, updates: number): void {
+  const translator = new RooTaskTranslator();
+  const session = new LoopSession();
+  const started = process.cpuUsage();
+  let got = "";
+  const feed = (action: "created" | "updated", m: unknown) => {
+    for (const e of translator.message(action, snapshotMessage(m)!)) {
+      if (e.t === "reasoning") got += e.delta;
+      session.push(e);
+    }
+  };
+  feed("created", { ts: 1, type: "say", say: "api_req_started", text: "{\"apiProtocol\":\"openai\"}" });
+  for (let k = 1; k <= updates; k++) {
+    const partial = k < updates;
+    feed(k === 1 ? "created" : "updated", { ts: 2, type: "say", say: "reasoning", text: text.slice(0, Math.round((text.length * k) / updates)), partial });
+  }
+  assert.equal(got.length, text.length, "the streamed deltas do not add up to the text");
+  assert.equal(session.faults.count, 0, `a detector failed: ${session.faults.first}`);
+  const ms = cpuMsSince(started);
+  assert.ok(ms < MAX_READ_MS, `a ${text.length}-character unbroken text took ${ms.toFixed(0)} ms of CPU live`);
+}

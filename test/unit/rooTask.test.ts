@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { replayEvents } from "../../src/engine/replay";
 import { readSessions, readerFor } from "../../src/formats";
 import { SessionFormatError } from "../../src/formats/reader";
+import { streamChunks } from "../../src/formats/rooTask";
 import { TASKS } from "./rooTestKit";
 
 const REASONING_LOOP = path.join(TASKS, "7d3f2a10-5b1e-4c55-9a63-0f4e1c2b9a01");
@@ -79,5 +80,42 @@ describe("roo-task reader", () => {
     const [s] = readSessions([odd], { lenient: true });
     assert.equal(s.skipped, 1);
     assert.deepEqual(s.events.map((e) => e.t), ["user", "request"]);
+  });
+});
+
+describe("Roo task replay: long texts are cut into chunks in linear time", () => {
+  /** The cut the reader made before (scanning to the text's end and back per chunk): same chunks expected. */
+  function referenceChunks(delta: string): string[] {
+    const out: string[] = [];
+    let start = 0;
+    while (start < delta.length) {
+      const nl = delta.indexOf("\n", start);
+      let end = nl === -1 ? delta.length : nl + 1;
+      if (end - start > 240) {
+        end = start + 240;
+        const space = delta.lastIndexOf(" ", end);
+        if (space > start) end = space + 1;
+      }
+      out.push(delta.slice(start, end));
+      start = end;
+    }
+    return out;
+  }
+
+  it("cuts every kind of text where it did before: at newlines, at the last space in 240 characters, else at 240", () => {
+    let seed = 7;
+    const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+    const alphabet = ["a", "b", " ", "\n", "思", "!", "  ", "\n\n"];
+    for (let n = 0; n < 300; n++) {
+      const density = rand();
+      let text = "";
+      const len = Math.floor(rand() * 3000);
+      for (let i = 0; i < len; i++) text += rand() < density ? alphabet[Math.floor(rand() * alphabet.length)] : "x";
+      assert.deepEqual(streamChunks(text), referenceChunks(text), JSON.stringify(text.slice(0, 80)));
+    }
+    for (const text of ["!".repeat(10_000), "x".repeat(239) + " " + "y".repeat(500), " ".repeat(1000), "a\n".repeat(500), ""]) {
+      assert.deepEqual(streamChunks(text), referenceChunks(text));
+      assert.equal(streamChunks(text).join(""), text);
+    }
   });
 });

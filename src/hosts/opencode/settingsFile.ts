@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { isRecord } from "../../engine/json";
+import { bounded } from "../../engine/printable";
 import { ENGINE_SETTING_KEYS, readEngineSettings } from "../../engine/settingsReader";
 import type { GuardSettings } from "./guard";
 
@@ -37,14 +38,17 @@ export function reportFilePath(env: Env = process.env): string {
 /** The settings in a parsed file, whichever of the accepted shapes it has. */
 export function settingsFromJson(raw: unknown): GuardSettings {
   if (!isRecord(raw)) return withWarnings(readEngineSettings(() => undefined), ["settings file: expected a JSON object; using the defaults"]);
-  const values: Record<string, unknown> = {};
-  const block = isRecord(raw.loopSentinel) ? raw.loopSentinel : undefined;
+  // Own keys only, into a map: "__proto__" or "constructor" in the file must not reach a prototype.
+  const values = new Map<string, unknown>();
+  const block = isRecord(raw.loopSentinel) && Object.hasOwn(raw, "loopSentinel") ? raw.loopSentinel : undefined;
   for (const [k, v] of Object.entries(raw)) {
-    if (k.startsWith("loopSentinel.")) values[k.slice("loopSentinel.".length)] = v;
-    else if (k !== "loopSentinel" && !block) values[k] = v;
+    if (k.startsWith("loopSentinel.")) values.set(k.slice("loopSentinel.".length), v);
+    else if (k !== "loopSentinel" && !block) values.set(k, v);
   }
-  if (block) Object.assign(values, block);
-  return readEngineSettings((key) => values[key]);
+  if (block) for (const [k, v] of Object.entries(block)) values.set(k, v);
+  const read = readEngineSettings((key) => values.get(key));
+  const unknown = [...values.keys()].filter((k) => !(ENGINE_SETTING_KEYS as readonly string[]).includes(k) && !EXTENSION_ONLY_KEYS.has(k));
+  return { engine: read.engine, warnings: unknown.length > 0 ? [`settings file: unknown setting(s) ${unknown.map((k) => JSON.stringify(bounded(k))).join(", ")} ignored`, ...read.warnings] : read.warnings };
 }
 
 function withWarnings(s: { engine: GuardSettings["engine"]; warnings: string[] }, extra: string[]): GuardSettings {
@@ -128,6 +132,9 @@ export class JsonLinesFile {
     }
   }
 }
+
+/** Settings of the extension alone: a file written by hand from settings.json may carry them; not the plugin's business. */
+const EXTENSION_ONLY_KEYS: ReadonlySet<string> = new Set(["actionPolicy", "notifications", "cline.actionPolicy", "cline.dataFolders", "idleResetMinutes"]);
 
 /** Writes the settings file from the extension's values of the engine's settings (the only ones the plugin reads; undefined ones left out), replaced whole. */
 export function writeSettingsFile(file: string, get: (key: string) => unknown): void {
