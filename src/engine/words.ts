@@ -671,3 +671,108 @@ export function wordsKey(words: readonly string[], n: number): string {
   return (h >>> 0).toString(36) + length.toString(36);
 }
 
+
+/**
+ * Words that carry no content in the languages the tokenizer reads (English, French, Spanish,
+ * German), four letters or longer (shorter words are never content words), as hashes of the word.
+ */
+const STOP_WORDS = new Set(
+  (
+    "that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each " +
+    "like make sure need needs still again maybe let's okay well yeah thing things something really actually think know going want looks look seems seem same first next last make done good right wait hmm hmmm " +
+    "dans pour avec cette mais sont nous vous elle elles leur leurs plus tout tous toute toutes comme être fait faire aussi donc alors même très avoir peut doit encore quoi quand sans sous entre depuis votre notre c'est n'est qu'il " +
+    "para como pero esta este esto está están todo todos toda cuando donde porque también sobre entre desde hasta puede tiene hacer más muy otra otro ahora bien " +
+    "dass nicht eine einen einem einer eines sind wird werden auch noch oder aber wenn dann doch schon durch über sein haben kann muss diese dieser dieses hier sich nach beim wieder jetzt"
+  ).split(" ").map(hash32),
+);
+
+/** Content tokens that name something (a number, an identifier, a file) rather than say it. */
+export const NAME_TOKEN = 1;
+/** Letters of a plain word a token keeps: "configured", "configure", "configuration" are one token. */
+const STEM_CHARS = 6;
+
+/** Whether a code unit is a CJK ideograph, kana or hangul syllable: text with no spaces between words, read in character pairs. */
+function isCjk(c: number): boolean {
+  return (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff);
+}
+
+/**
+ * The content tokens of text, as hashes, in whatever language: plain words of four letters or more
+ * that are not function words, cut to their first STEM_CHARS letters (so inflections meet); names
+ * whole (anything with a digit, an underscore, an inner capital or an inner . / - joining word
+ * characters, and numbers of two digits or more; a lone digit is a list's counter); and in CJK text,
+ * each pair of adjacent characters. Read by hand, one pass, no string per word: what the progress
+ * measure counts. Tokens land in hashes/kinds[0, count), reused from call to call.
+ */
+export class ContentTokens {
+  hashes = new Uint32Array(256);
+  kinds = new Uint8Array(256);
+  count = 0;
+
+  /** Reads text[from, end) into the tokens (emptied first). */
+  read(text: string, from = 0, end = text.length): void {
+    this.count = 0;
+    let i = from;
+    let prevCjk = -1;
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (isCjk(c)) {
+        if (prevCjk >= 0) this.push(Math.imul(Math.imul(0x811c9dc5 ^ prevCjk, 0x01000193) ^ c, 0x01000193) >>> 0, 0);
+        prevCjk = c;
+        i++;
+        continue;
+      }
+      prevCjk = -1;
+      const k = c < 0x80 ? ASCII_CLASS[c] : charClass(c);
+      if (k >= 0 && k < WORD_CHAR) { i++; continue; }
+      // a word: letters, digits, underscores, joined by ' . - / between word characters
+      let full = 0x811c9dc5, stem = 0, letters = 0, length = 0, digits = 0, name = false, apostrophe = false;
+      for (;;) {
+        while (i < end) {
+          const d = text.charCodeAt(i);
+          if (isCjk(d)) break;
+          const kd = d < 0x80 ? ASCII_CLASS[d] : charClass(d);
+          if (kd >= 0 && kd < WORD_CHAR) break;
+          const lower = kd === UPPER_CHAR ? lowerCode(d) : d;
+          if (kd === UPPER_CHAR && length > 0) name = true; // camelCase
+          if (d >= 48 && d <= 57) digits++;
+          else if (d === 95) name = true;
+          full = Math.imul(full ^ lower, 0x01000193);
+          length++;
+          if (length === STEM_CHARS) stem = full;
+          i++;
+        }
+        if (i + 1 >= end) break;
+        const j = text.charCodeAt(i);
+        if (j !== 46 && j !== 45 && j !== 47 && j !== 39 && j !== 0x2019) break;
+        const n = text.charCodeAt(i + 1);
+        const kn = n < 0x80 ? ASCII_CLASS[n] : charClass(n);
+        if (isCjk(n) || (kn >= 0 && kn < WORD_CHAR)) break;
+        if (j === 39 || j === 0x2019) apostrophe = true; else name = true;
+        full = Math.imul(full ^ j, 0x01000193);
+        length++;
+        if (length === STEM_CHARS) stem = full;
+        i++;
+      }
+      letters = length - digits;
+      if (digits > 0) {
+        // a lone digit counts a list or an attempt: no fact
+        if (length >= 2) this.push(full >>> 0, NAME_TOKEN);
+        continue;
+      }
+      if (name) { this.push(full >>> 0, NAME_TOKEN); continue; }
+      if (letters < 4 || apostrophe || STOP_WORDS.has(full >>> 0)) continue;
+      this.push((length >= STEM_CHARS ? stem : full) >>> 0, 0);
+    }
+  }
+
+  private push(hash: number, kind: number): void {
+    if (this.count >= this.hashes.length) {
+      const hashes = new Uint32Array(this.hashes.length * 2), kinds = new Uint8Array(this.hashes.length * 2);
+      hashes.set(this.hashes); kinds.set(this.kinds);
+      this.hashes = hashes; this.kinds = kinds;
+    }
+    this.hashes[this.count] = hash;
+    this.kinds[this.count++] = kind;
+  }
+}
