@@ -112,6 +112,8 @@ interface ChannelProgress {
   /** Adjacent token pairs of the passage, and new ones among them: known facts put together anew are new. */
   pairs: number;
   freshPairs: number;
+  /** Distinct tokens of the passage: one that says its own few words over and over has few. */
+  distinct: number;
   startEvent: number;
   /** The start of its text, for the finding. */
   head: string;
@@ -122,10 +124,27 @@ interface ChannelProgress {
   runHeads: string[];
   /** The workspace epoch when the last passage closed: a change ends the run. */
   epoch: number;
+  /** This turn's (since the user last spoke) tokens, new ones among them, whether one is a new name. */
+  turnTokens: number;
+  turnFresh: number;
+  turnFreshName: boolean;
+  /** Turns in a row whose whole answer brought nothing new, and the events they ended at. */
+  turnRun: number;
+  turnEvents: number[];
+  turnHead: string;
   /** The line whose sentences were read so far, and up to where (the line then reads only the rest). */
   line: number;
   readTo: number;
 }
+
+/** A turn's answer is judged only from this many content tokens. */
+const MIN_TURN_TOKENS = 6;
+/** Share of a turn's tokens that may be new while the answer adds nothing (a whole answer reworded keeps most of them). */
+const TURN_STALE_SHARE = 0.34;
+/** Turns in a row that added nothing after the first: the third copy of one answer is a loop. */
+const MIN_TURN_RUN = 2;
+/** A user reply with this many content tokens brings matter of its own ("yes", "continue", "just do it" bring none). */
+const MIN_USER_TOKENS = 4;
 
 /** Events kept as evidence of a run. */
 const MAX_EVIDENCE = 12;
@@ -153,10 +172,48 @@ class TextProgressDetector implements Detector {
   private state(channel: StreamChannel): ChannelProgress {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, line: -1, readTo: 0 };
+      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
       this.channels.set(channel, s);
     }
     return s;
+  }
+
+  /**
+   * The user spoke (a reply, or a harness's nudge): the answer of the turn before is judged whole.
+   * A reply that brings something of its own (minUserTokens content tokens or more) is new matter
+   * to answer: the turn run ends there.
+   */
+  onUser(text: string, ctx: DetectorContext): Finding[] | void {
+    this.tokens.read(text, 0, Math.min(text.length, 4000));
+    const said = this.tokens.count;
+    const found: Finding[] = [];
+    for (const [channel, s] of this.channels) {
+      const tokens = s.turnTokens, fresh = s.turnFresh, freshName = s.turnFreshName, head = s.turnHead;
+      s.turnTokens = 0;
+      s.turnFresh = 0;
+      s.turnFreshName = false;
+      s.turnHead = "";
+      if (tokens < MIN_TURN_TOKENS) continue; // a bare acknowledgement says too little to judge
+      const stale = !freshName && fresh <= TURN_STALE_SHARE * tokens;
+      if (!stale) { s.turnRun = 0; s.turnEvents = []; continue; }
+      s.turnRun++;
+      s.turnEvents.push(ctx.index);
+      if (s.turnEvents.length > MAX_EVIDENCE) s.turnEvents.shift();
+      const copies = s.turnRun + 1;
+      if (s.turnRun >= MIN_TURN_RUN && (s.turnRun === MIN_TURN_RUN || s.turnRun === 2 * MIN_TURN_RUN)) {
+        const span = excerpt(head, EXCERPT_CHARS);
+        found.push({
+          detector: this.id,
+          key: `${this.id}:${channel}:turns:${s.turnRun === MIN_TURN_RUN ? ++this.runs : this.runs}`,
+          count: s.turnRun >= 2 * MIN_TURN_RUN ? 2 : 1,
+          summary: `your ${channelName(channel)} gave the same answer ${copies} turns in a row, whatever the reply: nothing new since the first ("${span}")`,
+          suggestion: "Asking or saying it again does not move the task: take the reply as the answer and act on it, or say plainly what is blocking.",
+          evidence: { events: [...s.turnEvents], count: copies, span },
+        });
+      }
+    }
+    if (said >= MIN_USER_TOKENS) for (const s of this.channels.values()) { s.turnRun = 0; s.turnEvents = []; }
+    return found.length ? found : undefined;
   }
 
   onSentence(x: StreamSentence, ctx: DetectorContext): Finding[] | void {
@@ -183,23 +240,26 @@ class TextProgressDetector implements Detector {
     t.read(text, from, end);
     if (t.count === 0) return;
     if (s.tokens === 0) { s.startEvent = event; s.head = ""; }
+    if (s.turnTokens === 0 && s.turnHead === "") s.turnHead = text.slice(from, Math.min(end, from + EXCERPT_CHARS));
     if (s.head.length < EXCERPT_CHARS) s.head += (s.head ? " " : "") + text.slice(from, Math.min(end, from + EXCERPT_CHARS));
     const hashes = t.hashes, kinds = t.kinds;
     for (let k = 0; k < t.count; k++) {
+      // (every token counts toward the passage's length, a few words recombined too; only a first use can be new)
+      s.tokens++;
       if (k > 0 && hashes[k] !== hashes[k - 1]) {
         const pair = Math.imul(hashes[k - 1] ^ 0x5bd1e995, 0x01000193) ^ hashes[k];
         const seen = s.memory.touch(pair >>> 0, s.passage, this.window);
-        if (seen !== s.passage) {
-          s.pairs++;
-          if (seen === 0 || s.passage - seen > this.window) s.freshPairs++;
-        }
+        s.pairs++;
+        if (seen === 0 || s.passage - seen > this.window) s.freshPairs++;
       }
       const before = s.memory.touch(hashes[k], s.passage, this.window);
       if (before === s.passage) continue; // said earlier in this passage
-      s.tokens++;
+      s.distinct++;
+      s.turnTokens++;
       if (before === 0 || s.passage - before > this.window) {
         s.fresh++;
-        if (kinds[k] === NAME_TOKEN) s.freshName = true;
+        s.turnFresh++;
+        if (kinds[k] === NAME_TOKEN) { s.freshName = true; s.turnFreshName = true; }
       }
     }
     if (s.tokens < this.passageTokens) return;
@@ -207,7 +267,9 @@ class TextProgressDetector implements Detector {
   }
 
   private closePassage(s: ChannelProgress, channel: StreamChannel, event: number, ctx: DetectorContext): Finding[] | void {
-    const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && s.freshPairs <= this.stalePairShare * s.pairs;
+    // new pairings of known words are progress (a walk through known facts), unless the passage only
+    // recombines its own few words (half its tokens or more are repeats within it)
+    const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || 2 * s.distinct <= s.tokens);
     const head = s.head;
     if ((globalThis as any).TP_DEBUG) (globalThis as any).TP_DEBUG(`${channel} ev=${event} tok=${s.tokens} fresh=${s.fresh} pairs=${s.pairs} fp=${s.freshPairs} name=${s.freshName} ${stale ? "STALE" : ""} run=${s.run} | ${head.slice(0, 90)}`);
     s.passage++;
@@ -216,6 +278,7 @@ class TextProgressDetector implements Detector {
     s.freshName = false;
     s.pairs = 0;
     s.freshPairs = 0;
+    s.distinct = 0;
     // the workspace changed since the last passage: the text around it is about new work
     const moved = ctx.epoch !== s.epoch;
     s.epoch = ctx.epoch;
