@@ -128,6 +128,8 @@ interface ChannelProgress {
   turnTokens: number;
   turnFresh: number;
   turnFreshName: boolean;
+  turnPairs: number;
+  turnFreshPairs: number;
   /** Turns in a row whose whole answer brought nothing new, and the events they ended at. */
   turnRun: number;
   turnEvents: number[];
@@ -141,6 +143,8 @@ interface ChannelProgress {
 const MIN_TURN_TOKENS = 6;
 /** Share of a turn's tokens that may be new while the answer adds nothing (a whole answer reworded keeps most of them). */
 const TURN_STALE_SHARE = 0.34;
+/** ...and of its adjacent token pairs: a reworded question breaks some pairs, a new answer from known words most. */
+const TURN_STALE_PAIR_SHARE = 0.5;
 /** Turns in a row that added nothing after the first: the third copy of one answer is a loop. */
 const MIN_TURN_RUN = 2;
 /** A user reply with this many content tokens brings matter of its own ("yes", "continue", "just do it" bring none). */
@@ -172,7 +176,7 @@ class TextProgressDetector implements Detector {
   private state(channel: StreamChannel): ChannelProgress {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
+      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
       this.channels.set(channel, s);
     }
     return s;
@@ -188,13 +192,16 @@ class TextProgressDetector implements Detector {
     const said = this.tokens.count;
     const found: Finding[] = [];
     for (const [channel, s] of this.channels) {
-      const tokens = s.turnTokens, fresh = s.turnFresh, freshName = s.turnFreshName, head = s.turnHead;
+      const tokens = s.turnTokens, fresh = s.turnFresh, freshName = s.turnFreshName, head = s.turnHead, pairs = s.turnPairs, freshPairs = s.turnFreshPairs;
+      s.turnPairs = 0;
+      s.turnFreshPairs = 0;
       s.turnTokens = 0;
       s.turnFresh = 0;
       s.turnFreshName = false;
       s.turnHead = "";
       if (tokens < MIN_TURN_TOKENS) continue; // a bare acknowledgement says too little to judge
-      const stale = !freshName && fresh <= TURN_STALE_SHARE * tokens;
+      // (known words put together anew are an answer of its own, as in a passage)
+      const stale = !freshName && fresh <= TURN_STALE_SHARE * tokens && freshPairs <= TURN_STALE_PAIR_SHARE * pairs;
       if (!stale) { s.turnRun = 0; s.turnEvents = []; continue; }
       s.turnRun++;
       s.turnEvents.push(ctx.index);
@@ -250,7 +257,8 @@ class TextProgressDetector implements Detector {
         const pair = Math.imul(hashes[k - 1] ^ 0x5bd1e995, 0x01000193) ^ hashes[k];
         const seen = s.memory.touch(pair >>> 0, s.passage, this.window);
         s.pairs++;
-        if (seen === 0 || s.passage - seen > this.window) s.freshPairs++;
+        s.turnPairs++;
+        if (seen === 0 || s.passage - seen > this.window) { s.freshPairs++; s.turnFreshPairs++; }
       }
       const before = s.memory.touch(hashes[k], s.passage, this.window);
       if (before === s.passage) continue; // said earlier in this passage
@@ -269,7 +277,8 @@ class TextProgressDetector implements Detector {
   private closePassage(s: ChannelProgress, channel: StreamChannel, event: number, ctx: DetectorContext): Finding[] | void {
     // new pairings of known words are progress (a walk through known facts), unless the passage only
     // recombines its own few words (half its tokens or more are repeats within it)
-    const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || 2 * s.distinct <= s.tokens);
+    const degenerate = 2 * s.distinct <= s.tokens;
+    const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
     const head = s.head;
     if ((globalThis as any).TP_DEBUG) (globalThis as any).TP_DEBUG(`${channel} ev=${event} tok=${s.tokens} fresh=${s.fresh} pairs=${s.pairs} fp=${s.freshPairs} name=${s.freshName} ${stale ? "STALE" : ""} run=${s.run} | ${head.slice(0, 90)}`);
     s.passage++;
@@ -287,13 +296,16 @@ class TextProgressDetector implements Detector {
       if (!stale) return;
     }
     if (s.run === 0) s.runKey = `${this.id}:${channel}:${++this.runs}`;
-    s.run++;
+    const before = s.run;
+    // a passage that only says its own few words over and over, all of them said before, is twice the evidence
+    s.run += degenerate && s.fresh === 0 ? 2 : 1;
     s.runEvents.push(event);
     if (s.runEvents.length > MAX_EVIDENCE) s.runEvents.shift();
     if (s.runHeads.length < 3) s.runHeads.push(head);
     if (s.run > this.strongest.run) this.strongest = { run: s.run, detail: `${channelName(channel)}: ${s.run} passages, nothing new` };
-    if (s.run < this.minRun || s.run % this.minRun !== 0) return;
-    const count = s.run / this.minRun;
+    // a finding each time the run passes a multiple of minRun
+    if (Math.floor(s.run / this.minRun) === Math.floor(before / this.minRun)) return;
+    const count = Math.floor(s.run / this.minRun);
     const span = excerpt(s.runHeads[0], EXCERPT_CHARS);
     return [{
       detector: this.id,
