@@ -734,7 +734,7 @@ export class ContentTokens {
           const kd = d < 0x80 ? ASCII_CLASS[d] : charClass(d);
           if (kd >= 0 && kd < WORD_CHAR) break;
           const lower = kd === UPPER_CHAR ? lowerCode(d) : d;
-          if (kd === UPPER_CHAR && length > 0) name = true; // camelCase
+          if (kd === UPPER_CHAR && length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
           if (d >= 48 && d <= 57) digits++;
           else if (d === 95) name = true;
           full = Math.imul(full ^ lower, 0x01000193);
