@@ -5,6 +5,7 @@
  */
 import { HOST_SHAPES, TraceBuilder } from "./kit";
 import { CHANT_LINES, HEADINGS, MODULES, STEP_HEADINGS, drift, opener, paragraphs, sentence, thought } from "./prose";
+import { LANGS, driftIn, sentenceIn, thoughtIn, vocabulary, type Lang } from "./languages";
 import type { CaseGenerator, GeneratedCase, Rng } from "./types";
 
 type Channel = "reasoning" | "text";
@@ -310,7 +311,164 @@ const comparison = gen("option-comparison", "lookalike", "paraphrase", (rng) => 
   return lookalikeCase("option-comparison", s);
 });
 
+// ================================================================ issue 22: languages, wider drift, turns
+/** A session in one of the languages, its user's request in that language's words. */
+function setupIn(rng: Rng, lang: Lang, channel?: Channel): Setup {
+  const s = setup(rng, channel);
+  s.params.lang = lang;
+  return s;
+}
+
+/** 1. A thought restated with 35-60% of its words changed, in any language: no sentence repeats. */
+const paraphraseWide = gen("paraphrase-wide", "loop", "paraphrase", (rng) => {
+  const lang = rng.pick(LANGS);
+  const s = setupIn(rng, lang);
+  for (let k = rng.int(0, 2); k > 0; k--) s.b.stream(s.channel, thoughtIn(rng, lang, rng.int(2, 3)) + "\n\n");
+  const share = rng.int(35, 60) / 100;
+  const base = thoughtIn(rng, lang, rng.int(2, 4));
+  const sep = rng.pick(["\n\n", "\n\n", "\n"]);
+  const marks: number[] = [];
+  for (let c = 0; c < 6; c++) marks.push(s.b.stream(s.channel, (c === 0 ? base : driftIn(rng, lang, base, share)) + sep, true));
+  Object.assign(s.params, { drift: share, block: base.length, sep: JSON.stringify(sep) });
+  return loopCase("paraphrase-wide", s, marks);
+});
+
+/** 2. Text decaying into short fragments that recombine the same few words (a copy: three fragments). */
+const fragments = gen("degenerate-fragments", "loop", "short-chant", (rng) => {
+  const lang = rng.pick(LANGS);
+  const s = setupIn(rng, lang);
+  for (const p of [thoughtIn(rng, lang, rng.int(2, 3))]) s.b.stream(s.channel, p + "\n\n");
+  const v = vocabulary(lang);
+  // the few words: parts of one subject, object and clause
+  const pool = [rng.pick(v.subjects), rng.pick(v.objects), rng.pick(v.verbs), rng.pick(v.clauses).split(" ").slice(0, 3).join(" ")];
+  const words = lang === "zh" ? pool : pool.join(" ").split(" ").filter((w) => w.length > 2);
+  const sep = rng.pick(["\n", "\n\n", " "]);
+  const marks: number[] = [];
+  for (let c = 0; c < 8; c++) {
+    const copy = Array.from({ length: 3 }, () => {
+      const n = rng.int(2, Math.min(5, words.length));
+      const picked = Array.from({ length: n }, () => rng.pick(words));
+      return picked.join(v.space) + rng.pick([".", "...", "", "!"]);
+    }).join(sep);
+    marks.push(s.b.stream(s.channel, copy + sep, true));
+  }
+  Object.assign(s.params, { words: words.length, sep: JSON.stringify(sep) });
+  return loopCase("degenerate-fragments", s, marks);
+});
+
+/** 5a. The same question asked after every user reply ("yes", "no", "just do it"), lightly reworded. */
+const turnQuestion = gen("turn-question", "loop", "turn-question", (rng) => {
+  const lang = rng.pick(LANGS);
+  const s = setupIn(rng, lang, "text");
+  const v = vocabulary(lang);
+  s.b.stream("text", thoughtIn(rng, lang, 2) + "\n\n");
+  const question = rng.pick(v.questions) + (rng.chance(0.5) ? v.space + thoughtIn(rng, lang, 1) : "");
+  const share = rng.int(0, 30) / 100;
+  const marks: number[] = [];
+  for (let c = 0; c < 6; c++) {
+    if (c > 0) { s.b.end(); s.b.user(v.replies[c % v.replies.length]); s.b.request(); }
+    marks.push(s.b.stream("text", (c === 0 ? question : driftIn(rng, lang, question, share)) + "\n", true));
+  }
+  Object.assign(s.params, { drift: share, block: question.length });
+  return loopCase("turn-question", s, marks);
+});
+
+/** 5b. The same full answer again after every automatic nudge ("continue"). */
+const nudgeAnswer = gen("nudge-answer", "loop", "block-repeat", (rng) => {
+  const lang = rng.pick(LANGS);
+  const s = setupIn(rng, lang, "text");
+  const v = vocabulary(lang);
+  const answer = Array.from({ length: rng.int(2, 4) }, () => thoughtIn(rng, lang, rng.int(2, 3))).join("\n\n") + "\n";
+  const nudge = rng.pick(v.nudges);
+  const share = rng.chance(0.5) ? 0 : rng.int(5, 25) / 100;
+  const marks: number[] = [];
+  for (let c = 0; c < 5; c++) {
+    if (c > 0) { s.b.end(); s.b.user(nudge); s.b.request(); }
+    marks.push(s.b.stream("text", c === 0 || share === 0 ? answer : answer.split("\n\n").map((p) => driftIn(rng, lang, p, share)).join("\n\n"), true));
+  }
+  Object.assign(s.params, { drift: share, block: answer.length });
+  return loopCase("nudge-answer", s, marks);
+});
+
+// ---------------------------------------------------------------- issue 22 look-alikes
+/** Parallel sentences 50-67% alike, each adding a new fact: a case analysis over codes. */
+const parallelEnumeration = gen("parallel-enumeration", "lookalike", "paraphrase", (rng) => {
+  const s = setup(rng, rng.chance(0.7) ? "reasoning" : "text");
+  const codes = distinct(rng, ["OB", "OF", "OA", "OC", "OD", "OE", "OG", "OH", "OI", "OK", "OL", "OM"], rng.int(4, 8));
+  const fmt = rng.pick(["`%Y-%m-%d`", "`DD/MM/YYYY`", "ISO 8601", "`HH:MM`", "`%H%M%S`", "RFC 2822"]);
+  const fn = rng.pick(["format_value", "parse_record", "render_cell", "encode_field"]);
+  const text = codes.map((c, i) => {
+    const n = rng.int(2, 999), width = rng.int(1, 40);
+    return rng.pick([
+      `For '${c}' the ${fn} branch at line ${n} pads the value to ${width} characters and uses the ${fmt} format.`,
+      `For '${c}', ${fn} reads field ${i + 2} and writes it with width ${width} in the ${fmt} format (line ${n}).`,
+      `For '${c}' the value goes through ${fn} at line ${n}; width ${width}, ${fmt} format.`,
+    ]);
+  }).join(rng.pick(["\n", "\n\n", " "]));
+  s.b.stream(s.channel, `Let me go through each code ${fn} handles.\n\n${text}\n\n${sentence(rng)}\n`);
+  Object.assign(s.params, { codes: codes.length });
+  return lookalikeCase("parallel-enumeration", s);
+});
+
+/** A final self-review weighing one check three ways, each from a new angle with its own facts. */
+const selfReview = gen("self-review", "lookalike", "paraphrase", (rng) => {
+  const s = setup(rng, "reasoning");
+  const mod = rng.pick(MODULES);
+  const fn = rng.pick(["normalizeRows", "applyLimit", "readHeader", "flushQueue", "retryRequest"]);
+  const line = rng.int(20, 400);
+  const angles = [
+    `First, from the caller's side: ${mod}/api.ts calls ${fn} with the raw rows at line ${line + 3}, so an empty array reaches the new guard and returns [] as before.`,
+    `Second, from the test's side: test/${mod}.test.ts covers the empty case in "${fn} returns empty" and the limit case in "caps at ${rng.int(2, 50)} rows", and both expect exactly what the patch returns.`,
+    `Third, from the data's side: rows with a null id come from the ${rng.pick(["CSV import", "webhook", "admin form"])}, and the guard at line ${line} skips them before the limit of ${rng.int(10, 500)} is applied.`,
+    `Finally, the type of the return value: ${fn} still returns Row[] (never undefined), so the ${rng.int(2, 9)} other call sites compile unchanged.`,
+  ];
+  s.b.stream(s.channel, `Let me review the change to ${fn} once more before finishing.\n\n${angles.slice(0, rng.int(3, 4)).join("\n\n")}\n\nThe check holds from every side, so the change is done.\n`);
+  Object.assign(s.params, { angles: 3 });
+  return lookalikeCase("self-review", s);
+});
+
+/** A plan settling where to insert one line: candidate places weighed, each naming another spot. */
+const insertPlan = gen("insert-plan", "lookalike", "paraphrase", (rng) => {
+  const s = setup(rng, "reasoning");
+  const file = `src/${rng.pick(MODULES)}/${rng.pick(["index", "handler", "service"])}.ts`;
+  const stmt = rng.pick(["`await lock.release();`", "`cache.delete(key);`", "`logger.flush();`", "`state.retries = 0;`"]);
+  const spots = distinct(rng, ["right after the `validate()` call", "before the `return result;`", "inside the `finally` block", "at the top of `handleError`", "after the loop that builds `rows`", "in the `catch` branch"], rng.int(3, 5));
+  const lines = spots.map((sp, i) => `Option ${i + 1}: insert ${stmt} ${sp} in ${file} (line ${rng.int(10, 300)}). ${rng.pick(["That runs on every path", "That misses the early return", "That runs twice when the retry fires", "That is after the error is thrown", "That keeps the lock for the whole request"])}${rng.pick([", which is what we want.", ", so it is not enough.", ", so it is wrong here."])}`);
+  s.b.stream(s.channel, `Where should ${stmt} go?\n\n${lines.join("\n\n")}\n\nSo ${spots[0]} it is; I will make that edit now.\n`);
+  Object.assign(s.params, { spots: spots.length });
+  return lookalikeCase("insert-plan", s);
+});
+
+/** Productive reasoning in one of the languages: every paragraph a new thought, tools between. */
+const productiveInLanguage = gen("productive-language", "lookalike", "paraphrase", (rng) => {
+  const lang = rng.pick(LANGS);
+  const s = setupIn(rng, lang);
+  const n = rng.int(5, 9);
+  for (let i = 0; i < n; i++) {
+    s.b.stream(s.channel, thoughtIn(rng, lang, rng.int(2, 3)) + "\n\n");
+    if (i % 3 === 2) s.b.toolStep("read_file", { path: `src/${MODULES[i]}.ts` }, `1 | ${sentenceIn(rng, lang)}\n2 | ${sentenceIn(rng, lang)}`);
+  }
+  Object.assign(s.params, { paragraphs: n });
+  return lookalikeCase("productive-language", s);
+});
+
+/** A conversation over several user turns: each reply asks something else and gets its own answer. */
+const conversation = gen("turn-conversation", "lookalike", "turn-question", (rng) => {
+  const lang = rng.pick(LANGS);
+  const s = setupIn(rng, lang, "text");
+  const v = vocabulary(lang);
+  const turns = rng.int(4, 7);
+  for (let t = 0; t < turns; t++) {
+    if (t > 0) { s.b.end(); s.b.user(rng.chance(0.4) ? rng.pick(v.replies) : sentenceIn(rng, lang)); s.b.request(); }
+    s.b.stream("text", thoughtIn(rng, lang, rng.int(1, 3)) + (t === 1 && rng.chance(0.5) ? v.space + v.questions[0] : "") + "\n");
+  }
+  Object.assign(s.params, { turns });
+  return lookalikeCase("turn-conversation", s);
+});
+
 export const textClasses: CaseGenerator[] = [
   shortChant, headedSections, paraphrase, blockRepeat, offByOne,
   chantCode, chantTable, chantList, perItemReport, headedDistinct, templatedEnumeration, productiveReasoning, comparison, markdownDoc,
+  paraphraseWide, fragments, turnQuestion, nudgeAnswer,
+  parallelEnumeration, selfReview, insertPlan, productiveInLanguage, conversation,
 ];

@@ -13,6 +13,7 @@ export type DetectorId =
   | "near-duplicate"
   | "list-template"
   | "stagnation"
+  | "text-progress"
   | "tool-repeat"
   | "tool-failure"
   | "tool-cycle"
@@ -110,8 +111,11 @@ export interface Detector {
   onToolCall?(call: CallRecord, ctx: DetectorContext): Finding[] | void;
   /** A tool call's outcome (call.result is set). */
   onToolResult?(call: CallRecord, ctx: DetectorContext): Finding[] | void;
-  /** Forget everything (new user message, manual or idle reset). */
-  reset(): void;
+  /**
+   * Forget the counts (newTurn: because the user spoke; else a manual or idle reset). A detector may
+   * keep across a new turn what shows a loop spanning turns (the same question after every reply).
+   */
+  reset(newTurn?: boolean): void;
   status(): DetectorStatus;
 }
 

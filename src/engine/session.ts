@@ -126,12 +126,12 @@ export class LoopSession {
   /** Forget all counts: manual reset, long silence. */
   reset(): void {
     this.userMessages.clear();
-    this.resetCounts();
+    this.resetCounts(false);
   }
 
-  /** Forget all counts (a new user message); what the user said so far is kept. */
-  private resetCounts(): void {
-    for (const d of this.detectors) d.reset();
+  /** Forget all counts (newTurn: for a new user message; what the user said so far is kept). */
+  private resetCounts(newTurn = true): void {
+    for (const d of this.detectors) d.reset(newTurn);
     this.lines.reset();
     this.ledger.reset();
     this.rungByKey.clear();

@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
-import { WordTable, countWords, idsFrom, jaccard, shingles, sortedJaccard, stripOpeners, textKey, wordsKey, wordsOf } from "../../src/engine/streamText";
+import { stripOpeners } from "../../src/engine/streamText";
+import { WordTable, countWords, idsFrom, jaccard, shingles, sortedJaccard, textKey, wordsKey, wordsOf } from "../../src/engine/words";
 
 /** Texts built from pieces that sit on the edges of a word: case, joiners, digits, non-ASCII letters and apostrophes. */
 function texts(count: number): string[] {

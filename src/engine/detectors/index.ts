@@ -11,6 +11,7 @@ import { lineRepeat } from "./lineRepeat";
 import { nearDuplicate } from "./nearDuplicate";
 import { listTemplate } from "./listTemplate";
 import { stagnation } from "./stagnation";
+import { textProgress } from "./textProgress";
 
 export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   toolRepeat,
@@ -24,4 +25,5 @@ export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   nearDuplicate,
   listTemplate,
   stagnation,
+  textProgress,
 ];

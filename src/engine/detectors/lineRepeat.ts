@@ -13,7 +13,8 @@
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
-import { CatchCounter, SHORT_PHRASE_CHARS, isItemLabel, normalizedLine, numberSetting, stripOpeners, textKey, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { CatchCounter, SHORT_PHRASE_CHARS, isItemLabel, normalizedLine, numberSetting, stripOpeners, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
+import { textKey } from "../words";
 import { channelName } from "./streamRepeat";
 
 export const LINE_REPEAT_DEFAULTS: DetectorSettings = {

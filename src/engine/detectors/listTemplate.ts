@@ -15,7 +15,8 @@ import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Fi
 import type { CallRecord } from "../ledger";
 import { excerpt } from "../guidance";
 import { listMarker } from "../structure";
-import { CatchCounter, isSpaceCode, numberSetting, textKey, wordsOf, type StreamChannel, type StreamLine } from "../streamText";
+import { CatchCounter, isSpaceCode, numberSetting, type StreamChannel, type StreamLine } from "../streamText";
+import { textKey, wordsOf } from "../words";
 import { channelName } from "./streamRepeat";
 
 export const LIST_TEMPLATE_DEFAULTS: DetectorSettings = {

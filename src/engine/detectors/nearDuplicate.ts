@@ -21,7 +21,8 @@
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { excerpt } from "../guidance";
-import { CatchCounter, WordTable, countWords, idsFrom, numberSetting, stripOpeners, wordsKey, wordsOf, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { CatchCounter, numberSetting, stripOpeners, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
+import { ContentTokens, NAME_TOKEN, WordTable, countWords, idsFrom, wordsKey, wordsOf } from "../words";
 import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
@@ -234,6 +235,9 @@ interface Unit {
   leads: boolean;
   /** Alike to no earlier unit: something new was said. */
   novel: boolean;
+  /** The unit's text (openers stripped), and the names and numbers it gives (read when a comparison needs them). */
+  text: string;
+  facts?: Set<number>;
 }
 
 /**
@@ -271,6 +275,7 @@ class NearDuplicateDetector implements Detector {
   private strongest = { alike: 0, detail: "" };
   private table = new WordTable(kindOfWord);
   private lineWords = new Map<StreamChannel, LineWords>();
+  private factTokens = new ContentTokens();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -341,7 +346,7 @@ class NearDuplicateDetector implements Detector {
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     // every field set from the start (those read later as undefined): all units share one shape, so
     // reading them in the comparison loop stays fast
-    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true };
+    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined };
     let recentOfChannel = this.recent.get(channel);
     if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
     const recent = recentOfChannel[unitKind];
@@ -381,6 +386,9 @@ class NearDuplicateDetector implements Detector {
       }
       const uWords = this.wordsOfUnit(u), words = this.wordsOfUnit(unit);
       if (oneSlotApart(uWords, words) || subjectsDiffer(uWords, words)) continue;
+      // parallel sentences that each give a fact the other lacks (a code, a number, a name) are an
+      // enumeration or a case analysis, however alike their wording: a restated thought adds none
+      if (this.eachAddsAFact(u, unit)) continue;
       // the same words again with mostly new things said since: a refrain opening or closing each
       // step (line-repeat's to judge), not a thought restated in other words
       if (similarity >= REFRAIN_SIMILARITY && novelSince > 0) continue;
@@ -474,6 +482,26 @@ class NearDuplicateDetector implements Detector {
       words.next = text.length + 1;
     }
     return idsFrom(text, cut, MAX_UNIT_WORDS, words.ids, words.starts, 0, words.count, 0);
+  }
+
+  /** Whether each of two units names something (a number, an identifier, a code) the other does not. */
+  private eachAddsAFact(a: Unit, b: Unit): boolean {
+    const fa = this.factsOf(a), fb = this.factsOf(b);
+    if (fa.size === 0 || fb.size === 0) return false;
+    let aNew = false, bNew = false;
+    for (const f of fa) if (!fb.has(f)) { aNew = true; break; }
+    if (!aNew) return false;
+    for (const f of fb) if (!fa.has(f)) { bNew = true; break; }
+    return bNew;
+  }
+
+  private factsOf(u: Unit): Set<number> {
+    if (u.facts) return u.facts;
+    const t = this.factTokens;
+    t.read(u.text, 0, Math.min(u.text.length, MAX_UNIT_WORDS * 12));
+    const facts = new Set<number>();
+    for (let k = 0; k < t.count; k++) if (t.kinds[k] === NAME_TOKEN) facts.add(t.hashes[k]);
+    return (u.facts = facts);
   }
 
   /** The key of the unit's drifting thought: its own first 30 words unless it inherited one. */

@@ -19,7 +19,8 @@ import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
 import type { CallRecord } from "../ledger";
 import { isTrivialCommand } from "../shellCommands";
-import { CatchCounter, PieceString, WordTable, numberSetting, sortedJaccard, textKey, wordsOf } from "../streamText";
+import { CatchCounter, PieceString, numberSetting } from "../streamText";
+import { WordTable, sortedJaccard, textKey, wordsOf } from "../words";
 
 export const STAGNATION_DEFAULTS: DetectorSettings = {
   enabled: true,

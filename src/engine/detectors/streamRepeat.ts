@@ -26,7 +26,8 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import type { StreamEvent } from "../events";
 import { excerpt } from "../guidance";
-import { CatchCounter, SHORT_PHRASE_CHARS, isSpaceCode, numberSetting, textKey, type StreamChannel } from "../streamText";
+import { CatchCounter, SHORT_PHRASE_CHARS, isSpaceCode, numberSetting, type StreamChannel } from "../streamText";
+import { textKey } from "../words";
 
 export const STREAM_REPEAT_DEFAULTS: DetectorSettings = {
   enabled: true,

@@ -1,0 +1,346 @@
+/**
+ * Text that adds nothing: a run of passages of thinking or visible text, none of which brings a
+ * content word, name or number the recent passages did not already have. Whatever the wording or
+ * language, a thought circling one conclusion ("Wait, ... One more check ...") keeps re-using the
+ * same few facts: its passages stop bringing new ones. Exact and reworded repeats are caught
+ * earlier by stream-repeat, line-repeat and near-duplicate; this catches what none of them
+ * recognises (drafts with half their words changed, fragments recombining a few words, the same
+ * question after every user reply, the same answer after every nudge).
+ *
+ * A passage is the text of whole sentences and lines until it holds passageTokens content tokens
+ * (ContentTokens: long words cut to their stem, names whole, CJK character pairs). It is stale when
+ * at most staleShare of its tokens are new against the passages of the last `window` (per channel,
+ * kept across requests and user turns), and it names nothing new (a new number or identifier is
+ * a new fact: an enumeration's items each bring one). minRun stale passages in a row are a loop;
+ * a passage with something new, or a change to the workspace, ends the run.
+ *
+ * count = 1 at minRun (warn); the hard rungs need more: 2 (abort) once the run is twice as long.
+ * Cost: O(characters) per chunk, no string per word; memory: one token table per channel, bounded
+ * by window passages.
+ */
+import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import { excerpt } from "../guidance";
+import { numberSetting, type StreamChannel, type StreamLine, type StreamSentence } from "../streamText";
+import { ContentTokens, NAME_TOKEN } from "../words";
+import { channelName } from "./streamRepeat";
+
+export const TEXT_PROGRESS_DEFAULTS: DetectorSettings = {
+  enabled: true,
+  warnAt: 1,
+  blockAt: 2,
+  stopAt: 3,
+  /** Stale passages in a row that make a loop (the warning; twice as many abort). */
+  minRun: 5,
+  /** Content tokens that make one passage. */
+  passageTokens: 10,
+  /** Share of a passage's tokens that may be new while it still adds nothing (0..1). */
+  staleShare: 0.2,
+  /** Share of its adjacent token pairs that may be new: known facts put together anew are progress (0..1). */
+  stalePairShare: 0.15,
+  /** Passages a token is remembered for, per channel. */
+  window: 40,
+};
+
+/** Longest excerpt of a passage kept for the finding. */
+const EXCERPT_CHARS = 160;
+/** The token table never grows past this many slots (window × the longest passages fit well under it). */
+const MAX_SLOTS = 1 << 16;
+
+/**
+ * Token hash -> the last passage that used it, by open addressing (0: empty). Entries older than
+ * the window are swept out when the table fills, so its size follows the window, not the session.
+ */
+class TokenMemory {
+  private keys = new Uint32Array(1024);
+  private last = new Int32Array(1024);
+  private used = 0;
+
+  /** The last passage that used the token (0: none remembered), marked as used by passage now. */
+  touch(hash: number, now: number, window: number): number {
+    const mask = this.keys.length - 1;
+    let slot = (hash ^ (hash >>> 15)) & mask;
+    while (this.last[slot] !== 0) {
+      if (this.keys[slot] === hash) {
+        const before = this.last[slot];
+        this.last[slot] = now;
+        return before;
+      }
+      slot = (slot + 1) & mask;
+    }
+    this.keys[slot] = hash;
+    this.last[slot] = now;
+    if (++this.used * 2 > this.keys.length) this.sweep(now, window);
+    return 0;
+  }
+
+  /** Drops tokens not used within the window; grows when most are still live. */
+  private sweep(now: number, window: number): void {
+    const keys = this.keys, last = this.last;
+    let live = 0;
+    for (let s = 0; s < last.length; s++) if (last[s] !== 0 && now - last[s] <= window) live++;
+    const size = live * 4 > keys.length && keys.length < MAX_SLOTS ? keys.length * 2 : keys.length;
+    this.keys = new Uint32Array(size);
+    this.last = new Int32Array(size);
+    this.used = 0;
+    const mask = size - 1;
+    for (let s = 0; s < last.length; s++) {
+      // at the size bound the oldest half goes too
+      if (last[s] === 0 || now - last[s] > (live * 2 > size ? window >> 1 : window)) continue;
+      let slot = (keys[s] ^ (keys[s] >>> 15)) & mask;
+      while (this.last[slot] !== 0) slot = (slot + 1) & mask;
+      this.keys[slot] = keys[s];
+      this.last[slot] = last[s];
+      this.used++;
+    }
+  }
+
+  clear(): void {
+    if (this.used === 0) return;
+    this.keys = new Uint32Array(1024);
+    this.last = new Int32Array(1024);
+    this.used = 0;
+  }
+}
+
+interface ChannelProgress {
+  memory: TokenMemory;
+  /** The passage being read: its number, tokens so far, new ones among them, and whether one names something new. */
+  passage: number;
+  tokens: number;
+  fresh: number;
+  freshName: boolean;
+  /** Adjacent token pairs of the passage, and new ones among them: known facts put together anew are new. */
+  pairs: number;
+  freshPairs: number;
+  /** Distinct tokens of the passage: one that says its own few words over and over has few. */
+  distinct: number;
+  startEvent: number;
+  /** The start of its text, for the finding. */
+  head: string;
+  /** The run of stale passages: how long, the events its passages ended at (the last few), its key. */
+  run: number;
+  runEvents: number[];
+  runKey: string;
+  runHeads: string[];
+  /** The workspace epoch when the last passage closed: a change ends the run. */
+  epoch: number;
+  /** This turn's (since the user last spoke) tokens, new ones among them, whether one is a new name. */
+  turnTokens: number;
+  turnFresh: number;
+  turnFreshName: boolean;
+  turnPairs: number;
+  turnFreshPairs: number;
+  /** Turns in a row whose whole answer brought nothing new, and the events they ended at. */
+  turnRun: number;
+  turnEvents: number[];
+  turnHead: string;
+  /** The line whose sentences were read so far, and up to where (the line then reads only the rest). */
+  line: number;
+  readTo: number;
+}
+
+/** A turn's answer is judged only from this many content tokens. */
+const MIN_TURN_TOKENS = 6;
+/** Share of a turn's tokens that may be new while the answer adds nothing (a whole answer reworded keeps most of them). */
+const TURN_STALE_SHARE = 0.34;
+/** ...and of its adjacent token pairs: a reworded question breaks some pairs, a new answer from known words most. */
+const TURN_STALE_PAIR_SHARE = 0.5;
+/** Turns in a row that added nothing after the first: the third copy of one answer is a loop. */
+const MIN_TURN_RUN = 2;
+/** A user reply with this many content tokens brings matter of its own ("yes", "continue", "just do it" bring none). */
+const MIN_USER_TOKENS = 4;
+
+/** Events kept as evidence of a run. */
+const MAX_EVIDENCE = 12;
+
+class TextProgressDetector implements Detector {
+  readonly id = "text-progress" as const;
+  private channels = new Map<StreamChannel, ChannelProgress>();
+  private tokens = new ContentTokens();
+  private readonly minRun: number;
+  private readonly passageTokens: number;
+  private readonly staleShare: number;
+  private readonly window: number;
+  private readonly stalePairShare: number;
+  private runs = 0;
+  private strongest = { run: 0, detail: "" };
+
+  constructor(settings: DetectorSettings) {
+    this.minRun = Math.max(2, numberSetting(settings, "minRun", TEXT_PROGRESS_DEFAULTS));
+    this.passageTokens = Math.max(3, numberSetting(settings, "passageTokens", TEXT_PROGRESS_DEFAULTS));
+    this.staleShare = Math.min(1, numberSetting(settings, "staleShare", TEXT_PROGRESS_DEFAULTS));
+    this.stalePairShare = Math.min(1, numberSetting(settings, "stalePairShare", TEXT_PROGRESS_DEFAULTS));
+    this.window = Math.max(this.minRun, Math.min(1000, numberSetting(settings, "window", TEXT_PROGRESS_DEFAULTS)));
+  }
+
+  private state(channel: StreamChannel): ChannelProgress {
+    let s = this.channels.get(channel);
+    if (!s) {
+      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
+      this.channels.set(channel, s);
+    }
+    return s;
+  }
+
+  /**
+   * The user spoke (a reply, or a harness's nudge): the answer of the turn before is judged whole.
+   * A reply that brings something of its own (minUserTokens content tokens or more) is new matter
+   * to answer: the turn run ends there.
+   */
+  onUser(text: string, ctx: DetectorContext): Finding[] | void {
+    this.tokens.read(text, 0, Math.min(text.length, 4000));
+    const said = this.tokens.count;
+    const found: Finding[] = [];
+    for (const [channel, s] of this.channels) {
+      const tokens = s.turnTokens, fresh = s.turnFresh, freshName = s.turnFreshName, head = s.turnHead, pairs = s.turnPairs, freshPairs = s.turnFreshPairs;
+      s.turnPairs = 0;
+      s.turnFreshPairs = 0;
+      s.turnTokens = 0;
+      s.turnFresh = 0;
+      s.turnFreshName = false;
+      s.turnHead = "";
+      if (tokens < MIN_TURN_TOKENS) continue; // a bare acknowledgement says too little to judge
+      // (known words put together anew are an answer of its own, as in a passage)
+      const stale = !freshName && fresh <= TURN_STALE_SHARE * tokens && freshPairs <= TURN_STALE_PAIR_SHARE * pairs;
+      if (!stale) { s.turnRun = 0; s.turnEvents = []; continue; }
+      s.turnRun++;
+      s.turnEvents.push(ctx.index);
+      if (s.turnEvents.length > MAX_EVIDENCE) s.turnEvents.shift();
+      const copies = s.turnRun + 1;
+      if (s.turnRun >= MIN_TURN_RUN && (s.turnRun === MIN_TURN_RUN || s.turnRun === 2 * MIN_TURN_RUN)) {
+        const span = excerpt(head, EXCERPT_CHARS);
+        found.push({
+          detector: this.id,
+          key: `${this.id}:${channel}:turns:${s.turnRun === MIN_TURN_RUN ? ++this.runs : this.runs}`,
+          count: s.turnRun >= 2 * MIN_TURN_RUN ? 2 : 1,
+          summary: `your ${channelName(channel)} gave the same answer ${copies} turns in a row, whatever the reply: nothing new since the first ("${span}")`,
+          suggestion: "Asking or saying it again does not move the task: take the reply as the answer and act on it, or say plainly what is blocking.",
+          evidence: { events: [...s.turnEvents], count: copies, span },
+        });
+      }
+    }
+    if (said >= MIN_USER_TOKENS) for (const s of this.channels.values()) { s.turnRun = 0; s.turnEvents = []; }
+    return found.length ? found : undefined;
+  }
+
+  onSentence(x: StreamSentence, ctx: DetectorContext): Finding[] | void {
+    const s = this.state(x.channel);
+    s.line = x.line;
+    s.readTo = x.at + x.text.length;
+    return this.read(s, x.channel, x.text, 0, x.text.length, x.event, ctx);
+  }
+
+  onLine(line: StreamLine, ctx: DetectorContext): Finding[] | void {
+    // code, tables and dividers look alike by their nature; headings and list items are text
+    if (line.kind !== "prose" && line.kind !== "list" && line.kind !== "heading") return;
+    const s = this.state(line.channel);
+    const from = line.id !== undefined && line.id === s.line ? Math.min(s.readTo, line.text.length) : 0;
+    s.line = -1;
+    s.readTo = 0;
+    if (from >= line.text.length) return;
+    return this.read(s, line.channel, line.text, from, line.text.length, line.endEvent, ctx);
+  }
+
+  /** Reads a piece of a passage; the passage closes once it holds enough tokens. */
+  private read(s: ChannelProgress, channel: StreamChannel, text: string, from: number, end: number, event: number, ctx: DetectorContext): Finding[] | void {
+    const t = this.tokens;
+    t.read(text, from, end);
+    if (t.count === 0) return;
+    if (s.tokens === 0) { s.startEvent = event; s.head = ""; }
+    if (s.turnTokens === 0 && s.turnHead === "") s.turnHead = text.slice(from, Math.min(end, from + EXCERPT_CHARS));
+    if (s.head.length < EXCERPT_CHARS) s.head += (s.head ? " " : "") + text.slice(from, Math.min(end, from + EXCERPT_CHARS));
+    const hashes = t.hashes, kinds = t.kinds;
+    for (let k = 0; k < t.count; k++) {
+      // (every token counts toward the passage's length, a few words recombined too; only a first use can be new)
+      s.tokens++;
+      if (k > 0 && hashes[k] !== hashes[k - 1]) {
+        const pair = Math.imul(hashes[k - 1] ^ 0x5bd1e995, 0x01000193) ^ hashes[k];
+        const seen = s.memory.touch(pair >>> 0, s.passage, this.window);
+        s.pairs++;
+        s.turnPairs++;
+        if (seen === 0 || s.passage - seen > this.window) { s.freshPairs++; s.turnFreshPairs++; }
+      }
+      const before = s.memory.touch(hashes[k], s.passage, this.window);
+      if (before === s.passage) continue; // said earlier in this passage
+      s.distinct++;
+      s.turnTokens++;
+      if (before === 0 || s.passage - before > this.window) {
+        s.fresh++;
+        s.turnFresh++;
+        if (kinds[k] === NAME_TOKEN) { s.freshName = true; s.turnFreshName = true; }
+      }
+    }
+    if (s.tokens < this.passageTokens) return;
+    return this.closePassage(s, channel, event, ctx);
+  }
+
+  private closePassage(s: ChannelProgress, channel: StreamChannel, event: number, ctx: DetectorContext): Finding[] | void {
+    // new pairings of known words are progress (a walk through known facts), unless the passage only
+    // recombines its own few words (half its tokens or more are repeats within it)
+    const degenerate = 2 * s.distinct <= s.tokens;
+    const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
+    const head = s.head;
+    if ((globalThis as any).TP_DEBUG) (globalThis as any).TP_DEBUG(`${channel} ev=${event} tok=${s.tokens} fresh=${s.fresh} pairs=${s.pairs} fp=${s.freshPairs} name=${s.freshName} ${stale ? "STALE" : ""} run=${s.run} | ${head.slice(0, 90)}`);
+    s.passage++;
+    s.tokens = 0;
+    s.fresh = 0;
+    s.freshName = false;
+    s.pairs = 0;
+    s.freshPairs = 0;
+    s.distinct = 0;
+    // the workspace changed since the last passage: the text around it is about new work
+    const moved = ctx.epoch !== s.epoch;
+    s.epoch = ctx.epoch;
+    if (!stale || moved) {
+      if (s.run > 0) { s.run = 0; s.runEvents = []; s.runHeads = []; }
+      if (!stale) return;
+    }
+    if (s.run === 0) s.runKey = `${this.id}:${channel}:${++this.runs}`;
+    const before = s.run;
+    // a passage that only says its own few words over and over, all of them said before, is twice the evidence
+    s.run += degenerate && s.fresh === 0 ? 2 : 1;
+    s.runEvents.push(event);
+    if (s.runEvents.length > MAX_EVIDENCE) s.runEvents.shift();
+    if (s.runHeads.length < 3) s.runHeads.push(head);
+    if (s.run > this.strongest.run) this.strongest = { run: s.run, detail: `${channelName(channel)}: ${s.run} passages, nothing new` };
+    // a finding each time the run passes a multiple of minRun
+    if (Math.floor(s.run / this.minRun) === Math.floor(before / this.minRun)) return;
+    const count = Math.floor(s.run / this.minRun);
+    const span = excerpt(s.runHeads[0], EXCERPT_CHARS);
+    return [{
+      detector: this.id,
+      key: s.runKey,
+      count,
+      summary: `your ${channelName(channel)} went ${s.run} passages in a row with nothing new: no fact, name or number the ${channelName(channel)} just before had not already given ("${span}")`,
+      suggestion: "Going over the same ground again does not move the task: state the conclusion once and act on it, or ask the user what is missing.",
+      evidence: { events: [...s.runEvents], count: s.run, span },
+    }];
+  }
+
+  /**
+   * A new user turn keeps what was said and the run: the same question asked after every reply, in
+   * whatever words, is a loop across turns. A manual or idle reset forgets it all.
+   */
+  reset(newTurn?: boolean): void {
+    if (newTurn) {
+      // a new key: the ladder starts afresh each turn, a run carried over warns again once it grows
+      for (const [channel, s] of this.channels) if (s.run > 0) s.runKey = `${this.id}:${channel}:${++this.runs}`;
+      return;
+    }
+    this.channels.clear();
+    this.strongest = { run: 0, detail: "" };
+  }
+
+  status(): DetectorStatus {
+    return { id: this.id, enabled: true, progress: Math.min(1, this.strongest.run / this.minRun), detail: this.strongest.detail };
+  }
+}
+
+export const textProgress: DetectorDefinition = {
+  id: "text-progress",
+  title: "Text without progress",
+  description: "Thinking or visible text that keeps going without adding anything new: passage after passage re-using the same facts, names and numbers, whatever the wording or language.",
+  channel: "stream",
+  defaults: TEXT_PROGRESS_DEFAULTS,
+  create: (settings) => new TextProgressDetector(settings),
+};
