@@ -217,6 +217,11 @@ function contentLine(raw: string, tags: boolean, prefixes: boolean): string | un
   return l !== "" && !ENVELOPE_LINE.test(l) ? l : undefined;
 }
 
+/** The lines of a result's first `maxChars` characters without harness envelopes (see contentLines), joined by newlines. */
+export function resultContent(text: string, maxChars: number): string {
+  return contentLines(text.length > maxChars ? text.slice(0, maxChars) : text).join("\n");
+}
+
 /** Whether errorLine finds any line in the text (it answers "" when not), reading only up to the first. */
 export function hasContentLine(text: string): boolean {
   const tags = text.includes("<");

@@ -48,6 +48,21 @@ export const DEFAULT_TOOL_NAMES: ToolNameLists = {
   fetch: ["fetch_web_content", "web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "websearch", "browser_action", "url_screenshot"],
 };
 
+/**
+ * Tools that keep the agent's own plan or to-do list (Codex update_plan, Claude Code TodoWrite, Gemini
+ * write_todos, Copilot manage_todo_list, Qwen todo_write, Roo update_todo_list): they tell the
+ * session nothing about the project and change nothing in it.
+ */
+const PLAN_TOOL_NAMES = new Set(["update_plan", "todowrite", "todoread", "todo_write", "todo_read", "write_todos", "manage_todo_list", "update_todo_list", "todo", "think", "sequentialthinking", "sequential_thinking", "save_memory"]);
+
+/** Whether a tool keeps the agent's plan (by its name, or an MCP tool's last part). */
+export function isPlanTool(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (PLAN_TOOL_NAMES.has(lower)) return true;
+  const tail = lower.split(/__|\.|\//).pop() ?? lower;
+  return tail !== lower && PLAN_TOOL_NAMES.has(tail);
+}
+
 /** Sub-commands of the multi-command file editors (str_replace_editor, str_replace_based_edit_tool). */
 const EDITOR_SUBCOMMANDS: Record<string, ToolKind> = {
   view: "read", create: "write", str_replace: "edit", insert: "edit", undo_edit: "edit",
