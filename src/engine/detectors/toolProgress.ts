@@ -42,6 +42,10 @@ const WORD_CHARS = 4000;
 /** Commands whose latest failure is remembered, to tell an edit that changed nothing about it. */
 const MAX_COMMANDS = 256;
 const MAX_EVIDENCE = 16;
+/** A run that reports a failure in its output: failing counts, FAIL banners, tracebacks, panics, thrown errors. */
+const REPORTS_FAILURE = /(?<![\w.])(?:[1-9]\d* (?:failed|failing|failures?|errors?)\b|FAIL(?:ED)?\b|Traceback \(most recent|panicked|\w*Error:|\w+Exception\b)/;
+/** How much of an output is searched for a failure. */
+const FAILURE_CHARS = 4000;
 /** Calls of the run described in the summary. */
 const MAX_DESCRIBED = 4;
 
@@ -64,6 +68,8 @@ interface FailureMemory {
   outcome: string;
   /** The epoch of the latest run: a later run at a higher epoch had changes in between. */
   epoch: number;
+  /** The detector's count of edits at the latest run: only the agent's own edits are judged (a `git bisect bad` in between moves the epoch too). */
+  edits: number;
   /** Changes in a row after which the command failed the very same way. */
   ineffective: number;
   error: string;
@@ -77,6 +83,8 @@ class ToolProgressDetector implements Detector {
   private answers = new BoundedMap<string, string>(MAX_OUTPUTS);
   private failures = new BoundedMap<string, FailureMemory>(MAX_COMMANDS);
   private step: Step | undefined;
+  /** Writes and edits that changed a file (the ledger moved its epoch for them). */
+  private edits = 0;
   /** Steps in a row without progress, and what they were. */
   private run = 0;
   private runEvents: number[] = [];
@@ -96,7 +104,7 @@ class ToolProgressDetector implements Detector {
     }
     // The failing command run once more after yet another change: a block can refuse it.
     const fail = this.failures.peek(call.repeatKey);
-    const editFinding = fail && ctx.epoch !== fail.epoch ? this.editFinding(call, fail, true) : undefined;
+    const editFinding = fail && ctx.epoch !== fail.epoch && this.edits !== fail.edits ? this.editFinding(call, fail, true) : undefined;
     const out = [found, editFinding].filter((f): f is Finding => f !== undefined);
     return out.length > 0 ? out : undefined;
   }
@@ -117,6 +125,7 @@ class ToolProgressDetector implements Detector {
       const d = describeCall(call, 40);
       if (step.described.length < MAX_DESCRIBED && !step.described.includes(d)) step.described.push(d);
     }
+    if ((call.kind === "edit" || call.kind === "write") && result.ok && call.mutating && !call.unchanging) this.edits++;
     const edit = this.noteOutcome(call);
     return edit ? [edit] : undefined;
   }
@@ -168,17 +177,22 @@ class ToolProgressDetector implements Detector {
   private noteOutcome(call: CallRecord): Finding | undefined {
     if (call.kind !== "command" || call.mutating || call.requested > 1) return undefined;
     const result = call.result!;
-    const failed = !result.ok || commandExitedNonZero(result.text);
+    // Hosts report a failing test run as a success whose output says so ("1 failing", "--- FAIL").
+    const failed = !result.ok || commandExitedNonZero(result.text) || REPORTS_FAILURE.test(result.text.slice(0, FAILURE_CHARS));
     if (!failed) { this.failures.delete(call.repeatKey); return undefined; }
     const outcome = result.outputHash;
     let f = this.failures.get(call.repeatKey);
     if (!f || f.outcome !== outcome) {
-      f = { outcome, epoch: call.epoch, ineffective: 0, error: "", events: [call.eventIndex] };
+      f = { outcome, epoch: call.epoch, edits: this.edits, ineffective: 0, error: "", events: [call.eventIndex] };
       this.failures.set(call.repeatKey, f);
       return undefined;
     }
     if (call.epoch === f.epoch) return undefined; // run again with nothing changed: tool-failure's business
+    const edited = this.edits !== f.edits;
     f.epoch = call.epoch;
+    f.edits = this.edits;
+    // Changed by something other than an edit (a checkout, `git bisect bad`): the same answer there is a finding, not a miss.
+    if (!edited) return undefined;
     f.ineffective++;
     const line = errorLine(result.text);
     f.error = ownCopy(line.length > 80 ? line.slice(0, 79) + "…" : line);
@@ -210,6 +224,7 @@ class ToolProgressDetector implements Detector {
     this.answers.clear();
     this.failures.clear();
     this.step = undefined;
+    this.edits = 0;
     this.run = 0;
     this.runEvents = [];
     this.runDescribed = [];
