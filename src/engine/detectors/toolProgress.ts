@@ -113,10 +113,13 @@ class ToolProgressDetector implements Detector {
     const result = call.result;
     if (!result) return;
     const step = this.step;
-    const news = this.isNews(call);
-    // (a no-op program repeated among others is no shape the exact detectors follow: it weighs in full)
-    const repeat = this.answers.get(call.repeatKey) === result.outputHash && !isNoOp(call);
+    const before = this.answers.get(call.repeatKey);
     this.answers.set(call.repeatKey, result.outputHash);
+    // A call answering otherwise than it did last time tells that what it looks at changed (a flaky
+    // test passing, then failing), even when this answer was seen before.
+    const news = this.isNews(call) || (before !== undefined && before !== result.outputHash && !isNoOp(call));
+    // (a no-op program repeated among others is no shape the exact detectors follow: it weighs in full)
+    const repeat = before === result.outputHash && !isNoOp(call);
     if (step && step.request === call.requestIndex && !neutral(call)) {
       step.counted++;
       if (!repeat) step.allRepeats = false;
