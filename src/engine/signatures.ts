@@ -443,6 +443,12 @@ export function replacementOf(input: Record<string, unknown>): { target: string;
     const added = lines.filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1));
     return removed.length + added.length === 0 ? undefined : { target: removed.join("\n"), text: added.join("\n") };
   }
+  // MCP filesystem servers' edit_file: {path, edits: [{oldText, newText}, ...]}.
+  const edits = input.edits;
+  if (Array.isArray(edits) && edits.length > 0 && typeof edits[0] === "object" && edits[0] !== null) {
+    const pairs = edits.slice(0, 32).map((e) => (typeof e === "object" && e !== null ? replacementOf(e as Record<string, unknown>) : undefined)).filter((r) => r !== undefined);
+    if (pairs.length > 0) return { target: pairs.map((r) => r!.target).join("\n---\n"), text: pairs.map((r) => r!.text).join("\n---\n") };
+  }
   const diff = input.diff;
   if (typeof diff !== "string") return undefined;
   const targets: string[] = [];

@@ -255,7 +255,7 @@ function hasOwnWords(text: string, input: string): boolean {
 }
 
 /** Words of the envelopes and status lines hosts wrap answers in ("Error: (none)", "Exit code: 0"): no content of their own. */
-const STATUS_WORDS = new Set(["none", "empty", "null", "ok", "done", "success", "successfully", "succeeded", "output", "error", "errors", "exit", "code", "stdout", "stderr", "signal", "command", "directory", "root", "executed", "terminal", "working", "within", "result", "results", "true", "false", "completed", "finished"]);
+const STATUS_WORDS = new Set(["none", "empty", "null", "ok", "done", "success", "successfully", "succeeded", "output", "error", "errors", "exit", "code", "stdout", "stderr", "signal", "command", "directory", "root", "executed", "terminal", "working", "within", "result", "results", "true", "false", "completed", "finished", "wall", "time", "elapsed", "duration", "took", "seconds", "ms"]);
 
 /** Calls that neither make nor lack progress: waits (a poll's "not yet" is tool-repeat's to judge) and runs the user asked for. */
 function neutral(call: CallRecord): boolean {
