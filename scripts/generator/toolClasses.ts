@@ -91,6 +91,11 @@ interface Host {
   editResult(path: string): ToolOutcome;
   /** A reader of a background command's output, when the host has one. */
   terminalReader?(handle: string): ToolCall;
+  /** A search of `pattern` in `scope` with the host's own search tool (a shell `rg` where it has none), and its answer when nothing matched. */
+  search(pattern: string, scope: string): ToolCall;
+  searchNone(pattern: string, scope: string): ToolOutcome;
+  /** The host's plan tool (Codex update_plan, Claude Code TodoWrite...), when it has one. */
+  plan?(step: string): { call: ToolCall; outcome: ToolOutcome };
 }
 
 const ROO: Host = {
@@ -105,6 +110,9 @@ const ROO: Host = {
   writeResult: (path) => ({ ok: true, text: `The content was successfully saved to ${path}.` }),
   edit: (path, oldText, newText) => ({ name: "apply_diff", input: { path, diff: `<<<<<<< SEARCH\n:start_line:1\n-------\n${oldText}\n=======\n${newText}\n>>>>>>> REPLACE` } }),
   editResult: (path) => ({ ok: true, text: `Changes successfully applied to ${path}.` }),
+  search: (regex, path) => ({ name: "search_files", input: { path, regex } }),
+  searchNone: () => ({ ok: true, text: "Found 0 results." }),
+  plan: (step) => ({ call: { name: "update_todo_list", input: { todos: `[-] ${step}` } }, outcome: { ok: true, text: "Todo list updated successfully." } }),
 };
 
 const CLINE: Host = {
@@ -116,6 +124,8 @@ const CLINE: Host = {
   writeResult: (path) => ({ ok: true, text: `The content was successfully saved to ${path}.` }),
   edit: (path, oldText, newText) => ({ name: "replace_in_file", input: { path, diff: `------- SEARCH\n${oldText}\n=======\n${newText}\n+++++++ REPLACE` } }),
   editResult: (path) => ({ ok: true, text: `The content was successfully saved to ${path}.` }),
+  search: (regex, path) => ({ name: "search_files", input: { path, regex } }),
+  searchNone: () => ({ ok: true, text: "Found 0 results." }),
 };
 
 const CLAUDE: Host = {
@@ -128,6 +138,9 @@ const CLAUDE: Host = {
   edit: (path, oldText, newText) => ({ name: "Edit", input: { file_path: `/work/app/${path}`, old_string: oldText, new_string: newText } }),
   editResult: (path) => ({ ok: true, text: `The file /work/app/${path} has been updated.` }),
   terminalReader: (handle) => ({ name: "BashOutput", input: { bash_id: handle } }),
+  search: (pattern, path) => ({ name: "Grep", input: { pattern, path, output_mode: "content" } }),
+  searchNone: () => ({ ok: true, text: "No matches found" }),
+  plan: (step) => ({ call: { name: "TodoWrite", input: { todos: [{ content: step, status: "in_progress", activeForm: step }] } }, outcome: { ok: true, text: "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress." } }),
 };
 
 const GEMINI: Host = {
@@ -142,6 +155,9 @@ const GEMINI: Host = {
   writeResult: (path) => ({ ok: true, text: `Successfully overwrote file: /work/app/${path}.` }),
   edit: (path, oldText, newText) => ({ name: "replace", input: { file_path: `/work/app/${path}`, old_string: oldText, new_string: newText } }),
   editResult: (path) => ({ ok: true, text: `Successfully modified file: /work/app/${path} (1 replacements).` }),
+  search: (pattern, path) => ({ name: "search_file_content", input: { pattern, path } }),
+  searchNone: (pattern, path) => ({ ok: true, text: `No matches found for pattern "${pattern}" in path "${path}".` }),
+  plan: (step) => ({ call: { name: "write_todos", input: { todos: [{ description: step, status: "in_progress" }] } }, outcome: { ok: true, text: "Successfully updated the todo list." } }),
 };
 
 const OPENCODE: Host = {
@@ -153,6 +169,8 @@ const OPENCODE: Host = {
   writeResult: () => ({ ok: true, text: "Wrote file successfully." }),
   edit: (path, oldText, newText) => ({ name: "edit", input: { filePath: `/work/app/${path}`, oldString: oldText, newString: newText } }),
   editResult: () => ({ ok: true, text: "Edit applied successfully." }),
+  search: (pattern, path) => ({ name: "grep", input: { pattern, path } }),
+  searchNone: () => ({ ok: true, text: "No files found" }),
 };
 
 const patchOf = (path: string, body: string) => `*** Begin Patch\n${body.replace("{path}", path)}\n*** End Patch`;
@@ -166,9 +184,50 @@ const CODEX: Host = {
   edit: (path, oldText, newText) => ({ name: "apply_patch", input: { input: patchOf(path, `*** Update File: {path}\n@@\n${oldText.split("\n").map((l) => `-${l}`).join("\n")}\n${newText.split("\n").map((l) => `+${l}`).join("\n")}`) } }),
   editResult: (path) => ({ ok: true, text: `Success. Updated the following files:\nM ${path}` }),
   terminalReader: (handle) => ({ name: "write_stdin", input: { session_id: Number(handle.replace(/\D/g, "")) || 1, chars: "" } }),
+  search: (pattern, scope) => ({ name: "shell", input: { command: ["rg", "-n", pattern, scope], workdir: "/work/app" } }),
+  searchNone: () => ({ ok: false, text: "Exit code: 1\nWall time: 0.1 seconds\nOutput:\n" }),
+  plan: (step) => ({ call: { name: "update_plan", input: { plan: [{ step, status: "in_progress" }] } }, outcome: { ok: true, text: "Plan updated" } }),
 };
 
-const HOSTS: readonly Host[] = [ROO, CLINE, CLAUDE, GEMINI, OPENCODE, CODEX];
+/** GitHub Copilot agent mode in VS Code: run_in_terminal, read_file with line ranges, grep_search, replace_string_in_file. */
+const COPILOT: Host = {
+  name: "copilot",
+  shell: (command) => ({ name: "run_in_terminal", input: { command, explanation: "Run it", isBackground: false } }),
+  shellResult: (_c, out, exit) => ({ ok: true, text: exit === 0 ? out : `${out}\nCommand exited with code ${exit}` }),
+  read: (path, range) => ({ name: "read_file", input: { filePath: `/work/app/${path}`, startLine: range ? range[0] : 1, endLine: range ? range[1] : 200 } }),
+  write: (path, content) => ({ name: "create_file", input: { filePath: `/work/app/${path}`, content } }),
+  writeResult: (path) => ({ ok: true, text: `The following files were successfully edited:\n/work/app/${path}` }),
+  edit: (path, oldText, newText) => ({ name: "replace_string_in_file", input: { filePath: `/work/app/${path}`, oldString: oldText, newString: newText } }),
+  editResult: (path) => ({ ok: true, text: `The following files were successfully edited:\n/work/app/${path}` }),
+  terminalReader: (handle) => ({ name: "get_terminal_output", input: { id: handle } }),
+  search: (query, scope) => ({ name: "grep_search", input: { query, includePattern: `${scope}/**`, isRegexp: false } }),
+  searchNone: () => ({ ok: true, text: "No matches found." }),
+  plan: (step) => ({ call: { name: "manage_todo_list", input: { operation: "write", todoList: [{ id: 1, title: step, status: "in-progress" }] } }, outcome: { ok: true, text: "Successfully wrote todo list" } }),
+};
+
+/** Qwen Code (a Gemini CLI fork): the same tool names, its own envelopes. */
+const QWEN: Host = {
+  ...GEMINI,
+  name: "qwen-code",
+  shellResult: (command, out, exit) => ({ ok: true, text: `Command: ${command}\nDirectory: (root)\nStdout: ${out === "" ? "(empty)" : out}\nStderr: (empty)\nError: (none)\nExit Code: ${exit}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: (none)` }),
+  plan: (step) => ({ call: { name: "todo_write", input: { todos: [{ id: "1", content: step, status: "in_progress" }] } }, outcome: { ok: true, text: "Todos have been modified successfully." } }),
+};
+
+/** Tools served by MCP servers, named `mcp__server__tool` (Claude Code) with plain answers. */
+const MCP: Host = {
+  name: "mcp",
+  shell: (command) => ({ name: "mcp__shell__run_command", input: { command } }),
+  shellResult: (_c, out, exit) => ({ ok: exit === 0, text: exit === 0 ? out : `${out}\nexit status ${exit}` }),
+  read: (path, range) => ({ name: "mcp__filesystem__read_text_file", input: range ? { path: `/work/app/${path}`, head: range[1] } : { path: `/work/app/${path}` } }),
+  write: (path, content) => ({ name: "mcp__filesystem__write_file", input: { path: `/work/app/${path}`, content } }),
+  writeResult: (path) => ({ ok: true, text: `Successfully wrote to /work/app/${path}` }),
+  edit: (path, oldText, newText) => ({ name: "mcp__filesystem__edit_file", input: { path: `/work/app/${path}`, edits: [{ oldText, newText }] } }),
+  editResult: () => ({ ok: true, text: "```diff\n@@ edited @@\n```" }),
+  search: (pattern, scope) => ({ name: "mcp__ripgrep__search", input: { pattern, path: scope } }),
+  searchNone: () => ({ ok: true, text: "No matches found" }),
+};
+
+const HOSTS: readonly Host[] = [ROO, CLINE, CLAUDE, GEMINI, OPENCODE, CODEX, COPILOT, QWEN, MCP];
 
 // ---------------------------------------------------------------------------------------------
 // Vocabulary
@@ -758,8 +817,11 @@ const rerunAfterEdit: CaseGenerator = {
     const test = rng.pick(TESTS);
     const rounds = rng.int(3, 7);
     Object.assign(params, { rounds });
-    const out = `FAIL tests/api.test.ts\n  ✕ works (${rng.int(10, 90)} ms)`;
+    // Each fix moves the outcome: one failing test fewer (issue 22: the same failure after an edit is the
+    // loop of edits that change nothing, see ineffective-edits).
     for (let k = 0; k < rounds; k++) {
+      const left = rounds - k;
+      const out = `FAIL tests/api.test.ts\n${Array.from({ length: left }, (_, i) => `  ✕ case ${k + i} (${rng.int(10, 90)} ms)`).join("\n")}\n\nTests: ${left} failed, ${4 + k} passed`;
       b.step([{ call: host.shell(test), outcome: host.shellResult(test, out, 1, rng) }], maybeReasoning(rng, "the failure"));
       const path = rng.pick(FILES);
       b.step([{ call: host.edit(path, `old ${k} ${rng.int(0, 9999)}`, `new ${k}`), outcome: host.editResult(path) }]);
@@ -808,6 +870,167 @@ const parallelReads: CaseGenerator = {
   },
 };
 
+// ---------------------------------------------------------------------------------------------
+// 12. Loops nobody described (issue 22): no call repeats, yet nothing new comes back
+
+/** Reworded searches against one folder or file, every one answering "nothing found". */
+const rewordedSearch: CaseGenerator = {
+  family: "reworded-search", kind: "loop", imitates: "reworded-search",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, rng.pick(["Where is the retry limit configured?", "Find where the session token gets refreshed.", "¿Dónde se valida el token de sesión?", "Trouve où la limite de débit est définie."]));
+    const scope = rng.pick(["src", "src/config", "lib/parser.py", "pkg/cache", "."]);
+    const stems = rng.pick([["retryLimit", "retry_limit", "maxRetries", "MAX_RETRY", "retries\\s*=", "retryCount", "backoffLimit"], ["refreshToken", "refresh_token", "tokenRefresh", "renewSession", "rotateToken", "reissue", "expiresAt"], ["rateLimit", "rate_limit", "throttle", "RATE_", "limiter", "perMinute", "burst"]]);
+    const n = rng.int(5, 7);
+    const withPlan = host.plan !== undefined && rng.chance(0.3);
+    Object.assign(params, { scope, searches: n, withPlan });
+    const copyStarts: number[] = [];
+    for (let k = 0; k < n; k++) {
+      // Onset: the third empty search in a row (two misses are ordinary research).
+      if (k >= 2) copyStarts.push(b.at);
+      const pattern = stems[k % stems.length];
+      const calls = [{ call: host.search(pattern, scope), outcome: host.searchNone(pattern, scope) }];
+      if (withPlan && k % 2 === 1) calls.unshift(host.plan!(`Search for ${pattern}`));
+      b.step(calls, maybeReasoning(rng, `another name for it (${pattern})`));
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** Probes that differ every time and bring nothing: no thinking to compare, no call repeated back to back. */
+const PROBES = ["echo plan", "pwd", "echo '??'", "cd .", "ls -d .", "true", "echo ready", ": # noop", "printf 'ok\\n'"];
+const silentProbes: CaseGenerator = {
+  family: "silent-probes", kind: "loop", imitates: "busy-stagnation",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, rng.pick(["Anything else to do on the export?", "Mach weiter, wenn noch etwas offen ist.", "继续完成任务。", "Continue if anything is left."]));
+    const n = rng.int(6, 9);
+    const order = [...PROBES].sort(() => rng.next() - 0.5);
+    const emptyList = rng.chance(0.4);
+    Object.assign(params, { probes: n, emptyList });
+    const copyStarts: number[] = [];
+    for (let k = 0; k < n; k++) {
+      if (k >= 2) copyStarts.push(b.at);
+      if (emptyList && k % 3 === 2) {
+        const dir = `tmp/empty-${k}`;
+        b.step([{ call: host.shell(`ls ${dir}`), outcome: host.shellResult(`ls ${dir}`, "", 0, rng) }]);
+        continue;
+      }
+      // A plan update between probes is bookkeeping, not a probe: it is no copy of the repeated unit.
+      if (host.plan && k % 4 === 3) { copyStarts.pop(); b.step([host.plan("Wait for the next instruction")]); continue; }
+      const cmd = order[k % order.length];
+      const out = cmd === "pwd" ? "/work/app" : cmd === "ls -d ." ? "." : cmd.startsWith("echo") || cmd.startsWith("printf") ? cmd.replace(/^(echo|printf) /, "").replace(/'|\\n/g, "") : "";
+      b.step([{ call: host.shell(cmd), outcome: host.shellResult(cmd, out, 0, rng) }]);
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** Edits (each of another line) after which the test fails with the very same output, durations and timestamps aside. */
+const ineffectiveEdits: CaseGenerator = {
+  family: "ineffective-edits", kind: "loop", imitates: "ineffective-edits",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, rng.pick(["Fix the failing test.", "Corrige le test qui échoue.", "Arregla la prueba que falla.", "修复失败的测试。"]));
+    const test = rng.pick(TESTS);
+    const path = rng.pick(FILES);
+    const rounds = rng.int(5, 7);
+    const failing = `FAIL tests/api.test.ts\n  ✕ keeps the limit (${rng.int(10, 90)} ms)\n    Expected: 3\n    Received: 0`;
+    Object.assign(params, { test, path, rounds });
+    b.step([{ call: host.shell(test), outcome: host.shellResult(test, `${failing}\n[${isoTime(rng)}]`, 1, rng) }], maybeReasoning(rng, "the failure"));
+    const copyStarts: number[] = [];
+    for (let k = 0; k < rounds; k++) {
+      // Round 1's run is the first after an edit; the loop is the same failure after the second edit on.
+      if (k >= 1) copyStarts.push(b.at);
+      b.step([{ call: host.edit(path, `  const limit${k} = opts.limit;`, `  const limit${k} = opts.limit ?? ${k + 3};`), outcome: host.editResult(path) }], maybeReasoning(rng, "another place"));
+      b.step([{ call: host.shell(test), outcome: host.shellResult(test, `${failing.replace(/\(\d+ ms\)/, `(${rng.int(10, 90)} ms)`)}\n[${isoTime(rng)}]`, 1, rng) }]);
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** A file read window by window to its end, then again from the top: the second sweep repeats the first. */
+const wrappingPages: CaseGenerator = {
+  family: "wrapping-pages", kind: "loop", imitates: "wrapping-pages",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Summarise what the big module does.");
+    const path = rng.pick(FILES);
+    const pages = rng.int(3, 5);
+    const size = rng.pick([50, 100]);
+    const sweeps = rng.int(3, 4);
+    const texts = Array.from({ length: pages }, (_, k) => codeBlock(rng, 6, `_${k}`));
+    Object.assign(params, { pages, size, sweeps });
+    const copyStarts: number[] = [];
+    for (let sweep = 0; sweep < sweeps; sweep++) {
+      // The repeated unit is a whole sweep: within one, every window is new.
+      copyStarts.push(b.at);
+      for (let k = 0; k < pages; k++) {
+        const range: [number, number] = [k * size + 1, (k + 1) * size];
+        // Cline's read_file takes no range: it pages with sed, as the paging look-alike does.
+        const call = host.name === "cline" ? host.shell(`sed -n '${range[0]},${range[1]}p' ${path}`) : host.read(path, range);
+        b.step([{ call, outcome: call.name === "execute_command" ? host.shellResult("", texts[k], 0, rng) : { ok: true, text: texts[k] } }], maybeReasoning(rng, `lines ${range[0]}-${range[1]}`));
+      }
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// 13. Repetition the user asked for in vague words (look-alikes)
+
+const VAGUE_RERUNS = [
+  (t: string) => `\`${t}\` is flaky on CI. Re-run it a few times locally and tell me how often it fails.`,
+  (t: string) => `Run ${t} several times and tell me whether it is stable.`,
+  (t: string) => `Relance \`${t}\` plusieurs fois et dis-moi combien de fois il échoue.`,
+  (t: string) => `Ejecuta \`${t}\` varias veces y dime con qué frecuencia falla.`,
+  (t: string) => `Führe \`${t}\` ein paar Mal aus und sag mir, wie oft er fehlschlägt.`,
+  (t: string) => `把 \`${t}\` 多运行几次，告诉我失败的频率。`,
+  (t: string) => `Keep re-running ${t} until it passes twice in a row.`,
+];
+
+const vagueReruns: CaseGenerator = {
+  family: "vague-reruns", kind: "lookalike", imitates: "repeated-failure",
+  draw(rng) {
+    const test = rng.pick(TESTS);
+    const { host, b, params } = startCase(rng, rng.pick(VAGUE_RERUNS)(test));
+    const runs = rng.int(4, 7);
+    Object.assign(params, { runs });
+    // Any mix, four identical failures in a row allowed: the requested work, whatever it answers.
+    const outcomes = Array.from({ length: runs }, () => rng.chance(0.6));
+    if (rng.chance(0.5)) for (let k = 0; k < Math.min(4, runs); k++) outcomes[k] = true;
+    for (let k = 0; k < runs; k++) {
+      const out = outcomes[k] ? `FAIL tests/api.test.ts\n  ✕ refreshes the token (2000 ms)\n\nTests: 1 failed, 11 passed` : `PASS tests/api.test.ts\n\nTests: 12 passed`;
+      b.step([{ call: host.shell(test), outcome: host.shellResult(test, `${out}\nTime: ${rng.int(1, 9)}.${rng.int(10, 99)} s`, outcomes[k] ? 1 : 0, rng) }], maybeReasoning(rng, `run ${k + 1}`));
+    }
+    b.say("It failed in some of the runs.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
+const WAIT_REQUESTS = ["Wait for the release build to finish.", "Attends que le build de release soit terminé.", "Espera a que termine la compilación de la versión.", "Warte, bis der Release-Build fertig ist.", "等待发布构建完成。", "Deploy to staging and tell me when it's live."];
+
+/** `sleep 20; status` polls the user asked for, whose output advances every two or three polls (a counter, a timestamp). */
+const advancingPoll: CaseGenerator = {
+  family: "advancing-poll", kind: "lookalike", imitates: "unchanged-poll",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, rng.pick(WAIT_REQUESTS));
+    const sleep = rng.pick([15, 20, 30, 45]);
+    const status = rng.pick(["gh run view 4711 --json status,jobs -q '.jobs[] | .name + \" \" + .status'", "kubectl rollout status deploy/api --timeout=5s", "curl -s https://ci.internal/api/builds/4711 | jq -r .progress"]);
+    const command = rng.chance(0.5) ? `sleep ${sleep}; ${status}` : `sleep ${sleep} && ${status}`;
+    const total = rng.int(8, 14);
+    let done = rng.int(1, 3);
+    const polls: number[] = [];
+    while (done < total) { const hold = rng.int(1, 3); for (let i = 0; i < hold; i++) polls.push(done); done += rng.int(1, 3); }
+    polls.push(total);
+    const stamped = rng.chance(0.4);
+    Object.assign(params, { command, polls: polls.length, stamped });
+    for (const d of polls) {
+      b.wait(sleep + rng.int(1, 4));
+      const out = d >= total ? `all ${total} jobs finished: success` : `${total - d} pending, ${d} successful, 0 failing${stamped ? ` (as of ${isoTime(rng)})` : ""}`;
+      b.step([{ call: host.shell(command), outcome: host.shellResult(command, out, 0, rng) }], maybeReasoning(rng, "the build"));
+    }
+    b.say("The release build is done.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
 export const toolClasses: CaseGenerator[] = [
   unchangedPoll, changingPoll, waitedPoll,
   nullWrite, sameContentElsewhere, rewriteAfterReading,
@@ -816,6 +1039,8 @@ export const toolClasses: CaseGenerator[] = [
   nudgeLoop, nudgedProgress,
   repeatedFailure, flakyReruns,
   bisecting, rerunAfterEdit, paging, parallelReads,
+  rewordedSearch, silentProbes, ineffectiveEdits, wrappingPages,
+  vagueReruns, advancingPoll,
 ];
 
 /** For readers that want the case type without importing the contract separately. */

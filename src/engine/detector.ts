@@ -19,7 +19,8 @@ export type DetectorId =
   | "tool-cycle"
   | "file-reread"
   | "search-spiral"
-  | "edit-retry";
+  | "edit-retry"
+  | "tool-progress";
 
 export type Channel = "stream" | "tool";
 export type Action = "warn" | "block" | "abort" | "stop";

@@ -9,6 +9,7 @@ import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
 import { BoundedMap } from "./boundedMap";
+import { commandMatches, NO_INTENT, repetitionIntent, type RepetitionIntent } from "./intent";
 
 export interface CallResult {
   ok: boolean;
@@ -60,6 +61,8 @@ export interface CallRecord {
    * → 3; named without a count → 1); 0 when the user did not name it.
    */
   requested: number;
+  /** Whether the user asked to wait for or poll something this call may be checking ("wait for CI"). */
+  pollRequested: boolean;
   /** File, pattern, URL or command the call acts on. */
   target?: string;
   /** For command calls: the command line as given (newlines and heredocs kept). */
@@ -84,7 +87,6 @@ export interface CallRecord {
 
 /** How much of the latest user message is kept for telling requested repeats. */
 const MAX_USER_TEXT = 8000;
-const NUMBER_WORDS: Record<string, number> = { once: 1, twice: 2, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 
 /** What a wait of unknown length counts as, in seconds. */
 const UNKNOWN_WAIT_SECONDS = 3600;
@@ -125,9 +127,8 @@ export class ToolLedger {
   private readonly outcomes = new BoundedMap<string, string>(MAX_OUTCOMES);
   /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
   private userText = "";
-  private userTimes = 1;
-  /** Whether the latest message asked for a number of runs ("run it 5 times"), whatever it named. */
-  private userCounted = false;
+  /** What the latest message said about repetition (see intent.ts). */
+  private intent: RepetitionIntent = NO_INTENT;
   private batchRequest = -1;
   private batchSize = 0;
 
@@ -138,18 +139,17 @@ export class ToolLedger {
   /** The user spoke: remember what they asked for, so that runs they requested are not a loop. */
   noteUserMessage(text: string): void {
     this.userText = normaliseWhitespace(text).slice(0, MAX_USER_TEXT);
-    const m = /\b(\d{1,2}|once|twice|two|three|four|five|six|seven|eight|nine|ten)\s+(?:times|runs)\b|\b(twice)\b/i.exec(this.userText);
-    const word = (m?.[1] ?? m?.[2] ?? "").toLowerCase();
-    this.userTimes = word === "" ? 1 : (NUMBER_WORDS[word] ?? Number(word)) || 1;
-    this.userCounted = word !== "" && this.userTimes > 1;
+    this.intent = repetitionIntent(this.userText);
   }
 
-  private requestedRuns(target: string | undefined, kind: ToolKind): number {
-    // "Is it flaky? Run it 5 times": the runs asked for are of a command, named or not.
-    if (kind === "command" && this.userCounted) return this.userTimes;
+  private requestedRuns(target: string | undefined, kind: ToolKind, command: string | undefined): number {
+    // "Is it flaky? Run it 5 times", "re-run it a few times and tell me how often it fails": the runs
+    // asked for are of a command, the one the request names (its test file, its script) or, when it
+    // names nothing, any.
+    if (kind === "command" && this.intent.counted && command !== undefined && (this.intent.explicit || commandMatches(this.intent, command))) return this.intent.times;
     if (target === undefined || this.userText === "") return 0;
     const t = normaliseWhitespace(target);
-    return t.length >= 4 && this.userText.includes(t) ? this.userTimes : 0;
+    return t.length >= 4 && this.userText.includes(t) ? this.intent.times : 0;
   }
 
   /** How many waiting calls (`sleep`, `gh run watch`) the session has made. */
@@ -204,7 +204,8 @@ export class ToolLedger {
       waits,
       waitCount: this.waitValue,
       waitedSeconds: this.waitedValue,
-      requested: this.requestedRuns(target, kind),
+      requested: this.requestedRuns(target, kind, command),
+      pollRequested: this.intent.waits && command !== undefined && commandMatches(this.intent, command),
       target,
       command,
       mutating,

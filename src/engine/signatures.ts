@@ -217,6 +217,11 @@ function contentLine(raw: string, tags: boolean, prefixes: boolean): string | un
   return l !== "" && !ENVELOPE_LINE.test(l) ? l : undefined;
 }
 
+/** The lines of a result's first `maxChars` characters without harness envelopes (see contentLines), joined by newlines. */
+export function resultContent(text: string, maxChars: number): string {
+  return contentLines(text.length > maxChars ? text.slice(0, maxChars) : text).join("\n");
+}
+
 /** Whether errorLine finds any line in the text (it answers "" when not), reading only up to the first. */
 export function hasContentLine(text: string): boolean {
   const tags = text.includes("<");
@@ -437,6 +442,12 @@ export function replacementOf(input: Record<string, unknown>): { target: string;
     const removed = lines.filter((l) => l.startsWith("-") && !l.startsWith("---")).map((l) => l.slice(1));
     const added = lines.filter((l) => l.startsWith("+") && !l.startsWith("+++")).map((l) => l.slice(1));
     return removed.length + added.length === 0 ? undefined : { target: removed.join("\n"), text: added.join("\n") };
+  }
+  // MCP filesystem servers' edit_file: {path, edits: [{oldText, newText}, ...]}.
+  const edits = input.edits;
+  if (Array.isArray(edits) && edits.length > 0 && typeof edits[0] === "object" && edits[0] !== null) {
+    const pairs = edits.slice(0, 32).map((e) => (typeof e === "object" && e !== null ? replacementOf(e as Record<string, unknown>) : undefined)).filter((r) => r !== undefined);
+    if (pairs.length > 0) return { target: pairs.map((r) => r!.target).join("\n---\n"), text: pairs.map((r) => r!.text).join("\n---\n") };
   }
   const diff = input.diff;
   if (typeof diff !== "string") return undefined;

@@ -15,38 +15,59 @@ export interface ToolNameLists {
   fetch: string[];
 }
 
-/** Names from Roo/Kilo, Cline, pi, opencode, Claude Code, Gemini CLI, Codex, Copilot CLI, mini-swe-agent and SWE-agent. */
+/**
+ * Names from Roo/Kilo, Cline, pi, opencode, Claude Code, Gemini CLI and Qwen Code, Codex, GitHub Copilot
+ * (VS Code agent mode and CLI), MCP filesystem and shell servers, mini-swe-agent and SWE-agent.
+ */
 export const DEFAULT_TOOL_NAMES: ToolNameLists = {
   read: [
     "read_files",
     "read_file", "read", "Read", "view", "open", "read_many_files", "readfile", "fetch_instructions",
     "access_mcp_resource", "ctx_read", "str_replace_based_edit_tool:view", "NotebookRead", "read_text_file",
-    "view_file",
+    "view_file", "read_text_file", "read_multiple_files", "read_media_file", "get_file_contents", "read_notebook",
+    "read_bash",
   ],
   write: [
     "write_to_file", "write", "Write", "write_file", "create_file", "create", "new_file", "NotebookEdit",
-    "generate_image", "delete_file", "save_file",
+    "generate_image", "delete_file", "save_file", "create_or_update_file", "create_new_file",
   ],
   edit: [
     "editor",
     "apply_diff", "edit", "Edit", "MultiEdit", "replace", "replace_in_file", "search_and_replace", "search_replace",
     "insert_content", "edit_file", "apply_patch", "patch", "str_replace", "str_replace_editor", "multiedit",
-    "edit_block", "replace_string_in_file", "multi_replace_file_content", "insert_edit_into_file",
+    "edit_block", "replace_string_in_file", "multi_replace_string_in_file", "multi_replace_file_content", "insert_edit_into_file",
+    "edit_notebook_file", "smart_edit",
   ],
   search: [
     "search_codebase",
     "search_files", "grep", "Grep", "glob", "Glob", "search", "codebase_search", "search_file_content", "find",
     "rg", "ripgrep", "ctx_grep", "ctx_find", "find_file", "search_dir", "search_file", "list_code_definition_names",
-    "grep_search", "file_search", "codesearch", "semantic_search",
+    "grep_search", "file_search", "codesearch", "semantic_search", "search_code", "search_text", "test_search",
+    "find_files", "search_in_files",
   ],
-  list: ["list_files", "ls", "LS", "list_directory", "list", "tree", "list_dir"],
+  list: ["list_files", "ls", "LS", "list_directory", "list", "tree", "list_dir", "directory_tree", "list_allowed_directories", "list_directory_with_sizes"],
   command: [
     "run_commands", "execute_bash", "execute_ipython_cell",
     "execute_command", "bash", "Bash", "shell", "run_shell_command", "run_command", "terminal", "exec", "ctx_shell",
-    "BashOutput", "run_in_terminal", "execute", "shell_command", "local_shell", "exec_command",
+    "BashOutput", "run_in_terminal", "execute", "shell_command", "local_shell", "exec_command", "container.exec", "unified_exec",
   ],
-  fetch: ["fetch_web_content", "web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "websearch", "browser_action", "url_screenshot"],
+  fetch: ["fetch_web_content", "web_fetch", "webfetch", "WebFetch", "fetch", "fetch_url", "google_web_search", "web_search", "WebSearch", "websearch", "browser_action", "url_screenshot", "fetch_webpage", "open_simple_browser"],
 };
+
+/**
+ * Tools that keep the agent's own plan or to-do list (Codex update_plan, Claude Code TodoWrite, Gemini
+ * write_todos, Copilot manage_todo_list, Qwen todo_write, Roo update_todo_list): they tell the
+ * session nothing about the project and change nothing in it.
+ */
+const PLAN_TOOL_NAMES = new Set(["update_plan", "todowrite", "todoread", "todo_write", "todo_read", "write_todos", "manage_todo_list", "update_todo_list", "todo", "think", "sequentialthinking", "sequential_thinking", "save_memory"]);
+
+/** Whether a tool keeps the agent's plan (by its name, or an MCP tool's last part). */
+export function isPlanTool(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (PLAN_TOOL_NAMES.has(lower)) return true;
+  const tail = lower.split(/__|\.|\//).pop() ?? lower;
+  return tail !== lower && PLAN_TOOL_NAMES.has(tail);
+}
 
 /** Sub-commands of the multi-command file editors (str_replace_editor, str_replace_based_edit_tool). */
 const EDITOR_SUBCOMMANDS: Record<string, ToolKind> = {
@@ -55,7 +76,7 @@ const EDITOR_SUBCOMMANDS: Record<string, ToolKind> = {
 
 const PATH_KEYS = ["path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path", "notebook_path", "uri"];
 const PATTERN_KEYS = ["regex", "pattern", "query", "search", "term", "q"];
-const SCOPE_DIR_KEYS = ["path", "paths", "dir", "directory", "dir_path", "cwd", "root", "target_directory"];
+const SCOPE_DIR_KEYS = ["path", "dir", "directory", "dir_path", "cwd", "root", "target_directory"];
 const SCOPE_FILTER_KEYS = ["include", "glob", "file_pattern", "filePattern", "type"];
 const COMMAND_KEYS = ["command", "cmd", "script", "commandLine"];
 const URL_KEYS = ["url", "href", "uri"];
@@ -153,7 +174,17 @@ export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKno
     if (exact !== undefined) return exact;
     // MCP tools arrive as "server.tool" or "mcp__server__tool": classify by the last part.
     const tail = name.split(/__|\.|\//).pop() ?? name;
-    return lowerByName.get(tail.toLowerCase()) ?? "other";
+    const byTail = lowerByName.get(tail.toLowerCase());
+    if (byTail !== undefined) return byTail;
+    // MCP tools also come as "mcp_server_tool" (Copilot, Cline): try the name without its first parts.
+    if (/^mcp[_-]/i.test(name)) {
+      const parts = name.toLowerCase().split(/[_-]/);
+      for (let i = 2; i < parts.length - 1; i++) {
+        const rest = lowerByName.get(parts.slice(i).join("_"));
+        if (rest !== undefined) return rest;
+      }
+    }
+    return "other";
   };
   return {
     kindOf,

@@ -46,7 +46,7 @@ describe("tool-failure", () => {
       evs.push(...step(`t${i}`, "bash", { command: "cd /testbed && python reproduce.py" }, false, "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 3, in <module>\nAssertionError: wrong result\n</output>"));
       evs.push(...step(`e${i}`, "str_replace_editor", { command: "str_replace", path: "/testbed/a.py", old_str: `v${i}`, new_str: `v${i + 1}` }, true, "The file has been edited."));
     }
-    assert.deepEqual(feed(evs), []);
+    assert.deepEqual(feedOnly("tool-failure", evs), []);
   });
 
   it("does not join unrelated scripts that hit the same missing module", () => {

@@ -226,7 +226,8 @@ describe("class 5: rewriting one file over and over", () => {
       t.call("Bash", { command: "npx jest parser" }, false, "FAIL tests/parser.test.ts\n  ● nested quotes › keeps escaped quote\n    Expected: \"a\\\"b\"\n    Received: \"a\"");
       current = next;
     }
-    assertInTime(t, "edit-retry");
+    // Seen as rewrites of the streak's own lines, and as edits after which the failure is byte-identical.
+    assert.ok(["edit-retry", "tool-progress"].includes(assertInTime(t).detector));
   });
 
   it("catches a script rewritten whole with heredocs, the same error after each run", () => {

@@ -6,6 +6,7 @@ import { editRetry } from "./editRetry";
 import { searchSpiral } from "./searchSpiral";
 import { toolCycle } from "./toolCycle";
 import { fileReread } from "./fileReread";
+import { toolProgress } from "./toolProgress";
 import { streamRepeat } from "./streamRepeat";
 import { lineRepeat } from "./lineRepeat";
 import { nearDuplicate } from "./nearDuplicate";
@@ -20,6 +21,7 @@ export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   searchSpiral,
   toolCycle,
   fileReread,
+  toolProgress,
   streamRepeat,
   lineRepeat,
   nearDuplicate,

@@ -171,7 +171,10 @@ class ToolRepeatDetector implements Detector {
     // same output = not yet. How long is told by the clock, or without one by the sleeps' own length.
     const waited = call.waitCount !== s.waitCount || call.waits;
     const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : call.waitedSeconds - s.waitedSeconds;
-    const longEnough = interval >= Number(this.settings.pollMinIntervalSeconds ?? 0);
+    const minInterval = Number(this.settings.pollMinIntervalSeconds ?? 0);
+    // When the user asked to wait for it ("wait for the release build"), sleeps of half the interval
+    // are the polling they asked for (by the sleeps' own length: a short sleep is still too short).
+    const longEnough = interval >= minInterval || (call.pollRequested && call.waitedSeconds - s.waitedSeconds >= minInterval / 2);
     // (a streak's events are never empty once it has a call: only a streak just begun has no call before this one)
     const isPoll = !begun && waited && longEnough && !s.finished;
     s.waitCount = call.waitCount;

@@ -1,0 +1,115 @@
+/**
+ * What the user's request says about repetition: "run it 5 times", "re-run it a few times and tell
+ * me how often it fails", "wait for the release build", "keep polling until it is green", in
+ * English, French, Spanish, German and Chinese. Runs the user asked for are the requested work, not
+ * a loop: the detectors subtract them from their counts for the commands the request is about.
+ */
+
+/** What a stated repetition allows. */
+export interface RepetitionIntent {
+  /** Runs asked for: an explicit number, or what a vague word stands for; 1 when none was stated. */
+  times: number;
+  /** Whether the number was given or stood for by a word ("5 times", "a few times", "how often"). */
+  counted: boolean;
+  /** Whether the count was a number ("5 times", "cinq fois"): it applies to whichever command is run, as the user named it. */
+  explicit: boolean;
+  /** Whether the request asks to wait for something or poll it ("wait for CI", "keep checking"). */
+  waits: boolean;
+  /** Words and paths of the request (lowercased), to tell which commands it is about. */
+  words: ReadonlySet<string>;
+  /** Whether the request names any file, path or code-like word a command could be matched on. */
+  namesSomething: boolean;
+}
+
+/** What vague words stand for, in runs. Bounded: a vague request buys a few more runs, not a licence to loop. */
+const FEW = 5;
+const SEVERAL = 6;
+/** "How often does it fail", "until it passes": a sample, or as many as it takes, within reason. */
+const SAMPLE = 10;
+/** The most runs a stated number grants (a typo of "500 times" must not switch detection off). */
+const MAX_TIMES = 50;
+
+const NUMBER_WORDS: Record<string, number> = {
+  once: 1, twice: 2, thrice: 3, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twenty: 20,
+  une: 1, un: 1, deux: 2, trois: 3, quatre: 4, cinq: 5, sept: 7, huit: 8, neuf: 9, dix: 10, vingt: 20,
+  una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5, seis: 6, siete: 7, ocho: 8, nueve: 9, diez: 10, veinte: 20,
+  ein: 1, einmal: 1, zwei: 2, drei: 3, vier: 4, "fünf": 5, sechs: 6, sieben: 7, acht: 8, neun: 9, zehn: 10, zwanzig: 20,
+  "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "二十": 20,
+};
+
+const NUMBER = "\\d{1,3}|once|twice|thrice|two|three|four|five|six|seven|eight|nine|ten|twenty|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|vingt|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwanzig";
+/** "5 times", "cinq fois", "tres veces", "drei Mal", "dreimal", "5x". */
+const EXPLICIT = new RegExp(`(?<![\\p{L}\\p{N}])(${NUMBER})\\s*(?:more\\s+|de\\s+plus\\s+|m[aá]s\\s+)?(?:times|runs|rounds|iterations|x(?![\\p{L}])|fois|veces|mal|male)(?![\\p{L}])|(?<![\\p{L}\\p{N}])(once|twice|thrice|zweimal|dreimal|viermal|fünfmal|zehnmal)(?![\\p{L}])`, "iu");
+/** 三次, 5次, 两遍, 十回. */
+const EXPLICIT_ZH = /(\d{1,3}|二十|[一两二三四五六七八九十])\s*(?:次|遍|回)/u;
+const FEW_WORDS = /\b(?:a few|a couple(?: of)?|few more|some more) (?:more )?(?:times|runs|rounds|tries|attempts)\b|\bquelques fois\b|\bunas (?:cuantas|pocas) veces\b|\balgunas veces\b|\bein paar (?:mal|male)\b|几次|几遍|几回/iu;
+const SEVERAL_WORDS = /\b(?:several|many|multiple|repeatedly|again and again|over and over)\b(?: (?:times|runs|rounds))?|\bplusieurs fois\b|\b(?:à|a) plusieurs reprises\b|\bvarias veces\b|\brepetidamente\b|\bmehrmals\b|\bmehrere (?:mal|male)\b|\bwiederholt\b|多次|反复|重复/iu;
+const FREQUENCY_WORDS = /\bhow (?:often|frequently|many times)\b|\bwhat (?:fraction|percentage|share)\b|\bfailure rate\b|\bcombien de fois\b|\b(?:à|a) quelle fréquence\b|\bcon qué frecuencia\b|\bcuántas veces\b|\bwie (?:oft|häufig)\b|多少次|频率|概率|几率/iu;
+const UNTIL_WORDS = /\b(?:until|till|unless) (?:it|they|the [\w-]+|all(?: the)? [\w-]+|tests?|ci|everything|the build)(?: [\w-]+){0,2} (?:pass(?:es)?|succeeds?|works?|is green|are green|turns? green|goes green|is stable|fails)\b|\bjusqu'(?:à|a) ce qu(?:e|')(?:[\p{L}'-]+ ){0,3}(?:passe|passent|marche|fonctionne|réussisse|échoue)|\bhasta que (?:\p{L}+ ){0,3}(?:pase|pasen|funcione|falle)|\bbis (?:er|es|sie|der|die|das|alle)(?: \p{L}+){0,3} (?:durchläuft|besteht|grün|funktioniert|klappt|fehlschlägt)|直到.{0,8}(?:通过|成功|变绿|失败)/iu;
+const WAIT_WORDS = /\bwait(?:ing)? (?:for|until|till|on)\b|\bkeep (?:polling|checking|watching|an eye)\b|\bpoll(?:ing)?\b|\b(?:tell|let) me know when\b|\btell me when\b|\bonce it(?:'s| is) (?:done|finished|live|green)\b|\battend(?:s|re|ez)\b|\bsurveill|\bdis-moi quand\b|\bespera(?:r)?\b|\bav[ií]same cuando\b|\bwarte(?:n)?\b|\bbescheid,? (?:wenn|sobald)\b|\bsag mir,? (?:wenn|sobald)\b|等待|等到|等一下|轮询|盯着/iu;
+
+/** Words shorter than this (and common words) say nothing about which command a request means. */
+const MIN_NAME = 4;
+
+const SPLIT_REQUEST = /[\s`'"“”‘’()[\]{}<>,;!?。，；：！？]+/u;
+/** Folder names and words every project has: naming one says nothing about which command is meant. */
+const GENERIC = new Set(["test", "tests", "spec", "specs", "src", "lib", "libs", "internal", "scripts", "script", "home", "users", "node_modules", "dist", "build", "main", "index", "python", "python3", "node", "npm", "npx", "cargo", "pytest", "make", "bash", "then", "with", "from", "that", "this", "what", "when", "tell", "about"]);
+
+/** The names a path or file word stands for: its parts, and each file's stem without extension or test affix (`tests/test_mailer.py` → mailer). */
+function namesIn(word: string): string[] {
+  const out: string[] = [];
+  for (const part of word.split(/[/\\]+/)) {
+    const stem = part.replace(/\.\w{1,5}$/, "");
+    const core = stem.replace(/^test_|_test$|_spec$|\.(?:test|spec)$/, "");
+    for (const n of [part, stem, core]) if (n.length >= MIN_NAME && !GENERIC.has(n) && !out.includes(n)) out.push(n);
+  }
+  return out;
+}
+
+/** Reads a user message. */
+export function repetitionIntent(text: string): RepetitionIntent {
+  let times = 1;
+  let counted = false;
+  let explicit = false;
+  const m = EXPLICIT.exec(text);
+  const zh = m ? undefined : EXPLICIT_ZH.exec(text);
+  const word = (m?.[1] ?? m?.[2] ?? zh?.[1] ?? "").toLowerCase();
+  if (word !== "") {
+    const n = NUMBER_WORDS[word] ?? NUMBER_WORDS[word.replace(/mal$/, "")] ?? Number(word);
+    if (Number.isFinite(n) && n > 1) { times = Math.min(MAX_TIMES, n); counted = true; explicit = true; }
+  }
+  const vague = FREQUENCY_WORDS.test(text) || UNTIL_WORDS.test(text) ? SAMPLE : SEVERAL_WORDS.test(text) ? SEVERAL : FEW_WORDS.test(text) ? FEW : 0;
+  if (vague > times) { times = vague; counted = true; }
+  const waits = WAIT_WORDS.test(text);
+  const words = new Set<string>();
+  let namesSomething = false;
+  for (const w of text.toLowerCase().split(SPLIT_REQUEST)) {
+    const bare = w.replace(/^[.:]+|[.:]+$/g, "");
+    if (bare.length < MIN_NAME) continue;
+    words.add(bare);
+    // A path, a file name with an extension, or an identifier (snake_case, camelCase, dotted) names a thing.
+    if (/[/\\]|\.\w{1,5}$|_|\w[.:]\w/.test(bare)) {
+      namesSomething = true;
+      for (const n of namesIn(bare)) words.add(n);
+    }
+  }
+  return { times, counted, explicit, waits, words, namesSomething };
+}
+
+/** No repetition stated. */
+export const NO_INTENT: RepetitionIntent = { times: 1, counted: false, explicit: false, waits: false, words: new Set(), namesSomething: false };
+
+/**
+ * Whether a command is one the request is about: it names a path or word of the request (the test
+ * file, the script, the job), or the request names nothing a command could be matched on ("run the
+ * tests a few times").
+ */
+export function commandMatches(intent: RepetitionIntent, command: string): boolean {
+  if (!intent.namesSomething) return true;
+  for (const w of command.toLowerCase().split(/[\s`'"=,;|&()<>]+/)) {
+    if (w.length < MIN_NAME || w.startsWith("-")) continue;
+    if (intent.words.has(w)) return true;
+    for (const n of namesIn(w)) if (intent.words.has(n)) return true;
+  }
+  return false;
+}
