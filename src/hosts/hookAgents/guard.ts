@@ -167,7 +167,10 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
       remember(state.calls, id);
       take(feed({ t: "tool_call", id, name: call.toolName, input: call.input, ts: now }));
     }
-    return preVerdict(call, state, found, now);
+    const verdict = preVerdict(call, state, found, now);
+    // A refused call never ran: the refusal the transcript later shows as its result is ours, not an outcome.
+    if (verdict.action === "block" || verdict.action === "stop") remember(state.results, id);
+    return verdict;
   }
 
   // post: the call's outcome, unless the transcript brought it already.
