@@ -79,6 +79,8 @@ function responseOk(v: unknown): boolean {
   return !(typeof code === "number" && code !== 0);
 }
 
+const SHELL_TRAILER = /\n?<shellId: [^>]*>\s*$/;
+
 const POINT_OF: Record<string, HookPoint> = {
   PreToolUse: "pre", PostToolUse: "post", preToolUse: "pre", postToolUse: "post", permissionRequest: "permission", PermissionRequest: "permission",
   pre: "pre", post: "post", permission: "permission",
@@ -116,7 +118,17 @@ export function parseAgentCall(agent: AgentName, pointArg: string | undefined, t
   const call: AgentCall = { agent, point, sessionId, toolName, input: inputOf(doc.toolArgs ?? doc.toolInput), claudeShaped: false };
   if (point === "post") {
     const r = isRecord(doc.toolResult) ? doc.toolResult : {};
-    call.result = { ok: r.resultType === undefined || r.resultType === "success", text: responseText(r.textResultForLlm ?? r) };
+    let text = responseText(r.textResultForLlm ?? r);
+    let ok = r.resultType === undefined || r.resultType === "success";
+    // Copilot's shell numbers each run in a trailer ("<shellId: 7 completed with exit code 0>"):
+    // bookkeeping, not output; identical runs must read identical. Its exit code is the outcome.
+    const trailer = SHELL_TRAILER.exec(text);
+    if (trailer) {
+      const code = /exit code (-?\d+)/.exec(trailer[0]);
+      text = text.slice(0, trailer.index);
+      if (code && code[1] !== "0") ok = false;
+    }
+    call.result = { ok, text };
   }
   return call;
 }

@@ -38,7 +38,7 @@ const PRODUCTIVE: Step[] = [
 function guidanceAt(r: RunResult): number[] { return r.model.guided().map((q) => q.n); }
 function refusalsAt(r: RunResult): number[] { return r.model.requests.filter((q) => q.evidence.some((e) => /refused|stopped/i.test(e))).map((q) => q.n); }
 function describe_(r: RunResult): string {
-  return `requests ${r.model.requests.length}, Loop Sentinel text in ${JSON.stringify(guidanceAt(r))}, refusals in ${JSON.stringify(refusalsAt(r))}; exit ${r.code}; run folder ${r.dir}\n` +
+  return `requests ${r.model.requests.length}, calls the hook counted ${r.hookCalls}, Loop Sentinel text in ${JSON.stringify(guidanceAt(r))}, refusals in ${JSON.stringify(refusalsAt(r))}; exit ${r.code}; run folder ${r.dir}\n` +
     r.model.guided().map((q) => `  #${q.n}: ${q.evidence.map((e) => e.slice(0, 200)).join(" | ")}`).join("\n");
 }
 
@@ -90,6 +90,7 @@ for (const agent of AGENTS) {
       console.log(`      ${info}`);
       assert.deepEqual(guidanceAt(r), [], `no Loop Sentinel text: ${info}`);
       assert.equal(r.model.requests.length, PRODUCTIVE.length, `every step ran: ${info}`);
+      assert.ok(r.hookCalls >= PRODUCTIVE.length - 1, `the hook saw every call (${r.hookCalls}): ${info}`);
     });
 
     it("warn-only: guidance reaches the model, no call is refused and the run is not ended", async () => {

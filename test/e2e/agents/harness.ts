@@ -55,7 +55,18 @@ export interface RunResult {
   stderr: string;
   dir: string;
   ws: string;
-  /** How many times the hook process ran (from its timing log; the hook itself keeps none). */
+  /** Tool calls the headless hook counted (from its session files): proof that it ran. */
+  hookCalls: number;
+}
+
+function countedCalls(channel: string): number {
+  const dir = path.join(channel, "agent-sessions");
+  let n = 0;
+  for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    if (!f.endsWith(".json")) continue;
+    try { n += (JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).log as { t: string }[]).filter((e) => e.t === "tool_call").length; } catch { /* being written */ }
+  }
+  return n;
 }
 
 /** The workspace every scenario starts from: a file to read and edit, and a test to run. */
@@ -143,8 +154,10 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
   fs.writeFileSync(path.join(dir, "stdout.txt"), result.stdout);
   fs.writeFileSync(path.join(dir, "stderr.txt"), result.stderr);
   fs.writeFileSync(path.join(dir, "requests.json"), JSON.stringify(model.requests, null, 1));
+  const hookCalls = countedCalls(channel);
+  fs.cpSync(channel, path.join(dir, "channel"), { recursive: true });
   fs.rmSync(channel, { recursive: true, force: true });
-  return { model, ...result, dir, ws };
+  return { model, ...result, dir, ws, hookCalls };
 }
 
 /** Steps name files relative to the workspace; the tools want absolute paths. */
