@@ -70,7 +70,8 @@ function charsOf(e: TraceEvent): number {
   }
 }
 
-function bounded(log: TraceEvent[]): TraceEvent[] {
+/** The log's newest part that fits the bounds. */
+export function boundedLog(log: TraceEvent[]): TraceEvent[] {
   let drop = Math.max(0, log.length - MAX_LOG_EVENTS);
   let chars = 0;
   for (let i = log.length - 1; i >= drop; i--) {
@@ -140,7 +141,7 @@ export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
       log.push(kept);
       return session.push(kept);
     }, o.now);
-    save(file, { v: STATE_VERSION, state: doc.state, log: bounded(log) });
+    save(file, { v: STATE_VERSION, state: doc.state, log: boundedLog(log) });
     return verdict;
   } finally {
     fs.rmSync(`${file}.lock`, { force: true });
