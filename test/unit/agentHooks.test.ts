@@ -9,7 +9,7 @@ import { agentOutput, parseAgentCall, type AgentCall, type AgentName } from "../
 import { decideAgentCall, newSessionState, type AgentSessionState } from "../../src/hosts/hookAgents/guard";
 import type { TraceEvent } from "../../src/engine/events";
 import { boundedLog, decideHeadless, MAX_LOG_EVENTS, sessionsDir } from "../../src/hosts/hookAgents/headlessState";
-import { fromChannelQuery, toChannelQuery } from "../../src/hosts/hookAgents/hookMain";
+import { fromChannelQuery, toChannelQuery } from "../../src/hosts/hookAgents/channelQuery";
 import { agentHookStatus, installAgentHook, uninstallAgentHook, uninstallAllAgentHooks, hookFileFor } from "../../src/hosts/hookAgents/install";
 import { parseClaudeCode } from "../../src/formats/claudeCode";
 

@@ -12,41 +12,18 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { resolveConfig, type EngineConfig } from "../../engine/config";
+import * as vm from "node:vm";
 import { isRecord } from "../../engine/json";
 import { askChannel } from "../cline/hookChannel";
-import { channelDir, HOOK_DEADLINE_MS, type HookQuery } from "../cline/hookProtocol";
-import { AGENT_NAMES, agentOutput, parseAgentCall, type AgentCall, type AgentName, type Verdict } from "./dialect";
-import { decideHeadless } from "./headlessState";
+import { channelDir, ensurePrivateDir, HOOK_DEADLINE_MS } from "../cline/hookProtocol";
+import { agentChannelDir, toChannelQuery } from "./channelQuery";
+import { AGENT_NAMES, agentOutput, parseAgentCall, type AgentName, type Verdict } from "./dialect";
+import type * as HeadlessEntry from "./headlessEntry";
 
 /** The hook answers within this long or lets the call through (the agents wait 30 s and more). */
 const HOOK_BUDGET_MS = 5_000;
 const STDIN_MS = 1_000;
 const MAX_STDIN_BYTES = 8 * 1024 * 1024;
-
-/** The folder where a running Loop Sentinel listens for the agents' hooks (beside Cline's). */
-export function agentChannelDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(channelDir(env), "agents");
-}
-
-/**
- * A hook call as a channel query: the channel's request shape names a task, a tool and its input;
- * the whole call rides in the input and the task id says whose it is.
- */
-export function toChannelQuery(call: AgentCall): HookQuery {
-  const query: HookQuery = { engine: "sdk", taskId: `agent:${call.agent}:${call.sessionId}`, toolName: call.toolName, input: { agentCall: call } };
-  if (call.toolCallId) query.toolCallId = call.toolCallId;
-  return query;
-}
-
-/** The call back out of a channel query; undefined for a query that is not an agent's. */
-export function fromChannelQuery(q: HookQuery): AgentCall | undefined {
-  if (!q.taskId.startsWith("agent:")) return undefined;
-  const c = q.input.agentCall;
-  if (!isRecord(c) || typeof c.sessionId !== "string" || typeof c.toolName !== "string" || !AGENT_NAMES.includes(c.agent as AgentName)) return undefined;
-  if (c.point !== "pre" && c.point !== "post" && c.point !== "permission") return undefined;
-  return { ...(c as unknown as AgentCall), input: isRecord(c.input) ? c.input : {} };
-}
 
 function readStdin(): Promise<string> {
   return new Promise((resolve) => {
@@ -60,7 +37,41 @@ function readStdin(): Promise<string> {
   });
 }
 
-export interface HookArgs { agent: AgentName; point?: string; config: EngineConfig }
+export interface HookArgs { agent: AgentName; point?: string; settings: Record<string, unknown> }
+
+/** The engine bundle, beside this script (dist/agent-hook-engine.js, or its installed copy). */
+export function engineBundleFor(script: string): string {
+  return script.replace(/\.js$/, "-engine.js");
+}
+
+/**
+ * Loads the engine bundle with V8's code cache, kept in the user's private channel folder: most of
+ * a cold start is compiling it. The cache is bound to the bundle's size, time and Node's version;
+ * V8 rejects one that does not fit, and it is made anew.
+ */
+function loadEngine(bundle: string, cacheDir: string): typeof HeadlessEntry {
+  const source = fs.readFileSync(bundle, "utf8");
+  const st = fs.statSync(bundle);
+  const cacheFile = path.join(cacheDir, `engine-${st.size}-${Math.round(st.mtimeMs)}-${process.version}.codecache`);
+  let cachedData: Buffer | undefined;
+  try { cachedData = fs.readFileSync(cacheFile); } catch { /* first run */ }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
+  const mod = { exports: {} as typeof HeadlessEntry };
+  (script.runInThisContext() as (...a: unknown[]) => void).call(mod.exports, mod.exports, require, mod, bundle, path.dirname(bundle));
+  if (!cachedData || script.cachedDataRejected) {
+    // At exit: the functions this run compiled are in the cache too.
+    process.once("exit", () => {
+      try {
+        const tmp = `${cacheFile}.tmp-${process.pid}`;
+        fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+        fs.renameSync(tmp, cacheFile);
+        // Caches of earlier bundles (an update) are dead weight.
+        for (const f of fs.readdirSync(cacheDir)) if (/^engine-.*\.codecache$/.test(f) && path.join(cacheDir, f) !== cacheFile) fs.rmSync(path.join(cacheDir, f), { force: true });
+      } catch { /* next time */ }
+    });
+  }
+  return mod.exports;
+}
 
 /** The command line the agents run; undefined when it names no agent we know. */
 export function parseHookArgs(argv: string[]): HookArgs | undefined {
@@ -78,18 +89,23 @@ export function parseHookArgs(argv: string[]): HookArgs | undefined {
     } else if (a === "--warn-only") raw.mode = "warnOnly";
     else if (!a.startsWith("--") && point === undefined) point = a;
   }
-  return { agent: agent as AgentName, point, config: resolveConfig(raw).config };
+  return { agent: agent as AgentName, point, settings: raw };
 }
 
 /** The hook's answer for one stdin text; undefined means print nothing. */
-export async function runAgentHook(args: HookArgs, stdinText: string, env: NodeJS.ProcessEnv = process.env): Promise<Record<string, unknown> | undefined> {
+export async function runAgentHook(args: HookArgs, stdinText: string, env: NodeJS.ProcessEnv = process.env, bundle = engineBundleFor(__filename)): Promise<Record<string, unknown> | undefined> {
   const call = parseAgentCall(args.agent, args.point, stdinText);
   if (!call) return undefined;
   let verdict: Verdict | undefined;
   const deadline = Number(env.LOOP_SENTINEL_HOOK_DEADLINE_MS ?? HOOK_DEADLINE_MS);
   const reply = await askChannel(agentChannelDir(env), toChannelQuery(call), Number.isFinite(deadline) && deadline > 0 ? deadline : HOOK_DEADLINE_MS);
   if (reply?.known) verdict = { action: reply.action, message: reply.message };
-  else verdict = decideHeadless(call, { channel: channelDir(env), config: args.config });
+  else {
+    const channel = channelDir(env);
+    ensurePrivateDir(channel); // the code cache is read from there: only from a folder that is the user's alone
+    const engine = loadEngine(bundle, channel);
+    verdict = engine.decideHeadless(call, { channel, config: engine.configFrom(args.settings) });
+  }
   return agentOutput(call, verdict);
 }
 

@@ -175,6 +175,9 @@ export function installAgentHook(o: AgentInstallOptions): InstallReport {
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const script = path.join(home, INSTALLED_SCRIPT);
   writeAtomic(script, fs.readFileSync(o.script), 0o644);
+  // Its engine bundle beside it (loaded only when no running Loop Sentinel answers).
+  const engine = o.script.replace(/\.js$/, "-engine.js");
+  if (fs.existsSync(engine)) writeAtomic(script.replace(/\.js$/, "-engine.js"), fs.readFileSync(engine), 0o644);
   const runtime = o.runtime ?? process.execPath;
 
   let next: Record<string, unknown>;
@@ -254,5 +257,6 @@ export function agentHookStatus(agent: AgentName, project: string | undefined, e
 export function uninstallAllAgentHooks(env: NodeJS.ProcessEnv = process.env): InstallReport[] {
   const out = readRecords(env).map((r) => uninstallFile(r.file, r.agent, env));
   fs.rmSync(path.join(loopSentinelHome(env), INSTALLED_SCRIPT), { force: true });
+  fs.rmSync(path.join(loopSentinelHome(env), INSTALLED_SCRIPT.replace(/\.js$/, "-engine.js")), { force: true });
   return out;
 }
