@@ -24,6 +24,7 @@ import { toTraceEvent } from "../src/engine/events";
 import { LoopSession } from "../src/engine/session";
 import { benchClineAppend, benchRooCumulative } from "./benchLive";
 import { bestOf, parseOnly, timeProcess } from "./benchWhole";
+import { benchAgentHook } from "./benchHooks";
 import { generateMain } from "./generator/generate";
 import { fingerprintMain } from "./fingerprint";
 
@@ -220,6 +221,12 @@ function main(): void {
   }
 }
 
+/** The agents' hook alone: `node dist/bench.js --hooks`. */
+function hooksOnly(): void {
+  benchAgentHook(path.join(__dirname, "agent-hook.js")).catch((err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exitCode = 1; });
+}
+
 if (process.argv.includes("--generate")) generateMain(process.argv.slice(2));
 else if (process.argv.includes("--fingerprint")) fingerprintMain(process.argv.slice(2));
-else main();
+else if (process.argv.includes("--hooks")) hooksOnly();
+else { main(); if (!process.argv.includes("--no-hooks")) hooksOnly(); }

@@ -14,6 +14,10 @@ const entries = [
   { entryPoints: ["scripts/bench.ts"], outfile: "dist/bench.js" },
   // Cline's PreToolUse hook: run by Cline for every tool call, so small and on its own.
   { entryPoints: ["src/hosts/cline/hookScript.ts"], outfile: "dist/cline-hook.js", sourcemap: false },
+  // Claude Code's, Copilot CLI's and Codex's tool-call hook: run for every call, so on its own too.
+  { entryPoints: ["src/hosts/hookAgents/hookMain.ts"], outfile: "dist/agent-hook.js", sourcemap: false },
+  // Its engine, loaded only when no running Loop Sentinel answers (the hook decides alone).
+  { entryPoints: ["src/hosts/hookAgents/headlessEntry.ts"], outfile: "dist/agent-hook-engine.js", sourcemap: false },
   // Run by VS Code once Loop Sentinel is uninstalled (package.json "vscode:uninstall"): removes the
   // Kilo / opencode plugin and that hook.
   { entryPoints: ["src/extension/uninstall.ts"], outfile: "dist/uninstall.js", sourcemap: false },

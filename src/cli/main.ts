@@ -10,6 +10,7 @@ import { CONVERT_USAGE, runConvert } from "./convert";
 import { STATS_USAGE, runStats } from "./stats";
 import { INSTALL_PLUGIN_USAGE, REMOVE_PLUGIN_USAGE, runInstallPlugin, runRemovePlugin } from "./plugin";
 import { CLINE_HOOK_USAGE, runClineHook } from "./clineHook";
+import { HOOKS_USAGE, runHooks } from "./hooks";
 
 type Command = { usage: string; run: (argv: string[], io: CliIO) => number | Promise<number> };
 
@@ -22,6 +23,7 @@ export const COMMANDS: Record<string, Command> = {
   "install-plugin": { usage: INSTALL_PLUGIN_USAGE, run: (argv, io) => runInstallPlugin(argv, io) },
   "remove-plugin": { usage: REMOVE_PLUGIN_USAGE, run: runRemovePlugin },
   "cline-hook": { usage: CLINE_HOOK_USAGE, run: runClineHook },
+  hooks: { usage: HOOKS_USAGE, run: runHooks },
 };
 
 function usage(): string {

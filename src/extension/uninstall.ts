@@ -5,6 +5,7 @@
  */
 import { uninstallHook } from "../hosts/cline/hookInstall";
 import { pluginFolder, PLUGIN_HOSTS, removePlugin } from "../hosts/opencode/install";
+import { uninstallAllAgentHooks } from "../hosts/hookAgents/install";
 
 // Kilo Code's and opencode's global plugin folders.
 for (const host of PLUGIN_HOSTS) {
@@ -16,4 +17,11 @@ try {
   for (const r of uninstallHook()) process.stdout.write(`${r.detail}\n`);
 } catch (err) {
   process.stderr.write(`Loop Sentinel: could not remove the Cline hook: ${(err as Error).message}\n`);
+}
+
+// Claude Code's, Copilot CLI's and Codex's hook: every settings file goes back as it was.
+try {
+  for (const r of uninstallAllAgentHooks()) process.stdout.write(`${r.detail}\n`);
+} catch (err) {
+  process.stderr.write(`Loop Sentinel: could not remove the agents' hook: ${(err as Error).message}\n`);
 }

@@ -1,0 +1,109 @@
+/**
+ * What Loop Sentinel's agent hook (dist/agent-hook.js) adds to each tool call of Claude Code,
+ * Copilot CLI or Codex: the wall time of one hook process, against a no-op Node hook given the
+ * same stdin in the same run (interleaved, so the machine's load falls on both alike). A
+ * 40-call Claude session (reads, edits, test runs, with a transcript that grows with thinking
+ * and results as the real one does): 80 hook calls (PreToolUse and PostToolUse), headless (the
+ * hook decides alone from its session file) and with the channel (a Loop Sentinel in this process
+ * answers, as the extension or `watch` does). Budget: +25 ms median above the no-op hook.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { defaultConfig } from "../src/engine/config";
+import { LoopSession } from "../src/engine/session";
+import { AgentHookService } from "../src/hosts/hookAgents/service";
+
+export const HOOK_BUDGET_MS = 25;
+
+const NOOP = "process.stdin.resume();process.stdin.on('end',()=>process.exit(0));\n";
+
+function runOnce(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { env, stdio: ["pipe", "ignore", "ignore"] });
+    child.on("error", reject);
+    child.on("close", () => resolve(Number(process.hrtime.bigint() - t) / 1e6));
+    child.stdin.end(input);
+  });
+}
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+
+/** The hook stdin texts of a realistic session, and the transcript lines written before each. */
+function session(dir: string, sessionId: string): { stdin: string; transcript: string }[] {
+  const transcript = path.join(dir, `${sessionId}.jsonl`);
+  const out: { stdin: string; transcript: string }[] = [];
+  const line = (o: Record<string, unknown>) => JSON.stringify({ sessionId, timestamp: new Date().toISOString(), ...o }) + "\n";
+  for (let i = 0; i < 40; i++) {
+    const kind = i % 4;
+    const [name, input]: [string, Record<string, unknown>] =
+      kind === 0 ? ["Read", { file_path: `/w/src/mod${i % 7}.ts` }]
+        : kind === 1 ? ["Edit", { file_path: `/w/src/mod${i % 7}.ts`, old_string: `a${i}`, new_string: `b${i}` }]
+        : kind === 2 ? ["Bash", { command: "npm test", description: "run the tests" }]
+        : ["Grep", { pattern: `symbol${i}`, path: "/w/src" }];
+    const id = `toolu_${i}`;
+    const thinking = `Step ${i}: I will ${name.toLowerCase()} next because the previous result showed ${i} things to check. `.repeat(6);
+    const common = { session_id: sessionId, transcript_path: transcript, cwd: "/w", permission_mode: "default", tool_name: name, tool_input: input, tool_use_id: id };
+    out.push({
+      stdin: JSON.stringify({ ...common, hook_event_name: "PreToolUse" }),
+      transcript: line({ type: "assistant", message: { id: `m${i}`, role: "assistant", model: "m", content: [{ type: "thinking", thinking }] } }) +
+        line({ type: "assistant", message: { id: `m${i}`, role: "assistant", model: "m", content: [{ type: "tool_use", id, name, input }] } }),
+    });
+    const result = kind === 2 ? `> test\n${i % 2 ? "1 failing" : "all passing"} after ${i} edits\n` : `line 1\nline ${i}\n`.repeat(20);
+    out.push({
+      stdin: JSON.stringify({ ...common, hook_event_name: "PostToolUse", tool_response: { stdout: result, stderr: "", interrupted: false } }),
+      transcript: line({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: result }] } }),
+    });
+  }
+  return out;
+}
+
+async function measure(label: string, hook: string, noop: string, env: NodeJS.ProcessEnv, dir: string, sessionId: string): Promise<{ ours: number; noop: number }> {
+  const ours: number[] = [];
+  const base: number[] = [];
+  const calls = session(dir, sessionId);
+  const transcript = path.join(dir, `${sessionId}.jsonl`);
+  fs.writeFileSync(transcript, "");
+  for (const c of calls) {
+    fs.appendFileSync(transcript, c.transcript);
+    base.push(await runOnce([noop], c.stdin, env));
+    ours.push(await runOnce([hook, "claude"], c.stdin, env));
+  }
+  const m = { ours: median(ours), noop: median(base) };
+  const added = m.ours - m.noop;
+  process.stdout.write(`${label.padEnd(34)} ${calls.length} calls: hook ${m.ours.toFixed(1)} ms median, no-op Node hook ${m.noop.toFixed(1)} ms, added ${added.toFixed(1)} ms (budget +${HOOK_BUDGET_MS} ms: ${added <= HOOK_BUDGET_MS ? "within" : "OVER"}); p90 ${[...ours].sort((a, b) => a - b)[Math.floor(ours.length * 0.9)].toFixed(1)} ms\n`);
+  return m;
+}
+
+export async function benchAgentHook(hook: string): Promise<void> {
+  process.stdout.write("\nagent hook per tool call (Claude Code / Copilot CLI / Codex; wall time of one hook process)\n");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lsb-"));
+  try {
+    const noop = path.join(dir, "noop-hook.js");
+    fs.writeFileSync(noop, NOOP);
+    const env: NodeJS.ProcessEnv = { ...process.env, LOOP_SENTINEL_CHANNEL_DIR: path.join(dir, "ch") };
+    delete env.XDG_RUNTIME_DIR;
+    // Warm the file cache and the machine for both programs.
+    for (let i = 0; i < 3; i++) { await runOnce([noop], "{}", env); await runOnce([hook, "claude"], "{}", env); }
+    await measure("headless (session file)", hook, noop, env, dir, "bench-headless");
+    const sessions = new Map<string, LoopSession>();
+    const config = defaultConfig();
+    const service = new AgentHookService({
+      feed: (key, event) => {
+        let s = sessions.get(key);
+        if (!s) { s = new LoopSession(config); sessions.set(key, s); }
+        return s.push(event);
+      },
+    });
+    const server = await service.serve(env);
+    try {
+      await measure("with the channel (a running guard)", hook, noop, env, dir, "bench-channel");
+    } finally {
+      await server.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

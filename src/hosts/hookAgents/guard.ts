@@ -1,0 +1,248 @@
+/**
+ * Answers one agent hook call from the engine, for Claude Code, Copilot CLI and Codex alike.
+ * Plain Node. The same logic runs in two places: in the hook process itself (headless: the state
+ * below is saved to a private file between calls, and the engine session is rebuilt from its
+ * event log, headlessState.ts) and in the extension or `watch` (the state lives in memory and the
+ * events go to the window's engine sessions).
+ *
+ * Per call: first the transcript lines written since the last call are read (Claude's thinking,
+ * text, calls and results: a reasoning loop is acted on here, at the next tool call, since a hook
+ * cannot cut a response mid-stream), then the hook's own call or result is counted unless the
+ * transcript already brought it (matched by the call id). The strongest rung reached decides:
+ * - warn: kept and added as context after the call's result (post);
+ * - block (or a stream abort): the call is refused with the guidance;
+ * - stop: Claude: refused and the run ends; Copilot: let through at preToolUse and answered with
+ *   an interrupt from permissionRequest, its only hook answer that ends a run; Codex, which no
+ *   hook output can end: this and every further call of the turn is refused, saying so.
+ */
+import * as fs from "node:fs";
+import type { TraceEvent } from "../../engine/events";
+import type { Intervention } from "../../engine/session";
+import { isRecord } from "../../engine/json";
+import { DirectClaudeBuilder, translateClaudeLine, type ClaudeLineState } from "../claude/transcriptLines";
+import type { AgentCall, AgentName, Verdict } from "./dialect";
+
+/** Call and result ids remembered per session to tell the hook's copy from the transcript's. */
+const MAX_IDS = 512;
+/** Transcript bytes read in one hook call at most; a longer backlog is read over the next calls. */
+const MAX_TAIL_BYTES = 2 * 1024 * 1024;
+/** A transcript first seen longer than this (a resumed session) is read from its last part only. */
+const MAX_FIRST_READ_BYTES = 1024 * 1024;
+/** Copilot gives no call id: its calls waiting for their result, matched by name and input. */
+const MAX_OPEN_CALLS = 32;
+
+export interface TranscriptCursor {
+  path: string;
+  offset: number;
+  messageId?: string;
+  inRequest: boolean;
+}
+
+/** What one agent session needs between hook calls (JSON: saved as it is by the headless hook). */
+export interface AgentSessionState {
+  agent: AgentName;
+  sessionId: string;
+  turnId?: string;
+  transcript?: TranscriptCursor;
+  calls: string[];
+  results: string[];
+  /** Copilot: calls counted at preToolUse, still waiting for postToolUse ([id, name, input key]). */
+  open: [string, string, string][];
+  /** Guidance kept for the next result (warn is context after a result). */
+  pendingWarn: string[];
+  /** A refusal found between calls (a reasoning loop in the transcript), for the next call. */
+  pendingRefusal?: string;
+  /** The run was stopped: the message, the Codex turn it holds for, whether Copilot's interrupt went out. */
+  stop?: { message: string; turnId?: string; delivered: boolean; askedAt?: number };
+  nextId: number;
+}
+
+export function newSessionState(agent: AgentName, sessionId: string): AgentSessionState {
+  return { agent, sessionId, calls: [], results: [], open: [], pendingWarn: [], nextId: 0 };
+}
+
+/** Feeds one event to the session's engine; returns the interventions it caused. */
+export type Feed = (event: TraceEvent) => Intervention[];
+
+const RANK: Record<string, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
+
+function remember(list: string[], id: string): void {
+  list.push(id);
+  if (list.length > MAX_IDS) list.splice(0, list.length - MAX_IDS);
+}
+
+function inputKey(name: string, input: Record<string, unknown>): string {
+  let s: string;
+  try { s = JSON.stringify(input); } catch { s = ""; }
+  return `${name}\u0000${s.length > 4096 ? s.slice(0, 4096) : s}`;
+}
+
+/**
+ * The transcript lines written since the cursor, as events. Only whole lines are taken; a
+ * line still being written is read next time. A file that shrank (rewritten) is read afresh.
+ */
+export function readTranscriptTail(cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
+  let fd: number;
+  try { fd = fs.openSync(cursor.path, "r"); } catch { return; }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size < cursor.offset) { cursor.offset = 0; cursor.messageId = undefined; cursor.inRequest = false; }
+    let skipFirstLine = false;
+    if (cursor.offset === 0 && size > MAX_FIRST_READ_BYTES) { cursor.offset = size - MAX_FIRST_READ_BYTES; skipFirstLine = true; }
+    const length = Math.min(size - cursor.offset, MAX_TAIL_BYTES);
+    if (length <= 0) return;
+    const buf = Buffer.allocUnsafe(length);
+    const got = fs.readSync(fd, buf, 0, length, cursor.offset);
+    const end = buf.lastIndexOf(10, got - 1);
+    if (end < 0) return;
+    // Started mid-file: the first, partial line is not ours to read.
+    const start = skipFirstLine ? buf.indexOf(10) + 1 : 0;
+    const text = buf.toString("utf8", start, end);
+    cursor.offset += end + 1;
+    const builder = new DirectClaudeBuilder(emit, cursor.inRequest);
+    const state: ClaudeLineState = { messageId: cursor.messageId, subAgentFile: false };
+    const issues = { fail: () => { /* a line we cannot read tells nothing */ }, ignore: () => { /* bookkeeping lines */ } };
+    for (const line of text.split("\n")) {
+      if (line.trim() === "") continue;
+      let value: unknown;
+      try { value = JSON.parse(line); } catch { continue; }
+      if (!isRecord(value)) continue;
+      translateClaudeLine(value, 0, builder, state, issues);
+    }
+    cursor.messageId = state.messageId;
+    cursor.inRequest = builder.inRequest;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The agents whose transcript the hook reads as it grows. Claude's lines are translated here;
+ * Codex's rollout files and Copilot's events.jsonl get their line translators from
+ * src/hosts/codex and src/hosts/copilot (the seam: add them to this switch).
+ */
+function tailsTranscript(agent: AgentName): boolean {
+  return agent === "claude";
+}
+
+function strongest(ivs: Intervention[]): Intervention | undefined {
+  let best: Intervention | undefined;
+  for (const iv of ivs) if (!best || RANK[iv.action] > RANK[best.action]) best = iv;
+  return best;
+}
+
+/** Decides one hook call; updates `state` and feeds the engine through `feed`. */
+export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed: Feed, now = Date.now()): Verdict {
+  const found: Intervention[] = [];
+  const take = (ivs: Intervention[]) => { for (const iv of ivs) found.push(iv); };
+
+  // A new Codex turn is a new user message: counts start afresh, and a stop held for the old turn is over.
+  if (call.turnId !== undefined && call.turnId !== state.turnId) {
+    if (state.turnId !== undefined) { take(feed({ t: "user", text: `(new turn ${call.turnId})`, ts: now })); state.pendingWarn = []; state.pendingRefusal = undefined; }
+    state.turnId = call.turnId;
+    if (state.stop && state.stop.turnId !== call.turnId) state.stop = undefined;
+  }
+
+  if (call.transcriptPath && tailsTranscript(call.agent)) {
+    if (!state.transcript || state.transcript.path !== call.transcriptPath) state.transcript = { path: call.transcriptPath, offset: 0, inRequest: false };
+    readTranscriptTail(state.transcript, (e) => {
+      if (e.t === "tool_call") { if (state.calls.includes(e.id)) return; remember(state.calls, e.id); }
+      if (e.t === "tool_result") { if (state.results.includes(e.id)) return; remember(state.results, e.id); }
+      if (e.t === "user") { state.stop = undefined; state.pendingRefusal = undefined; }
+      take(feed(e));
+    });
+  }
+
+  if (call.point === "permission") return permissionVerdict(state, now);
+
+  const key = inputKey(call.toolName, call.input);
+  if (call.point === "pre") {
+    let id = call.toolCallId;
+    if (id === undefined) {
+      id = `${call.agent}-hook-${++state.nextId}`;
+      state.open.push([id, call.toolName, key]);
+      if (state.open.length > MAX_OPEN_CALLS) state.open.splice(0, state.open.length - MAX_OPEN_CALLS);
+    }
+    if (!state.calls.includes(id)) {
+      remember(state.calls, id);
+      take(feed({ t: "tool_call", id, name: call.toolName, input: call.input, ts: now }));
+    }
+    const verdict = preVerdict(call, state, found, now);
+    // A refused call never ran: the refusal the transcript later shows as its result is ours, not an outcome.
+    if (verdict.action === "block" || verdict.action === "stop") remember(state.results, id);
+    return verdict;
+  }
+
+  // post: the call's outcome, unless the transcript brought it already.
+  let id = call.toolCallId;
+  if (id === undefined) {
+    const i = state.open.findIndex(([, name, k]) => name === call.toolName && k === key);
+    if (i >= 0) { id = state.open[i][0]; state.open.splice(i, 1); }
+  }
+  if (id !== undefined && !state.results.includes(id) && call.result) {
+    remember(state.results, id);
+    const r = call.result;
+    take(feed(r.ok ? { t: "tool_result", id, ok: true, output: r.text, ts: now } : { t: "tool_result", id, ok: false, error: r.text, ts: now }));
+  }
+  return postVerdict(call, state, found);
+}
+
+function stopText(agent: AgentName, message: string): string {
+  if (agent === "codex") return `${message} Loop Sentinel stopped this run: every further tool call of this turn is refused. End your turn now and tell the user what you found and what blocked you.`;
+  return message;
+}
+
+function preVerdict(call: AgentCall, state: AgentSessionState, found: Intervention[], now: number): Verdict {
+  const best = strongest(found);
+  if (state.stop) return heldStop(call, state, now);
+  if (best?.action === "stop") {
+    state.stop = { message: stopText(call.agent, best.message), turnId: state.turnId, delivered: false };
+    return heldStop(call, state, now);
+  }
+  const refusal = best && (best.action === "block" || best.action === "abort") ? best.message : state.pendingRefusal;
+  for (const iv of found) if (iv.action === "warn") state.pendingWarn.push(iv.message);
+  state.pendingRefusal = undefined;
+  if (refusal !== undefined) return { action: "block", message: refusal };
+  return { action: "allow" };
+}
+
+/** A stopped run, at the next call: each agent as far as it allows. */
+function heldStop(call: AgentCall, state: AgentSessionState, now: number): Verdict {
+  const stop = state.stop!;
+  if (call.agent === "copilot" && !call.claudeShaped) {
+    // Let this call reach permissionRequest, which ends the run; had the last one not come there
+    // (a tool that asks no permission), refuse this call instead.
+    if (stop.askedAt !== undefined && !stop.delivered) return { action: "block", message: stop.message };
+    stop.askedAt = now;
+    return { action: "allow" };
+  }
+  if (call.agent === "copilot") return { action: "block", message: stop.message };
+  return { action: "stop", message: stop.message };
+}
+
+function permissionVerdict(state: AgentSessionState, now: number): Verdict {
+  const stop = state.stop;
+  if (!stop || stop.delivered) return { action: "allow" };
+  if (stop.askedAt === undefined) stop.askedAt = now;
+  stop.delivered = true;
+  return { action: "stop", message: stop.message };
+}
+
+function postVerdict(call: AgentCall, state: AgentSessionState, found: Intervention[]): Verdict {
+  const messages = state.pendingWarn.splice(0);
+  const best = strongest(found);
+  for (const iv of found) if (iv !== best && iv.action === "warn") messages.push(iv.message);
+  if (best && best.action !== "warn" && best.action !== "stop") {
+    // Found at the result: the call already ran. The guidance goes with it, and the next call is refused.
+    messages.push(best.message);
+    state.pendingRefusal = best.message;
+  } else if (best?.action === "warn") messages.push(best.message);
+  if (best?.action === "stop" && !state.stop) {
+    state.stop = { message: stopText(call.agent, best.message), turnId: state.turnId, delivered: false };
+    messages.push(state.stop.message);
+    const text = messages.join("\n\n");
+    // Claude ends the run here; the others at their next call.
+    return call.agent === "claude" ? { action: "stop", message: text } : { action: "warn", message: text };
+  }
+  return messages.length > 0 ? { action: "warn", message: messages.join("\n\n") } : { action: "allow" };
+}

@@ -1,0 +1,149 @@
+/**
+ * The hook guarding a run on its own (`claude -p`, `copilot -p`, `codex exec`, no VS Code and no
+ * `watch`): each hook call is a new process, so a session's state is kept in a small file in a
+ * private folder and the engine session is rebuilt at each call by replaying the session's
+ * compact event log (bounded: the last MAX_LOG_EVENTS events, long texts cut), which gives the
+ * same counts and rungs as one long-lived session would. Parallel calls of one session (Claude
+ * runs independent tools at once) take turns on a lock file.
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { EngineConfig } from "../../engine/config";
+import type { TraceEvent } from "../../engine/events";
+import { isRecord } from "../../engine/json";
+import { LoopSession } from "../../engine/session";
+import { ensurePrivateDir } from "../cline/hookProtocol";
+import type { AgentCall, Verdict } from "./dialect";
+import { decideAgentCall, newSessionState, type AgentSessionState } from "./guard";
+
+const STATE_VERSION = 1;
+/** Events kept per session: enough for every detector's window, small enough to replay in a few ms. */
+export const MAX_LOG_EVENTS = 1200;
+/** Characters kept of one event's text (a stream chunk, a tool's output). */
+const MAX_EVENT_CHARS = 8 * 1024;
+/** Characters kept over the whole log. */
+const MAX_LOG_CHARS = 768 * 1024;
+/** A lock older than this is left over from a hook that was killed. */
+const STALE_LOCK_MS = 10_000;
+
+interface StateFile { v: number; state: AgentSessionState; log: TraceEvent[] }
+
+/** The folder of session files: beside the hook channel's sockets, private to the user. */
+export function sessionsDir(channel: string): string {
+  return path.join(channel, "agent-sessions");
+}
+
+export function stateFileFor(dir: string, call: Pick<AgentCall, "agent" | "sessionId">): string {
+  const h = createHash("sha256").update(call.sessionId).digest("hex").slice(0, 24);
+  return path.join(dir, `${call.agent}-${h}.json`);
+}
+
+function cut(text: string): string {
+  if (text.length <= MAX_EVENT_CHARS) return text;
+  const half = MAX_EVENT_CHARS / 2;
+  return `${text.slice(0, half)}\n…\n${text.slice(-half)}`;
+}
+
+/** An event as kept in the log: long texts cut in the middle (the ends tell outcomes apart). */
+function compact(e: TraceEvent): TraceEvent {
+  switch (e.t) {
+    case "reasoning": case "text": return e.delta.length > MAX_EVENT_CHARS ? { ...e, delta: cut(e.delta) } : e;
+    case "tool_result": {
+      const r = { ...e };
+      if (r.output !== undefined) r.output = cut(r.output);
+      if (r.error !== undefined) r.error = cut(r.error);
+      return r;
+    }
+    case "user": return e.text.length > MAX_EVENT_CHARS ? { ...e, text: cut(e.text) } : e;
+    default: return e;
+  }
+}
+
+function charsOf(e: TraceEvent): number {
+  switch (e.t) {
+    case "reasoning": case "text": return e.delta.length;
+    case "tool_result": return (e.output?.length ?? 0) + (e.error?.length ?? 0);
+    case "user": return e.text.length;
+    case "tool_call": return 200;
+    default: return 20;
+  }
+}
+
+/** The log's newest part that fits the bounds. */
+export function boundedLog(log: TraceEvent[]): TraceEvent[] {
+  let drop = Math.max(0, log.length - MAX_LOG_EVENTS);
+  let chars = 0;
+  for (let i = log.length - 1; i >= drop; i--) {
+    chars += charsOf(log[i]);
+    if (chars > MAX_LOG_CHARS) { drop = i + 1; break; }
+  }
+  return drop > 0 ? log.slice(drop) : log;
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Takes the session's lock, waiting for a parallel call at most `waitMs`; false when it cannot. */
+function lock(file: string, waitMs: number): boolean {
+  const lockFile = `${file}.lock`;
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try { fs.closeSync(fs.openSync(lockFile, "wx", 0o600)); return true; } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") return false;
+    }
+    try { if (Date.now() - fs.statSync(lockFile).mtimeMs > STALE_LOCK_MS) { fs.rmSync(lockFile, { force: true }); continue; } } catch { continue; }
+    if (Date.now() >= until) return false;
+    sleep(5);
+  }
+}
+
+function load(file: string, call: AgentCall): StateFile {
+  let doc: unknown;
+  try { doc = JSON.parse(fs.readFileSync(file, "utf8")); } catch { doc = undefined; }
+  if (isRecord(doc) && doc.v === STATE_VERSION && isRecord(doc.state) && Array.isArray(doc.log) && doc.state.sessionId === call.sessionId) return doc as unknown as StateFile;
+  return { v: STATE_VERSION, state: newSessionState(call.agent, call.sessionId), log: [] };
+}
+
+function save(file: string, doc: StateFile): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, JSON.stringify(doc), { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+export interface HeadlessOptions {
+  /** The channel folder (private, owner-checked); session files go in a folder inside it. */
+  channel: string;
+  config: EngineConfig;
+  /** How long to wait for a parallel call of the same session. */
+  lockWaitMs?: number;
+  now?: number;
+}
+
+/**
+ * Decides one hook call on its own, from the session's saved state. Throws on a folder it cannot
+ * trust or use; the hook then lets the call through.
+ */
+export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
+  ensurePrivateDir(o.channel);
+  const dir = sessionsDir(o.channel);
+  ensurePrivateDir(dir);
+  const file = stateFileFor(dir, call);
+  if (!lock(file, o.lockWaitMs ?? 2_000)) return { action: "allow" };
+  try {
+    const doc = load(file, call);
+    const session = new LoopSession(o.config);
+    for (const e of doc.log) session.push(e);
+    const log = doc.log;
+    const verdict = decideAgentCall(call, doc.state, (e) => {
+      const kept = compact(e);
+      log.push(kept);
+      return session.push(kept);
+    }, o.now);
+    save(file, { v: STATE_VERSION, state: doc.state, log: boundedLog(log) });
+    return verdict;
+  } finally {
+    fs.rmSync(`${file}.lock`, { force: true });
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Loop Sentinel's tool-call hook for Claude Code, the GitHub Copilot CLI and Codex (bundled as
+ * dist/agent-hook.js; `loop-sentinel hooks install` wires it into each agent's settings):
+ *
+ *   node agent-hook.js <claude|copilot|codex> [pre|post|permission] [--config FILE] [--warn-only]
+ *
+ * Reads the agent's JSON from stdin and asks, in this order: a running Loop Sentinel (the
+ * extension or `loop-sentinel watch`) over the local channel, which then shows the session; else
+ * the hook decides alone from the session's saved state (headlessState.ts). Prints the answer in
+ * the agent's dialect, or nothing. It fails open: a bad input, an error of its own, a folder it
+ * cannot trust or its own deadline (well inside the agents' 30 s or more) let the call through.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vm from "node:vm";
+import { isRecord } from "../../engine/json";
+import { askChannel } from "../cline/hookChannel";
+import { channelDir, ensurePrivateDir, HOOK_DEADLINE_MS } from "../cline/hookProtocol";
+import { agentChannelDir, toChannelQuery } from "./channelQuery";
+import { AGENT_NAMES, agentOutput, parseAgentCall, type AgentName, type Verdict } from "./dialect";
+import type * as HeadlessEntry from "./headlessEntry";
+
+/** The hook answers within this long or lets the call through (the agents wait 30 s and more). */
+const HOOK_BUDGET_MS = 5_000;
+const STDIN_MS = 1_000;
+const MAX_STDIN_BYTES = 8 * 1024 * 1024;
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => { clearTimeout(timer); resolve(Buffer.concat(chunks).toString("utf8")); };
+    const timer = setTimeout(done, STDIN_MS);
+    process.stdin.on("data", (c: Buffer) => { size += c.length; if (size <= MAX_STDIN_BYTES) chunks.push(c); });
+    process.stdin.on("end", done);
+    process.stdin.on("error", done);
+  });
+}
+
+export interface HookArgs { agent: AgentName; point?: string; settings: Record<string, unknown> }
+
+/** The engine bundle, beside this script (dist/agent-hook-engine.js, or its installed copy). */
+export function engineBundleFor(script: string): string {
+  return script.replace(/\.js$/, "-engine.js");
+}
+
+/**
+ * Loads the engine bundle with V8's code cache, kept in the user's private channel folder: most of
+ * a cold start is compiling it. The cache is bound to the bundle's size, time and Node's version;
+ * V8 rejects one that does not fit, and it is made anew.
+ */
+function loadEngine(bundle: string, cacheDir: string): typeof HeadlessEntry {
+  const source = fs.readFileSync(bundle, "utf8");
+  const st = fs.statSync(bundle);
+  const cacheFile = path.join(cacheDir, `engine-${st.size}-${Math.round(st.mtimeMs)}-${process.version}.codecache`);
+  let cachedData: Buffer | undefined;
+  try { cachedData = fs.readFileSync(cacheFile); } catch { /* first run */ }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
+  const mod = { exports: {} as typeof HeadlessEntry };
+  (script.runInThisContext() as (...a: unknown[]) => void).call(mod.exports, mod.exports, require, mod, bundle, path.dirname(bundle));
+  if (!cachedData || script.cachedDataRejected) {
+    // At exit: the functions this run compiled are in the cache too.
+    process.once("exit", () => {
+      try {
+        const tmp = `${cacheFile}.tmp-${process.pid}`;
+        fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+        fs.renameSync(tmp, cacheFile);
+        // Caches of earlier bundles (an update) are dead weight.
+        for (const f of fs.readdirSync(cacheDir)) if (/^engine-.*\.codecache$/.test(f) && path.join(cacheDir, f) !== cacheFile) fs.rmSync(path.join(cacheDir, f), { force: true });
+      } catch { /* next time */ }
+    });
+  }
+  return mod.exports;
+}
+
+/** The command line the agents run; undefined when it names no agent we know. */
+export function parseHookArgs(argv: string[]): HookArgs | undefined {
+  const [agent, ...rest] = argv;
+  if (!AGENT_NAMES.includes(agent as AgentName)) return undefined;
+  let point: string | undefined;
+  let raw: Record<string, unknown> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === "--config" && rest[i + 1] !== undefined) {
+      try {
+        const doc: unknown = JSON.parse(fs.readFileSync(rest[++i], "utf8").replace(/^\uFEFF/, ""));
+        if (isRecord(doc)) raw = { ...raw, ...(isRecord(doc.loopSentinel) ? doc.loopSentinel : doc) };
+      } catch { /* unreadable settings: the defaults */ }
+    } else if (a === "--warn-only") raw.mode = "warnOnly";
+    else if (!a.startsWith("--") && point === undefined) point = a;
+  }
+  return { agent: agent as AgentName, point, settings: raw };
+}
+
+/** The hook's answer for one stdin text; undefined means print nothing. */
+export async function runAgentHook(args: HookArgs, stdinText: string, env: NodeJS.ProcessEnv = process.env, bundle = engineBundleFor(__filename)): Promise<Record<string, unknown> | undefined> {
+  const call = parseAgentCall(args.agent, args.point, stdinText);
+  if (!call) return undefined;
+  let verdict: Verdict | undefined;
+  const deadline = Number(env.LOOP_SENTINEL_HOOK_DEADLINE_MS ?? HOOK_DEADLINE_MS);
+  const reply = await askChannel(agentChannelDir(env), toChannelQuery(call), Number.isFinite(deadline) && deadline > 0 ? deadline : HOOK_DEADLINE_MS);
+  if (reply?.known) verdict = { action: reply.action, message: reply.message };
+  else {
+    const channel = channelDir(env);
+    ensurePrivateDir(channel); // the code cache is read from there: only from a folder that is the user's alone
+    const engine = loadEngine(bundle, channel);
+    verdict = engine.decideHeadless(call, { channel, config: engine.configFrom(args.settings) });
+  }
+  return agentOutput(call, verdict);
+}
+
+if (require.main === module) {
+  // Whatever happens, the agent gets an answer in time: nothing printed lets the call through.
+  const watchdog = setTimeout(() => process.exit(0), HOOK_BUDGET_MS);
+  const args = parseHookArgs(process.argv.slice(2));
+  if (!args) process.exit(0);
+  readStdin()
+    .then((text) => runAgentHook(args, text))
+    .catch(() => undefined)
+    .then((out) => {
+      clearTimeout(watchdog);
+      if (out) process.stdout.write(JSON.stringify(out) + "\n");
+      process.exit(0);
+    });
+}

@@ -1,0 +1,115 @@
+/**
+ * Loop Sentinel's hook in the real Claude Code 2.1.332, Copilot CLI 1.0.102 and Codex 0.171.0
+ * (from npm, offline, against the fake model): an identical-call loop gets guidance, then
+ * refusals, then the end of the run (Claude, Copilot) or refusals to the end (Codex); a
+ * reasoning loop in Claude's transcript is acted on at the next tool call; a productive run is
+ * untouched; warn-only refuses nothing; with the hook absent or broken every call passes. What
+ * the model received is read from the next request the fake model got.
+ * Run: `npm run test:e2e:agents` (AGENTS=claude,copilot to pick).
+ */
+import * as assert from "node:assert/strict";
+import { runAgent, type Agent, type RunResult } from "./harness";
+import type { Step } from "./fakeModel";
+
+const AGENTS = (process.env.AGENTS ?? "claude,copilot,codex").split(",").filter(Boolean) as Agent[];
+
+const repeat = (n: number): Step[] => Array.from({ length: n }, (_, i) => ({ text: `Listing the folder (${i + 1}).`, call: { kind: "shell", command: "ls" } }));
+
+const LOOP_THOUGHT =
+  "Wait, maybe I should double-check whether the test file really exists before I change anything. " +
+  "Let me think about it again from the start, because I want to be completely sure. ";
+
+/** Fix a failing test the way a careful agent does: read, test, edit, re-read, re-test, note. */
+const PRODUCTIVE: Step[] = [
+  { text: "Reading the code.", call: { kind: "read", path: "calc.js" } },
+  { text: "Running the test.", call: { kind: "shell", command: "node test.js" } },
+  { text: "The sign is wrong.", call: { kind: "edit", path: "calc.js", old: "a - b", new: "a + b" } },
+  { text: "Checking the edit.", call: { kind: "read", path: "calc.js" } },
+  { text: "Testing again.", call: { kind: "shell", command: "node test.js" } },
+  { text: "Writing a note.", call: { kind: "write", path: "NOTES.md", content: "add() subtracted; fixed.\n" } },
+  { text: "Checking the note.", call: { kind: "read", path: "NOTES.md" } },
+  { text: "Tidying the note.", call: { kind: "edit", path: "NOTES.md", old: "fixed.", new: "fixed, test passes." } },
+  { text: "Re-reading the note.", call: { kind: "read", path: "NOTES.md" } },
+  { text: "What changed.", call: { kind: "shell", command: "git status --short" } },
+  { text: "Final test run.", call: { kind: "shell", command: "node test.js" } },
+  { text: "Fixed: add() now adds; the test passes." },
+];
+
+function guidanceAt(r: RunResult): number[] { return r.model.guided().map((q) => q.n); }
+function refusalsAt(r: RunResult): number[] { return r.model.requests.filter((q) => q.evidence.some((e) => /refused|stopped/i.test(e))).map((q) => q.n); }
+function describe_(r: RunResult): string {
+  return `requests ${r.model.requests.length}, calls the hook counted ${r.hookCalls}, Loop Sentinel text in ${JSON.stringify(guidanceAt(r))}, refusals in ${JSON.stringify(refusalsAt(r))}; exit ${r.code}; run folder ${r.dir}\n` +
+    r.model.guided().map((q) => `  #${q.n}: ${q.evidence.map((e) => e.slice(0, 200)).join(" | ")}`).join("\n");
+}
+
+for (const agent of AGENTS) {
+  describe(`${agent}: Loop Sentinel's hook in the real CLI`, function () {
+    this.timeout(600_000);
+
+    it("an identical-call loop gets guidance, then refusals, then the end of the run (Codex: refusals to the end)", async () => {
+      const r = await runAgent(agent, "identical-loop", repeat(12));
+      const info = describe_(r);
+      console.log(`      ${info}`);
+      const guided = guidanceAt(r);
+      const refused = refusalsAt(r);
+      assert.ok(guided.length > 0, `no Loop Sentinel text reached the model: ${info}`);
+      assert.ok(refused.length > 0, `no refusal reached the model: ${info}`);
+      assert.ok(guided[0] < refused[0], `guidance came first: ${info}`);
+      if (agent === "codex") {
+        // No hook output ends a Codex run: every call after the stop is refused, saying so, until the model gives up.
+        const stopped = r.model.requests.filter((q) => q.evidence.some((e) => /stopped this run/.test(e))).map((q) => q.n);
+        assert.ok(stopped.length > 0, `the stop was said: ${info}`);
+        assert.ok(r.model.requests.slice(stopped[0] - 1).every((q) => q.evidence.length > 0 || !q.reply), `every call after the stop was refused: ${info}`);
+      } else {
+        // The stop ends the run: the model is not asked again after the loop's last refused call.
+        assert.ok(r.model.requests.length < 12, `the run ended before the model's script did: ${info}`);
+        assert.equal(r.model.requests[r.model.requests.length - 1].reply?.tool !== undefined, true, `the last request's call was the one the stop refused: ${info}`);
+      }
+    });
+
+    if (agent === "claude") {
+      it("a reasoning loop in the transcript is acted on at the next tool call", async () => {
+        const steps: Step[] = [
+          { thinking: LOOP_THOUGHT.repeat(40), text: "Let me look.", call: { kind: "shell", command: "ls" } },
+          { text: "Reading the test.", call: { kind: "read", path: "test.js" } },
+          { text: "Reading the code.", call: { kind: "read", path: "calc.js" } },
+          { text: "Running it.", call: { kind: "shell", command: "node test.js" } },
+          { text: "Done." },
+        ];
+        const r = await runAgent(agent, "reasoning-loop", steps);
+        const info = describe_(r);
+        console.log(`      ${info}`);
+        const guided = guidanceAt(r);
+        assert.ok(guided.length > 0 && guided[0] <= 3, `the loop in the thinking reached the model within two calls: ${info}`);
+      });
+    }
+
+    it("a productive run of eleven varied calls (re-reads after edits, tests after edits) is untouched", async () => {
+      const r = await runAgent(agent, "productive", PRODUCTIVE);
+      const info = describe_(r);
+      console.log(`      ${info}`);
+      assert.deepEqual(guidanceAt(r), [], `no Loop Sentinel text: ${info}`);
+      assert.equal(r.model.requests.length, PRODUCTIVE.length, `every step ran: ${info}`);
+      assert.ok(r.hookCalls >= PRODUCTIVE.length - 1, `the hook saw every call (${r.hookCalls}): ${info}`);
+    });
+
+    it("warn-only: guidance reaches the model, no call is refused and the run is not ended", async () => {
+      const r = await runAgent(agent, "warn-only", repeat(9), { settings: { mode: "warnOnly" } });
+      const info = describe_(r);
+      console.log(`      ${info}`);
+      assert.ok(guidanceAt(r).length > 0, `guidance arrived: ${info}`);
+      assert.deepEqual(refusalsAt(r), [], `nothing refused: ${info}`);
+      assert.equal(r.model.requests.length, 10, `every call ran: ${info}`);
+    });
+
+    for (const damage of ["absent", "broken"] as const) {
+      it(`with Loop Sentinel's hook ${damage}, every call passes`, async () => {
+        const r = await runAgent(agent, `hook-${damage}`, repeat(9), { damage });
+        const info = describe_(r);
+        console.log(`      ${info}`);
+        assert.deepEqual(guidanceAt(r), [], `no Loop Sentinel text: ${info}`);
+        assert.equal(r.model.requests.length, 10, `every call ran: ${info}`);
+      });
+    }
+  });
+}

@@ -1,0 +1,277 @@
+import * as assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { defaultConfig, resolveConfig } from "../../src/engine/config";
+import { LoopSession } from "../../src/engine/session";
+import { agentOutput, parseAgentCall, type AgentCall, type AgentName } from "../../src/hosts/hookAgents/dialect";
+import { decideAgentCall, newSessionState, type AgentSessionState } from "../../src/hosts/hookAgents/guard";
+import type { TraceEvent } from "../../src/engine/events";
+import { boundedLog, decideHeadless, MAX_LOG_EVENTS, sessionsDir } from "../../src/hosts/hookAgents/headlessState";
+import { fromChannelQuery, toChannelQuery } from "../../src/hosts/hookAgents/channelQuery";
+import { agentHookStatus, installAgentHook, uninstallAgentHook, uninstallAllAgentHooks, hookFileFor } from "../../src/hosts/hookAgents/install";
+import { parseClaudeCode } from "../../src/formats/claudeCode";
+
+const REPO = path.resolve(__dirname, "../../..");
+const SAMPLES = path.join(REPO, "test/fixtures/hook-agents");
+const sample = (name: string) => fs.readFileSync(path.join(SAMPLES, name), "utf8");
+const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+describe("agent hooks: each CLI's hook input, as captured from the real programs", () => {
+  it("reads Claude Code's PreToolUse and PostToolUse", () => {
+    const pre = parseAgentCall("claude", undefined, sample("claude-PreToolUse.stdin.json"))!;
+    assert.equal(pre.point, "pre");
+    assert.equal(pre.toolName, "Bash");
+    assert.equal(pre.toolCallId, "toolu_fake_3");
+    assert.deepEqual(pre.input, { command: "ls", description: "List files" });
+    assert.match(pre.transcriptPath!, /\.jsonl$/);
+    const post = parseAgentCall("claude", undefined, sample("claude-PostToolUse.stdin.json"))!;
+    assert.equal(post.point, "post");
+    assert.deepEqual(post.result, { ok: true, text: "a.txt" });
+  });
+
+  it("reads Copilot's camelCase inputs (point from the command line) and strips its shell's run-numbering trailer", () => {
+    const pre = parseAgentCall("copilot", "pre", sample("copilot-preToolUse.stdin.json"))!;
+    assert.equal(pre.point, "pre");
+    assert.equal(pre.claudeShaped, false);
+    assert.equal(pre.toolCallId, undefined);
+    const post = parseAgentCall("copilot", "post", sample("copilot-postToolUse.stdin.json"))!;
+    assert.deepEqual(post.result, { ok: true, text: "a.txt" });
+    const failed = parseAgentCall("copilot", "post", JSON.stringify({ sessionId: "s", toolName: "bash", toolArgs: { command: "false" }, toolResult: { resultType: "success", textResultForLlm: "oops\n<shellId: 3 completed with exit code 1>" } }))!;
+    assert.deepEqual(failed.result, { ok: false, text: "oops" });
+    const perm = parseAgentCall("copilot", "permission", sample("copilot-permissionRequest.stdin.json"))!;
+    assert.equal(perm.point, "permission");
+    assert.deepEqual(perm.input, { command: "ls" });
+    const pascal = parseAgentCall("copilot", undefined, sample("copilot-PreToolUse-pascalcase.stdin.json"))!;
+    assert.equal(pascal.claudeShaped, true);
+    assert.equal(pascal.point, "pre");
+  });
+
+  it("reads Codex's input: its turn, its transcript, a string tool response", () => {
+    const pre = parseAgentCall("codex", undefined, sample("codex-PreToolUse.stdin.json"))!;
+    assert.equal(pre.turnId, "01a21781-8cd8-74d2-8415-082b95339206");
+    assert.equal(pre.toolName, "Bash");
+    const post = parseAgentCall("codex", undefined, sample("codex-PostToolUse.stdin.json"))!;
+    assert.deepEqual(post.result, { ok: true, text: "a.txt\n" });
+  });
+
+  it("lets through anything that is not a tool call it can name", () => {
+    for (const text of ["", "not json", "[]", "{}", JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse" })]) {
+      assert.equal(parseAgentCall("claude", undefined, text), undefined, text);
+    }
+  });
+
+  it("answers in each agent's words", () => {
+    const call = (agent: AgentName, point: AgentCall["point"], claudeShaped = agent !== "copilot"): AgentCall => ({ agent, point, sessionId: "s", toolName: "Bash", input: {}, claudeShaped });
+    assert.equal(agentOutput(call("claude", "pre"), { action: "allow" }), undefined);
+    assert.equal(agentOutput(call("claude", "pre"), { action: "warn", message: "m" }), undefined, "context waits for the result");
+    assert.deepEqual(agentOutput(call("claude", "pre"), { action: "block", message: "m" }), { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "Loop Sentinel: m" } });
+    const stop = agentOutput(call("claude", "pre"), { action: "stop", message: "m" })!;
+    assert.equal(stop.continue, false, "Claude: the run ends");
+    assert.equal((stop.hookSpecificOutput as Record<string, unknown>).permissionDecision, "deny", "and the call does not run");
+    assert.deepEqual(agentOutput(call("copilot", "pre"), { action: "block", message: "m" }), { permissionDecision: "deny", permissionDecisionReason: "Loop Sentinel: m" });
+    assert.deepEqual(agentOutput(call("copilot", "post"), { action: "warn", message: "m" }), { additionalContext: "Loop Sentinel: m" });
+    assert.deepEqual(agentOutput(call("copilot", "permission"), { action: "stop", message: "m" }), { behavior: "deny", message: "Loop Sentinel: m", interrupt: true });
+    assert.deepEqual(agentOutput(call("codex", "post"), { action: "warn", message: "m" }), { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "Loop Sentinel: m" } });
+    assert.equal(agentOutput(call("codex", "pre"), { action: "stop", message: "m" })!.continue, undefined, "Codex ignores continue:false: a refusal only");
+  });
+
+  it("carries a call over the channel and back unchanged", () => {
+    const call = parseAgentCall("claude", undefined, sample("claude-PostToolUse.stdin.json"))!;
+    assert.deepEqual(fromChannelQuery(JSON.parse(JSON.stringify(toChannelQuery(call)))), call);
+    assert.equal(fromChannelQuery({ engine: "sdk", taskId: "conv_1", toolName: "x", input: {} }), undefined, "a Cline query is not an agent's");
+  });
+});
+
+/** One agent's identical loop through the guard with a live engine session; the verdict of every hook call. */
+function identicalLoop(agent: AgentName, calls: number, config = defaultConfig()): { verdicts: string[]; state: AgentSessionState } {
+  const session = new LoopSession(config);
+  const state = newSessionState(agent, "s1");
+  const verdicts: string[] = [];
+  const feed = (e: Parameters<LoopSession["push"]>[0]) => session.push(e);
+  let now = 1_000_000;
+  for (let i = 1; i <= calls; i++) {
+    const base = { agent, sessionId: "s1", toolName: agent === "copilot" ? "bash" : "Bash", input: { command: "ls" }, claudeShaped: agent !== "copilot" };
+    const id = agent === "copilot" ? undefined : `call_${i}`;
+    const pre = decideAgentCall({ ...base, point: "pre", toolCallId: id, turnId: agent === "codex" ? "t1" : undefined }, state, feed, now += 1000);
+    let line = `${i}:pre=${pre.action}`;
+    if (agent === "copilot") line += `,perm=${decideAgentCall({ ...base, point: "permission" }, state, feed, now).action}`;
+    if (pre.action === "allow" || pre.action === "warn") {
+      const post = decideAgentCall({ ...base, point: "post", toolCallId: id, result: { ok: true, text: "a.txt" } }, state, feed, now += 100);
+      line += `,post=${post.action}`;
+    }
+    verdicts.push(line);
+  }
+  return { verdicts, state };
+}
+
+describe("agent hooks: the ladder on an identical-call loop", () => {
+  it("Claude: guidance after the 3rd result, the 5th and 6th refused, the 7th refused and the run ended", () => {
+    const { verdicts } = identicalLoop("claude", 7);
+    assert.deepEqual(verdicts, [
+      "1:pre=allow,post=allow", "2:pre=allow,post=allow", "3:pre=allow,post=warn", "4:pre=allow,post=allow",
+      "5:pre=block", "6:pre=block", "7:pre=stop",
+    ]);
+  });
+
+  it("Copilot: the stop lets the call reach permissionRequest, which interrupts the run", () => {
+    const { verdicts } = identicalLoop("copilot", 7);
+    assert.deepEqual(verdicts.slice(4), ["5:pre=block,perm=allow", "6:pre=block,perm=allow", "7:pre=allow,perm=stop,post=allow"]);
+  });
+
+  it("Codex: after the stop every further call of the turn is refused, saying so; a new turn starts afresh", () => {
+    const { verdicts, state } = identicalLoop("codex", 9);
+    assert.deepEqual(verdicts.slice(6), ["7:pre=stop", "8:pre=stop", "9:pre=stop"]);
+    assert.match(state.stop!.message, /every further tool call of this turn is refused/);
+    const session = new LoopSession();
+    const fresh = decideAgentCall({ agent: "codex", point: "pre", sessionId: "s1", turnId: "t2", toolCallId: "c10", toolName: "Bash", input: { command: "ls" }, claudeShaped: true }, state, (e) => session.push(e));
+    assert.equal(fresh.action, "allow");
+  });
+
+  it("warn-only: guidance only, never a refusal or a stop", () => {
+    const { verdicts } = identicalLoop("claude", 9, resolveConfig({ mode: "warnOnly" }).config);
+    assert.ok(verdicts.every((v) => !/block|stop/.test(v)), verdicts.join(" "));
+    assert.ok(verdicts.some((v) => v.includes("post=warn")));
+  });
+});
+
+function transcriptLine(o: Record<string, unknown>): string { return JSON.stringify({ sessionId: "s1", timestamp: "2026-11-26T10:00:00.000Z", ...o }) + "\n"; }
+
+describe("agent hooks: Claude's transcript read as it grows", () => {
+  const loopThought = "Wait, maybe I should double-check whether the file really exists before I answer. Let me think about it again from the start, because I want to be completely sure. ".repeat(30);
+
+  it("a reasoning loop in the transcript refuses the next call, and the call the transcript already showed is not counted twice", () => {
+    const dir = tempDir("lsa-");
+    const file = path.join(dir, "t.jsonl");
+    fs.writeFileSync(file, transcriptLine({ type: "user", message: { role: "user", content: "Fix the test." } }));
+    fs.appendFileSync(file, transcriptLine({ type: "assistant", message: { id: "m1", role: "assistant", model: "x", content: [{ type: "thinking", thinking: loopThought }] } }));
+    fs.appendFileSync(file, transcriptLine({ type: "assistant", message: { id: "m1", role: "assistant", model: "x", content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }] } }));
+    // A line still being written is not read yet.
+    fs.appendFileSync(file, '{"type":"user","message":');
+    const session = new LoopSession();
+    const fed: string[] = [];
+    const state = newSessionState("claude", "s1");
+    const v = decideAgentCall({ agent: "claude", point: "pre", sessionId: "s1", toolCallId: "toolu_1", toolName: "Bash", input: { command: "ls" }, transcriptPath: file, claudeShaped: true }, state, (e) => { fed.push(e.t); return session.push(e); });
+    assert.equal(v.action, "block");
+    assert.match(v.message!, /thinking|repeat/i);
+    assert.deepEqual(fed, ["user", "request", "reasoning", "tool_call"], "the hook's copy of toolu_1 was not fed again");
+    assert.equal(state.transcript!.offset, fs.statSync(file).size - '{"type":"user","message":'.length);
+  });
+
+  it("the formats reader reads the same lines into the same events it did before the translation moved", () => {
+    const text = [
+      transcriptLine({ type: "user", message: { role: "user", content: "Hi" } }),
+      transcriptLine({ type: "assistant", message: { id: "m1", role: "assistant", model: "x", content: [{ type: "thinking", thinking: "hmm" }], usage: { input_tokens: 3, output_tokens: 1 } } }),
+      transcriptLine({ type: "assistant", message: { id: "m1", role: "assistant", model: "x", content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "a" } }], usage: { input_tokens: 3, output_tokens: 9 } } }),
+      transcriptLine({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "x" }] } }),
+    ].join("");
+    const s = parseClaudeCode(text, "t.jsonl", false)!;
+    assert.deepEqual(s.events.map((e) => e.t), ["user", "request", "reasoning", "tool_call", "end", "tool_result"]);
+    assert.deepEqual((s.events[1] as { usage?: unknown }).usage, { tokensIn: 3, tokensOut: 9 }, "a later line of the message updates its usage");
+  });
+});
+
+describe("agent hooks: headless state between hook processes", () => {
+  it("keeps counts across calls in a private folder, and bounds the log", () => {
+    const channel = path.join(tempDir("lsa-"), "ch");
+    const config = defaultConfig();
+    const call = (i: number, point: "pre" | "post"): AgentCall => ({ agent: "claude", point, sessionId: "sess", toolCallId: `c${i}`, toolName: "Bash", input: { command: "ls" }, claudeShaped: true, ...(point === "post" ? { result: { ok: true, text: "a.txt" } } : {}) });
+    const actions: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      actions.push(decideHeadless(call(i, "pre"), { channel, config, now: 1000 * i }).action);
+      if (i < 5) actions.push(decideHeadless(call(i, "post"), { channel, config, now: 1000 * i + 10 }).action);
+    }
+    assert.deepEqual(actions, ["allow", "allow", "allow", "allow", "allow", "warn", "allow", "allow", "block"]);
+    if (process.platform !== "win32") {
+      assert.equal(fs.statSync(channel).mode & 0o777, 0o700);
+      assert.equal(fs.statSync(sessionsDir(channel)).mode & 0o777, 0o700);
+    }
+  });
+
+  it("keeps the newest events of a long session, within its event and character bounds", () => {
+    const calls: TraceEvent[] = Array.from({ length: MAX_LOG_EVENTS + 50 }, (_, i) => ({ t: "tool_call", id: `c${i}`, name: "Bash", input: { command: `echo ${i}` } }));
+    const kept = boundedLog(calls);
+    assert.equal(kept.length, MAX_LOG_EVENTS);
+    assert.equal((kept[kept.length - 1] as { id: string }).id, `c${MAX_LOG_EVENTS + 49}`);
+    const big: TraceEvent[] = Array.from({ length: 200 }, () => ({ t: "reasoning", delta: "x".repeat(8000) }));
+    assert.ok(boundedLog(big).length < 200);
+  });
+
+  it("the bundled hook fails open on garbage and answers a loop in Claude's words", function () {
+    this.timeout(30_000);
+    const script = path.join(REPO, "dist", "agent-hook.js");
+    const env = { ...process.env, LOOP_SENTINEL_CHANNEL_DIR: path.join(tempDir("lsa-"), "ch") };
+    const run = (input: string) => spawnSync(process.execPath, [script, "claude"], { input, env, encoding: "utf8" });
+    const garbage = run("{{{");
+    assert.equal(garbage.status, 0);
+    assert.equal(garbage.stdout, "");
+    let out = "";
+    for (let i = 1; i <= 5; i++) out = run(JSON.stringify({ session_id: "x", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: `t${i}` })).stdout;
+    assert.equal(JSON.parse(out).hookSpecificOutput.permissionDecision, "deny");
+  });
+});
+
+describe("agent hooks: install and uninstall", () => {
+  function sandbox() {
+    const root = tempDir("lsa-inst-");
+    const env = { ...process.env, HOME: root, LOOP_SENTINEL_HOME: path.join(root, "ls"), CLAUDE_CONFIG_DIR: path.join(root, "claude"), COPILOT_HOME: path.join(root, "copilot"), CODEX_HOME: path.join(root, "codex") };
+    const script = path.join(root, "agent-hook.js");
+    fs.writeFileSync(script, "// hook\n");
+    return { root, env, script };
+  }
+
+  it("merges beside the user's own hooks and puts the file back byte for byte", () => {
+    const { env, script } = sandbox();
+    const file = hookFileFor("claude", undefined, env);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const original = '{\n\t"model": "opus",  \n\t"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}]}\n}';
+    fs.writeFileSync(file, original);
+    assert.equal(installAgentHook({ agent: "claude", script, runtime: "/usr/bin/node", env }).state, "installed");
+    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    assert.equal(doc.model, "opus");
+    assert.equal(doc.hooks.PreToolUse.length, 2, "the user's entry and ours");
+    assert.equal(doc.hooks.PreToolUse[0].hooks[0].command, "echo mine");
+    assert.equal(agentHookStatus("claude", undefined, env).state, "installed");
+    assert.equal(installAgentHook({ agent: "claude", script, runtime: "/usr/bin/node", env }).state, "installed", "again: refreshed, not doubled");
+    assert.equal(JSON.parse(fs.readFileSync(file, "utf8")).hooks.PreToolUse.length, 2);
+    uninstallAgentHook("claude", undefined, env);
+    assert.equal(fs.readFileSync(file, "utf8"), original);
+  });
+
+  it("a file changed after the install keeps the change and loses only our entries", () => {
+    const { env, script } = sandbox();
+    installAgentHook({ agent: "codex", script, env });
+    const file = hookFileFor("codex", undefined, env);
+    const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+    doc.hooks.Stop = [{ hooks: [{ type: "command", command: "echo bye" }] }];
+    fs.writeFileSync(file, JSON.stringify(doc));
+    uninstallAgentHook("codex", undefined, env);
+    assert.deepEqual(JSON.parse(fs.readFileSync(file, "utf8")), { hooks: { Stop: [{ hooks: [{ type: "command", command: "echo bye" }] }] } });
+  });
+
+  it("leaves a file that does not parse alone and says so", () => {
+    const { env, script } = sandbox();
+    const file = hookFileFor("claude", undefined, env);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, "{ not json");
+    const r = installAgentHook({ agent: "claude", script, env });
+    assert.equal(r.state, "unreadable");
+    assert.match(r.detail, /left it alone/);
+    assert.equal(fs.readFileSync(file, "utf8"), "{ not json");
+  });
+
+  it("honours the agents' homes and a project, and the extension's uninstall undoes every install, removing what it created", () => {
+    const { root, env, script } = sandbox();
+    const project = path.join(root, "proj");
+    fs.mkdirSync(project);
+    installAgentHook({ agent: "copilot", script, env });
+    installAgentHook({ agent: "claude", project, script, env });
+    assert.ok(fs.existsSync(path.join(root, "copilot", "hooks", "loop-sentinel.json")));
+    assert.ok(fs.existsSync(path.join(project, ".claude", "settings.json")));
+    const reports = uninstallAllAgentHooks(env);
+    assert.equal(reports.length, 2);
+    assert.ok(!fs.existsSync(path.join(root, "copilot", "hooks")), "the folders we made are gone");
+    assert.deepEqual(fs.readdirSync(project), []);
+  });
+});
