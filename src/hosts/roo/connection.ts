@@ -386,6 +386,8 @@ export class RooConnection {
       this.releaseHold("another task became the one to watch");
     }
     if (this.safeIsReady() !== true || (typeof this.api.pressPrimaryButton !== "function" && typeof this.api.approveCurrentAsk !== "function")) return;
+    // A hold an earlier life left (its restore needs the chat view, which may not have been open then).
+    await control.recover();
     if (this.safeConfiguration()?.autoApprovalEnabled !== true) return;
     const held: HeldLoop = { taskId, tool, target: iv.evidence.command ?? iv.evidence.path, timer: setTimeout(() => this.releaseHold(`nothing ended the loop within ${MAX_HOLD_MS / 60_000} minutes`), MAX_HOLD_MS) };
     this.held = held;

@@ -176,7 +176,7 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
         if (m) { clearInterval(timer); resolve(m[1].replace(/\/$/, "")); }
         if (child.exitCode !== null) { clearInterval(timer); reject(new Error(`${o.agent} serve exited: ${log}`)); }
       }, 100);
-      setTimeout(() => { clearInterval(timer); reject(new Error(`${o.agent} serve printed no address in 60 s: ${log}`)); }, 60_000);
+      setTimeout(() => { clearInterval(timer); reject(new Error(`${o.agent} serve printed no address in 180 s: ${log}`)); }, 180_000);
     });
     const auth = `Basic ${Buffer.from(`${spec.user}:${password}`).toString("base64")}`;
     if (o.guard === "watch") {
