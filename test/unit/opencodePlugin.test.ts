@@ -127,6 +127,20 @@ for (const agent of AGENTS) {
       assert.deepEqual(ladder, ["warn", "block", "stop"]);
     });
 
+    it("a stubborn identical listing: warned with the 3rd result, the 5th and 6th refused, the 7th refused and the session stopped", async () => {
+      const hooks = load(agent, "ls-loop");
+      const { actions, refused, report, warnedWith } = await replay(hooks);
+      const calls = hooks.filter((h) => h.hook === "tool.execute.before").map((h) => h.input.callID as string);
+      assert.equal(calls.length, 7, "the live run ended at the 7th call");
+      assert.deepEqual(warnedWith, [calls[2]]);
+      assert.deepEqual(refused, calls.slice(4, 7));
+      assert.deepEqual(report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action), ["warn", "block", "block", "stop"]);
+      assert.match(actions.done[actions.done.length - 1] ?? "", /noReply: Loop Sentinel stopped the task/);
+      // Replayed as the live run went: the same calls refused live.
+      const refusedLive = [...finalToolParts(hooks)].filter(([, st]) => st.status === "error" && String(st.error).includes("Loop Sentinel")).map(([id]) => id);
+      assert.deepEqual(refused, refusedLive);
+    });
+
     it("judges the tool's own output: what the plugin appended, and its refusals, are never a result the engine reads", async () => {
       const hooks = load(agent, "build-loop");
       const { report } = await replay(hooks);
@@ -211,9 +225,13 @@ for (const agent of AGENTS) {
       assert.match(actions.done[1] ?? "", /^prompt ses_\S+: Loop Sentinel refused this call/);
     });
 
-    it("replays through the engine to the same verdicts as live", () => {
-      const { interventions } = replayEvents(translate(load(agent, "build-loop")));
-      assert.deepEqual(interventions.map((iv) => iv.action), ["warn", "block", "stop"]);
+    it("the events the plugin judged, replayed through the engine, give the live verdicts", async () => {
+      for (const scenario of ["build-loop", "ls-loop"]) {
+        const { report } = await replay(load(agent, scenario));
+        const judged = report.filter((r) => r.type === "event").map((r) => (r as { event: TraceEvent }).event);
+        const live = report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action);
+        assert.deepEqual(replayEvents(judged).interventions.map((iv) => iv.action), live, scenario);
+      }
       assert.equal(replayEvents(translate(load(agent, "productive"))).interventions.length, 0);
     });
   });

@@ -148,7 +148,8 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
   // "project-plugin": into the work folder's .kilo/plugin or .opencode/plugin instead.
   if (o.guard !== "watch") execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "install-plugin", `--${o.agent}`, ...(o.guard === "project-plugin" ? ["--project", work] : [])], { env, stdio: ["ignore", "pipe", "pipe"] });
   fs.writeFileSync(path.join(configDir, spec.configFile), JSON.stringify({
-    autoupdate: false, share: "disabled", model: "fake/fake-model",
+    // No snapshots: on a loaded machine their set-up is slow enough for the server to stop and ask the user about it.
+    autoupdate: false, share: "disabled", snapshot: false, model: "fake/fake-model",
     permission: { edit: "allow", bash: "allow", webfetch: "deny" },
     provider: { fake: { npm: "@ai-sdk/openai-compatible", name: "Fake", options: { baseURL: `http://127.0.0.1:${o.port}/v1`, apiKey: "fake-key" }, models: { "fake-model": { name: "Fake model", reasoning: true, tool_call: true } } } },
   }, null, 2));
