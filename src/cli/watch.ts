@@ -5,6 +5,12 @@
  * exits cleanly on SIGINT and marks its session cancelled; SIGTERM can leave it running).
  * It also answers Loop Sentinel's Cline PreToolUse hook (`loop-sentinel cline-hook install`) over
  * the local channel, from the same engine sessions, unless `--no-hook-channel`.
+ *
+ * A refusal the hook delivered ends the run on both cores' side (`cancel: true`), but the classic
+ * core then waits at its resume question for a person, and the stop rung never comes because no
+ * further call is made. So once a refusal was delivered and the task makes no further call or
+ * request within `--refusal-idle` (default 10 s), the agent is interrupted as on a stop (or, with
+ * no `--interrupt`, told once that the task waits).
  */
 import type { Action } from "../engine/detector";
 import { LoopSession } from "../engine/session";
@@ -20,7 +26,7 @@ import type { WatchControl } from "./watchControl";
 import { runOpencodeWatch } from "./watchOpencode";
 import { quoted } from "../engine/printable";
 
-export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--json] [--poll MS] [--config FILE] [--set key=value] [--no-hook-channel] [--channel-dir DIR]\n  loop-sentinel watch --opencode URL [--password-env VAR] [--user NAME] [--json] [--config FILE] [--set key=value]";
+export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--refusal-idle MS] [--json] [--poll MS] [--config FILE] [--set key=value] [--no-hook-channel] [--channel-dir DIR]\n  loop-sentinel watch --opencode URL [--password-env VAR] [--user NAME] [--json] [--config FILE] [--set key=value]";
 
 /** Exit code when the guard interrupted the agent because it looped. */
 export const EXIT_INTERRUPTED = 3;
@@ -30,8 +36,15 @@ const START_GRACE_MS = 15_000;
 
 const RUNG: Record<Action, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
 
+/**
+ * After a refusal the hook delivered, how long the task may make no further call before it is taken
+ * to wait for a person (the classic core's resume question) and interrupted. A model that goes on
+ * after a refusal asks for its next response within a few seconds.
+ */
+export const DEFAULT_REFUSAL_IDLE_MS = 10_000;
+
 export async function runWatch(argv: string[], io: CliIO, control: WatchControl = {}): Promise<number> {
-  const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "poll", "config", "set", "opencode", "password-env", "user", "channel-dir"], ["json", "no-hook-channel"]);
+  const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "refusal-idle", "poll", "config", "set", "opencode", "password-env", "user", "channel-dir"], ["json", "no-hook-channel"]);
   if (args.flags.has("opencode")) {
     if (args.flags.has("cline-data")) throw new UsageError("watch one kind of agent at a time: --cline-data or --opencode");
     return runOpencodeWatch(args, io, control);
@@ -44,6 +57,9 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
   if (pid !== undefined && (!Number.isInteger(pid) || pid <= 0)) throw new UsageError(`--interrupt needs a process id, got ${quoted(pidText)}`);
   const interruptOn = (flag(args, "interrupt-on") ?? "stop") as Action;
   if (!(interruptOn in RUNG)) throw new UsageError(`--interrupt-on must be one of stop, abort, block, warn; got ${quoted(interruptOn)}`);
+  const refusalIdleText = flag(args, "refusal-idle");
+  const refusalIdleMs = refusalIdleText === undefined ? DEFAULT_REFUSAL_IDLE_MS : Number(refusalIdleText);
+  if (!Number.isFinite(refusalIdleMs) || refusalIdleMs < 0) throw new UsageError(`--refusal-idle needs a number of milliseconds (0: never), got ${quoted(refusalIdleText)}`);
   const pollMs = Number(flag(args, "poll") ?? 100);
   if (!Number.isFinite(pollMs) || pollMs < 10) throw new UsageError(`--poll needs a number of milliseconds ≥ 10`);
   const config = loadCliConfig(flag(args, "config"), args.flags.get("set") ?? [], io.err);
@@ -53,6 +69,8 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
   const sessions = new Map<string, LoopSession>();
   let interrupted = false;
   let interventions = 0;
+  /** Tasks whose latest call the hook refused, and when: cleared by the task's next call or request. */
+  const refusedAt = new Map<string, number>();
   const print = (text: string, record: Record<string, unknown>) => io.out(json ? JSON.stringify({ elapsedMs: Date.now() - started, ...record }) : text);
   const clock = () => new Date().toISOString().slice(11, 23);
 
@@ -64,6 +82,7 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
       const layout = origin?.layout;
       print(`${clock()}  task ${taskId}${layout ? ` (${layout})` : ""}${origin?.title ? `: ${oneLine(origin.title)}` : ""}`, { type: "task", taskId, layout, title: origin?.title });
     }
+    if (event.t === "tool_call" || event.t === "request") refusedAt.delete(taskId);
     // A call the hook reported before the task file showed it: its source is the hook.
     const source = origin?.source ?? { index: -1, kind: "hook:PreToolUse", partial: false, chars: 0 };
     const out = session.push(event);
@@ -73,14 +92,30 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
         `${clock()}  task ${taskId}  ${iv.action.toUpperCase().padEnd(5)} ${iv.detector}: ${iv.summary}\n               guidance: ${iv.message}`,
         { type: "intervention", taskId, layout: origin?.layout, action: iv.action, detector: iv.detector, summary: iv.summary, message: iv.message, key: iv.key, evidence: iv.evidence, source },
       );
-      if (pid !== undefined && !interrupted && RUNG[iv.action] >= RUNG[interruptOn]) {
-        interrupted = true;
-        let sent = true;
-        try { process.kill(pid, "SIGINT"); } catch (err) { sent = false; io.err(`loop-sentinel watch: could not interrupt ${pid}: ${(err as Error).message}`); }
-        if (sent) print(`${clock()}  sent SIGINT to ${pid}`, { type: "interrupt", pid, signal: "SIGINT", taskId });
-      }
+      if (RUNG[iv.action] >= RUNG[interruptOn]) interrupt(taskId);
     }
     return out;
+  };
+
+  const interrupt = (taskId: string, reason?: string) => {
+    if (pid === undefined || interrupted) return;
+    interrupted = true;
+    let sent = true;
+    try { process.kill(pid, "SIGINT"); } catch (err) { sent = false; io.err(`loop-sentinel watch: could not interrupt ${pid}: ${(err as Error).message}`); }
+    if (sent) print(`${clock()}  sent SIGINT to ${pid}${reason ? ` (${reason})` : ""}`, { type: "interrupt", pid, signal: "SIGINT", taskId, ...(reason ? { reason } : {}) });
+  };
+
+  /** A refused task that made no call since within the bound waits for a person: end it, or say so once. */
+  const checkRefused = () => {
+    if (refusalIdleMs === 0) return;
+    const now = Date.now();
+    for (const [taskId, at] of refusedAt) {
+      if (now - at < refusalIdleMs) continue;
+      refusedAt.delete(taskId);
+      const idle = `refused a call ${Math.round((now - at) / 100) / 10} s ago and no call came since`;
+      if (pid !== undefined) interrupt(taskId, idle);
+      else print(`${clock()}  task ${taskId}  ${idle}: the agent waits for its user`, { type: "waiting", taskId, sinceMs: now - at });
+    }
   };
 
   let watcher: ClineWatcher | undefined;
@@ -106,6 +141,9 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
       dir,
       answer: (q) => {
         const reply = guard.decide(q);
+        // The answer goes out now; the agent's next move (or none) is watched from here.
+        if (reply.known && (reply.action === "block" || reply.action === "stop")) refusedAt.set(q.taskId, Date.now());
+        else refusedAt.delete(q.taskId);
         if (reply.action !== "allow" || json) print(`${clock()}  task ${q.taskId}  hook: ${reply.action} ${q.toolName}`, { type: "hook", taskId: q.taskId, toolName: q.toolName, toolCallId: q.toolCallId, action: reply.action, detector: reply.detector });
         return reply;
       },
@@ -113,7 +151,7 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
     });
     try { await candidate.listen(); server = candidate; } catch (err) { io.err(`loop-sentinel watch: ${(err as Error).message}. Watching the task files only: the hook lets every call through`); }
   }
-  print(`${clock()}  watching ${roots.join(", ")}${pid !== undefined ? `; will interrupt ${pid} on ${interruptOn}` : ""}${server ? `; answering the Cline hook at ${server.endpoint}` : ""}`, { type: "watching", roots, pid, interruptOn, hookEndpoint: server?.endpoint });
+  print(`${clock()}  watching ${roots.join(", ")}${pid !== undefined ? `; will interrupt ${pid} on ${interruptOn}${refusalIdleMs > 0 ? `, or ${refusalIdleMs / 1000} s after a refusal with no call since` : ""}` : ""}${server ? `; answering the Cline hook at ${server.endpoint}` : ""}`, { type: "watching", roots, pid, interruptOn, refusalIdleMs, hookEndpoint: server?.endpoint });
 
   await new Promise<void>((resolve) => {
     let timer: NodeJS.Timeout | undefined;
@@ -133,6 +171,7 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
     control.signal?.addEventListener("abort", finish);
     const loop = () => {
       watcher!.poll();
+      checkRefused();
       if (pid !== undefined && !alive(pid)) { finish(); return; }
       timer = setTimeout(loop, pollMs);
     };

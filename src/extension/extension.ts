@@ -192,6 +192,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   const adapters = createHostAdapters({
     log: (line) => log.info(line),
     globalStorageRoot: path.dirname(context.globalStorageUri.fsPath),
+    stateDir: context.globalStorageUri.fsPath,
     mayIntervene: () => manager.config.engine.enabled && manager.config.engine.mode !== "warnOnly",
   });
   manager.addAdapters(adapters);

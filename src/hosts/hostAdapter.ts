@@ -99,6 +99,8 @@ export interface HostEnvironment {
   log(line: string): void;
   /** Global storage folder of VS Code (…/User/globalStorage), where hosts keep their task files. */
   globalStorageRoot: string | undefined;
+  /** Loop Sentinel's own global storage folder: state that must outlive a crash (a held auto-approval). */
+  stateDir?: string;
   /** False while Loop Sentinel is off or warn-only: a host's own guard (Cline's hook) must let everything through. */
   mayIntervene?(): boolean;
 }

@@ -5,6 +5,46 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { UsageError } from "../../src/cli/args";
 import { EXIT_INTERRUPTED, runWatch } from "../../src/cli/watch";
+import { askChannel } from "../../src/hosts/cline/hookChannel";
+import type { HookReply } from "../../src/hosts/cline/hookProtocol";
+
+const HOOK_FIXTURES = path.resolve(__dirname, "../../../test/fixtures/cline-hook");
+
+/**
+ * The classic Cline CLI 2.18's task file from a real run with Loop Sentinel's hook (five `ls`, the
+ * 5th refused, then its resume question), written row by row in the recorded order, its stamps moved
+ * to now; the hook's question is asked over the channel where the real hook ran (after `say:command`).
+ */
+async function replayRefusedClassicTask(root: string, channel: string, then: (write: (rows: Record<string, unknown>[]) => void) => Promise<void> = async () => undefined): Promise<HookReply[]> {
+  const recorded = JSON.parse(fs.readFileSync(path.join(HOOK_FIXTURES, "classic-cli-2.18.0-hook-rows.ui_messages.json"), "utf8")) as Record<string, unknown>[];
+  const shift = Date.now() - (recorded[0].ts as number);
+  const rows: Record<string, unknown>[] = recorded.map((m) => ({ ...m, ts: (m.ts as number) + shift }));
+  const taskId = String(recorded[0].ts);
+  const file = path.join(root, "tasks", taskId, "ui_messages.json");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const written: Record<string, unknown>[] = [];
+  const write = (more: Record<string, unknown>[]) => {
+    written.push(...more);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(written));
+    fs.renameSync(`${file}.tmp`, file);
+  };
+  const replies: HookReply[] = [];
+  for (const row of rows) {
+    write([row]);
+    if (row.say === "command") {
+      const reply = await askChannel(channel, { engine: "classic", taskId, toolName: "execute_command", input: { command: String(row.text), requires_approval: "false" } }, 2000);
+      assert.ok(reply, "the guard answered the hook");
+      replies.push(reply!);
+    }
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  await then(write);
+  return replies;
+}
+
+async function watching(out: string[]): Promise<void> {
+  for (let i = 0; i < 200 && !out.some((l) => l.includes('"watching"')); i++) await new Promise((r) => setTimeout(r, 10));
+}
 
 function capture() {
   const out: string[] = [];
@@ -63,10 +103,71 @@ describe("loop-sentinel watch (headless guard for Cline)", () => {
     assert.match(text, new RegExp(`sent SIGINT to ${agent.pid}`));
   });
 
+  it("interrupts a classic task waiting at its resume question after a refusal, once no call came within the bound", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ls-watch-"));
+    const channel = fs.mkdtempSync(path.join(os.tmpdir(), "lsc-"));
+    const agent = spawn(process.execPath, ["-e", "process.on('SIGINT', () => process.exit(0)); setInterval(() => {}, 1000); console.log('ready');"], { stdio: ["ignore", "pipe", "ignore"] });
+    const agentExit = new Promise<NodeJS.Signals | number | null>((r) => agent.once("exit", (code, signal) => r(signal ?? code)));
+    await new Promise((r) => agent.stdout!.once("data", r));
+    const { io, out } = capture();
+    const running = runWatch(["--cline-data", root, "--interrupt", String(agent.pid), "--poll", "20", "--refusal-idle", "400", "--channel-dir", channel, "--json"], io);
+    await watching(out);
+    let refusedAt = 0;
+    const replies = await replayRefusedClassicTask(root, channel, async () => { refusedAt = Date.now(); });
+    assert.deepEqual(replies.map((r) => r.action), ["allow", "allow", "warn", "allow", "block"]);
+    assert.equal(await running, EXIT_INTERRUPTED);
+    assert.equal(await agentExit, 0);
+    const records = out.map((l) => JSON.parse(l));
+    const interrupt = records.find((r) => r.type === "interrupt");
+    assert.ok(interrupt, out.join("\n"));
+    assert.match(interrupt.reason, /refused a call .* no call came since/);
+    // Not before the bound: the rows after the refusal were written, then 400 ms of nothing.
+    assert.ok(interrupt.elapsedMs >= records.find((r) => r.type === "hook" && r.action === "block").elapsedMs + 400, out.join("\n"));
+    assert.ok(Date.now() - refusedAt >= 0);
+    assert.ok(!records.some((r) => r.type === "intervention" && r.action === "stop"), "interrupted without the stop rung");
+  });
+
+  it("leaves a refused task alone when it makes a further call within the bound, and without --interrupt only says it waits", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "ls-watch-"));
+    const channel = fs.mkdtempSync(path.join(os.tmpdir(), "lsc-"));
+    const agent = spawn(process.execPath, ["-e", "process.on('SIGINT', () => process.exit(0)); setInterval(() => {}, 1000); console.log('ready');"], { stdio: ["ignore", "pipe", "ignore"] });
+    await new Promise((r) => agent.stdout!.once("data", r));
+    const { io, out } = capture();
+    const stop = new AbortController();
+    const running = runWatch(["--cline-data", root, "--interrupt", String(agent.pid), "--poll", "20", "--refusal-idle", "600", "--channel-dir", channel, "--json"], io, { signal: stop.signal });
+    await watching(out);
+    // The person answers the resume question at once: a new request and another listing follow.
+    await replayRefusedClassicTask(root, channel, async (write) => {
+      const ts = Date.now();
+      write([
+        { ts, type: "say", say: "api_req_started", text: JSON.stringify({ request: "[TASK RESUMPTION] List something else." }) },
+        { ts: ts + 1, type: "say", say: "command", text: "ls -la" },
+      ]);
+      await new Promise((r) => setTimeout(r, 900));
+    });
+    stop.abort();
+    assert.equal(await running, 0, out.join("\n"));
+    agent.kill("SIGKILL");
+    assert.ok(!out.some((l) => l.includes('"interrupt"')), out.join("\n"));
+
+    const quiet = fs.mkdtempSync(path.join(os.tmpdir(), "ls-watch-"));
+    const channel2 = fs.mkdtempSync(path.join(os.tmpdir(), "lsc-"));
+    const told = capture();
+    const stop2 = new AbortController();
+    const running2 = runWatch(["--cline-data", quiet, "--poll", "20", "--refusal-idle", "300", "--channel-dir", channel2, "--json"], told.io, { signal: stop2.signal });
+    await watching(told.out);
+    await replayRefusedClassicTask(quiet, channel2, () => new Promise((r) => setTimeout(r, 600)));
+    stop2.abort();
+    assert.equal(await running2, 0);
+    const waiting = told.out.map((l) => JSON.parse(l)).filter((r) => r.type === "waiting");
+    assert.equal(waiting.length, 1, told.out.join("\n"));
+  });
+
   it("explains what it needs", async () => {
     const { io } = capture();
     await assert.rejects(runWatch([], io), (e: Error) => e instanceof UsageError && /--cline-data/.test(e.message));
     await assert.rejects(runWatch(["--cline-data", "/x", "--interrupt", "abc"], io), UsageError);
     await assert.rejects(runWatch(["--cline-data", "/x", "--interrupt-on", "never"], io), UsageError);
+    await assert.rejects(runWatch(["--cline-data", "/x", "--refusal-idle", "soon"], io), UsageError);
   });
 });

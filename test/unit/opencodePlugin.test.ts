@@ -64,6 +64,8 @@ async function replay(hooks: Recorded[], raw: Record<string, unknown> = {}) {
   let now = 0;
   const guard = new OpencodeGuard({ actions, settings: () => settings(raw), report: (r) => report.push(r), now: () => now });
   const refused: string[] = [];
+  /** Calls whose result the plugin appended a warning to. */
+  const warnedWith: string[] = [];
   for (const h of hooks) {
     now = h.at;
     if (h.hook === "tool.execute.before") {
@@ -71,11 +73,17 @@ async function replay(hooks: Recorded[], raw: Record<string, unknown> = {}) {
         assert.ok(err instanceof RefusedCall);
         refused.push(h.input.callID as string);
       }
-    } else if (h.hook === "tool.execute.after") guard.afterTool(h.input, { ...(h.output ?? {}) });
-    else if (h.hook === "event" || h.hook === "chat.message") guard.take(h as unknown as HookCall);
+    } else if (h.hook === "tool.execute.after") {
+      // A call refused on replay but run live: the live server ran it, this replay would not have.
+      if (refused.includes(h.input.callID as string)) continue;
+      const output = { ...(h.output ?? {}) };
+      const before = output.output;
+      guard.afterTool(h.input, output);
+      if (output.output !== before) warnedWith.push(h.input.callID as string);
+    } else if (h.hook === "event" || h.hook === "chat.message") guard.take(h as unknown as HookCall);
   }
   await guard.idle();
-  return { actions, report, refused };
+  return { actions, report, refused, warnedWith };
 }
 
 for (const agent of AGENTS) {
@@ -105,19 +113,45 @@ for (const agent of AGENTS) {
       }
     });
 
-    it("refuses live the calls it refuses on replay, and stops where the live run stopped", async () => {
+    it("warns with the 3rd failure's own result, refuses the 4th build and stops at the 5th (tool-failure's ladder)", async () => {
       const hooks = load(agent, "build-loop");
-      const { actions, refused, report } = await replay(hooks);
-      const refusedLive = [...finalToolParts(hooks)].filter(([, s]) => s.status === "error" && String(s.error).includes("Loop Sentinel")).map(([id]) => id);
-      assert.ok(refusedLive.length >= 1, "the live run refused a call");
-      assert.deepEqual(refused, refusedLive);
+      const { actions, refused, report, warnedWith } = await replay(hooks);
+      const calls = hooks.filter((h) => h.hook === "tool.execute.before").map((h) => h.input.callID as string);
+      assert.deepEqual(warnedWith, [calls[2]], "the warning went out with the 3rd build's result");
+      // The 4th is refused; its refusal is not judged as an answer, so the 5th reaches the top rung.
+      assert.deepEqual(refused, [calls[3], calls[4]]);
       assert.equal(actions.done.length, 2, actions.done.join("\n"));
       assert.match(actions.done[0], /^abort ses_/);
       assert.match(actions.done[1], /noReply: Loop Sentinel stopped the task/);
       const ladder = report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action);
-      assert.equal(ladder[0], "warn", ladder.join());
-      assert.ok(ladder.includes("block"), ladder.join());
-      assert.equal(ladder[ladder.length - 1], "stop", ladder.join());
+      assert.deepEqual(ladder, ["warn", "block", "stop"]);
+    });
+
+    it("a stubborn identical listing: warned with the 3rd result, the 5th and 6th refused, the 7th refused and the session stopped", async () => {
+      const hooks = load(agent, "ls-loop");
+      const { actions, refused, report, warnedWith } = await replay(hooks);
+      const calls = hooks.filter((h) => h.hook === "tool.execute.before").map((h) => h.input.callID as string);
+      assert.equal(calls.length, 7, "the live run ended at the 7th call");
+      assert.deepEqual(warnedWith, [calls[2]]);
+      assert.deepEqual(refused, calls.slice(4, 7));
+      assert.deepEqual(report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action), ["warn", "block", "block", "stop"]);
+      assert.match(actions.done[actions.done.length - 1] ?? "", /noReply: Loop Sentinel stopped the task/);
+      // Replayed as the live run went: the same calls refused live.
+      const refusedLive = [...finalToolParts(hooks)].filter(([, st]) => st.status === "error" && String(st.error).includes("Loop Sentinel")).map(([id]) => id);
+      assert.deepEqual(refused, refusedLive);
+    });
+
+    it("judges the tool's own output: what the plugin appended, and its refusals, are never a result the engine reads", async () => {
+      const hooks = load(agent, "build-loop");
+      const { report } = await replay(hooks);
+      // Up to the replay's own stop (the recording goes on as the live run, which stopped later).
+      const upToStop = new Set(hooks.filter((h) => h.hook === "tool.execute.before").slice(0, 5).map((h) => h.input.callID as string));
+      const results = report.filter((r) => r.type === "event" && r.event.t === "tool_result").map((r) => (r as { event: { id: string; output?: string; error?: string } }).event).filter((e) => upToStop.has(e.id));
+      assert.equal(results.length, 5, JSON.stringify(results));
+      for (const r of results) assert.ok(!`${r.output ?? ""}${r.error ?? ""}`.includes("Loop Sentinel"), JSON.stringify(r));
+      // The live run appended its warning to a result the server stored: that text is not what was judged.
+      const stored = [...finalToolParts(hooks).values()].filter((s) => s.status === "completed" && String(s.output).includes("Loop Sentinel:"));
+      assert.ok(stored.length >= 1, "the recording holds a result with the warning appended");
     });
 
     it("aborts the reasoning loop once, and its guidance coming back is not the user speaking", async () => {
@@ -191,9 +225,13 @@ for (const agent of AGENTS) {
       assert.match(actions.done[1] ?? "", /^prompt ses_\S+: Loop Sentinel refused this call/);
     });
 
-    it("replays through the engine to the same verdicts as live", () => {
-      const { interventions } = replayEvents(translate(load(agent, "build-loop")));
-      assert.deepEqual(interventions.map((iv) => iv.action), ["warn", "block", "stop"]);
+    it("the events the plugin judged, replayed through the engine, give the live verdicts", async () => {
+      for (const scenario of ["build-loop", "ls-loop"]) {
+        const { report } = await replay(load(agent, scenario));
+        const judged = report.filter((r) => r.type === "event").map((r) => (r as { event: TraceEvent }).event);
+        const live = report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action);
+        assert.deepEqual(replayEvents(judged).interventions.map((iv) => iv.action), live, scenario);
+      }
       assert.equal(replayEvents(translate(load(agent, "productive"))).interventions.length, 0);
     });
   });

@@ -5,10 +5,13 @@
  * tests drive it with recorded hook sequences and a fake client.
  *
  * How each rung lands in OpenCode:
- * - warn: appended to the next tool result the model reads in that turn (`tool.execute.after`);
- *   nothing is sent when no tool runs before the turn ends.
+ * - warn: appended to the tool result the model reads next in that turn (`tool.execute.after`),
+ *   the result that caused it when a result did; nothing is sent when no tool runs before the turn
+ *   ends. The engine judged that result before the warning was added: what Loop Sentinel adds is
+ *   never part of what it judges.
  * - block: `tool.execute.before` throws the guidance; OpenCode records the call as failed with that
- *   text, and the model reads it as the call's result.
+ *   text, and the model reads it as the call's result. The engine is not told that refusal as the
+ *   call's answer (the call never ran): see OpencodeTranslator.refuse.
  * - abort: the session's running response is aborted, then the guidance is posted as the next
  *   user message, which starts a new response.
  * - stop: the session is aborted and the guidance posted without a reply (`noReply`): the agent
@@ -89,7 +92,7 @@ export class OpencodeGuard {
     this.translator = new OpencodeTranslator(deps.hooks === false ? "parts" : "chat.message");
   }
 
-  /** Every hook call but `tool.execute.before` (which can refuse) and `tool.execute.after` (which can carry a warning). */
+  /** Every hook call but `tool.execute.before` (which can refuse) and `tool.execute.after` (which can carry a warning): those come through beforeTool and afterTool. */
   take(call: HookCall): void {
     try {
       for (const t of this.translator.take(call, this.deps.now())) this.apply(t);
@@ -113,11 +116,18 @@ export class OpencodeGuard {
     } finally {
       this.asking = undefined;
     }
-    if (refusal !== undefined) throw new RefusedCall(refusal);
+    if (refusal === undefined) return;
+    if (typeof input.sessionID === "string" && typeof input.callID === "string") this.translator.refuse(input.sessionID, input.callID);
+    throw new RefusedCall(refusal);
   }
 
-  /** `tool.execute.after`: a warning waiting in this session goes out with the result the model reads. */
+  /**
+   * `tool.execute.after`: the engine judges the tool's own output (what is appended here never is
+   * part of it), and a warning waiting in this session, one this very result caused included, goes
+   * out with the result the model reads.
+   */
   afterTool(input: { sessionID?: unknown }, output: { output?: unknown }): void {
+    this.take({ hook: "tool.execute.after", input: input as Record<string, unknown>, output: output as Record<string, unknown> });
     const w = typeof input.sessionID === "string" ? this.watched.get(input.sessionID) : undefined;
     if (!w || w.warnings.length === 0 || typeof output.output !== "string") return;
     output.output = `${output.output}\n\n${w.warnings.join("\n")}`;

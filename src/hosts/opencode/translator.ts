@@ -24,7 +24,7 @@
  */
 import { BoundedMap } from "../../engine/boundedMap";
 import type { TraceEvent } from "../../engine/events";
-import { isRecord } from "../../engine/json";
+import { canonicalJson, isRecord } from "../../engine/json";
 import { completedButFailed, opencodeUsage } from "./toolState";
 
 /** One call of a plugin hook, as the plugin received it (and as the fixtures record it). */
@@ -57,10 +57,19 @@ export type UserTextSource = "chat.message" | "parts";
 
 interface PartState { channel: "reasoning" | "text"; emitted: number }
 
+/** A call's answer as the engine judges it. */
+type Answer = { ok: boolean; output?: string; error?: string };
+
 interface SessionState {
   parts: BoundedMap<string, PartState>;
   /** callID → answered yet. */
   calls: BoundedMap<string, boolean>;
+  /** callID → the call's tool and exact input, to find the answer an identical call got. */
+  callKeys: BoundedMap<string, string>;
+  /** Tool and exact input → the latest answer such a call got. */
+  answers: BoundedMap<string, Answer>;
+  /** Calls the plugin refused: what the host reports as their result is the refusal, not an answer. */
+  refused: BoundedMap<string, true>;
   inRequest: boolean;
   model?: string;
   /** Normalised texts of guidance sent as user messages: their echo is not the user speaking. */
@@ -91,12 +100,23 @@ export class OpencodeTranslator {
       case "event": return this.onEvent(call.input?.event, now);
       case "chat.message": return this.onUserMessage(call.input, call.output, now);
       case "tool.execute.before": return this.onToolBefore(call.input, call.output, now);
-      default: return []; // the completed part carries the result
+      case "tool.execute.after": return this.onToolAfter(call.input, call.output, now);
     }
   }
 
+  /**
+   * The plugin refused this call: it never ran, and the error the host records for it is the
+   * plugin's own guidance. Judging that as the call's answer would make the refused repeat look
+   * new and restart the count the refusal came from; the engine is told instead that it answered
+   * what the identical call answered last (nothing ran in between to change it), or nothing when
+   * no identical call was answered before.
+   */
+  refuse(sessionId: string, callId: string): void {
+    this.sessions.peek(sessionId)?.refused.set(callId, true);
+  }
+
   private start(sessionId: string): SessionState {
-    const s: SessionState = { parts: new BoundedMap(MAX_PARTS), calls: new BoundedMap(MAX_CALLS), inRequest: false, echoes: [] };
+    const s: SessionState = { parts: new BoundedMap(MAX_PARTS), calls: new BoundedMap(MAX_CALLS), callKeys: new BoundedMap(MAX_CALLS), answers: new BoundedMap(MAX_CALLS), refused: new BoundedMap(MAX_CALLS), inRequest: false, echoes: [] };
     this.sessions.set(sessionId, s);
     return s;
   }
@@ -194,11 +214,10 @@ export class OpencodeTranslator {
           out.push(...this.call(sessionId, s, part.callID, part.tool, isRecord(state.input) ? state.input : {}, now));
         }
         if ((state.status === "completed" || state.status === "error") && s.calls.peek(part.callID) === false) {
-          s.calls.set(part.callID, true);
-          const event: TraceEvent = state.status === "completed"
-            ? { t: "tool_result", id: part.callID, ok: !completedButFailed(state), output: typeof state.output === "string" ? state.output : JSON.stringify(state.output ?? ""), ts: now }
-            : { t: "tool_result", id: part.callID, ok: false, error: typeof state.error === "string" ? state.error : JSON.stringify(state.error ?? "error"), ts: now };
-          out.push(this.ev(sessionId, event));
+          const answer: Answer = state.status === "completed"
+            ? { ok: !completedButFailed(state), output: typeof state.output === "string" ? state.output : JSON.stringify(state.output ?? "") }
+            : { ok: false, error: typeof state.error === "string" ? state.error : JSON.stringify(state.error ?? "error") };
+          out.push(...this.answer(sessionId, s, part.callID, answer, now));
         }
         return out;
       }
@@ -236,8 +255,37 @@ export class OpencodeTranslator {
     return this.call(sessionID, s, callID, tool, isRecord(output?.args) ? output.args : {}, now);
   }
 
+  /**
+   * `tool.execute.after`: the call's output as the tool gave it, before any plugin appended to it
+   * (Loop Sentinel's own warning included) and before the host updates the part. Taken here, the
+   * engine judges the tool's own answer, and a warning it causes can go out with this very result.
+   */
+  private onToolAfter(input: Record<string, unknown>, output: Record<string, unknown>, now: number): Translated[] {
+    const sessionId = input?.sessionID;
+    const callId = input?.callID;
+    if (typeof sessionId !== "string" || typeof callId !== "string" || !isRecord(output)) return [];
+    const s = this.sessions.get(sessionId);
+    if (!s || s.calls.peek(callId) !== false) return [];
+    const text = typeof output.output === "string" ? output.output : JSON.stringify(output.output ?? "");
+    return this.answer(sessionId, s, callId, { ok: !completedButFailed(output), output: text }, now);
+  }
+
+  /** The call's one answer to the engine (a refused call's stands for the identical call's last answer). */
+  private answer(sessionId: string, s: SessionState, id: string, answer: Answer, now: number): Translated[] {
+    s.calls.set(id, true);
+    const key = s.callKeys.peek(id);
+    if (s.refused.peek(id)) {
+      s.refused.delete(id);
+      const earlier = key === undefined ? undefined : s.answers.peek(key);
+      if (!earlier) return [];
+      answer = earlier;
+    } else if (key !== undefined) s.answers.set(key, answer);
+    return [this.ev(sessionId, { t: "tool_result", id, ...answer, ts: now })];
+  }
+
   private call(sessionId: string, s: SessionState, id: string, name: string, input: Record<string, unknown>, now: number): Translated[] {
     s.calls.set(id, false);
+    s.callKeys.set(id, `${name}\u0000${canonicalJson(input) ?? ""}`);
     const out = this.openRequest(sessionId, s, now);
     out.push(this.ev(sessionId, { t: "tool_call", id, name, input, ts: now }));
     return out;

@@ -8,6 +8,7 @@ import type { Intervention } from "../../engine/session";
 import { Emitter, type ActionOutcome, type Disposable, type HostAdapter, type HostSessionEvent, type HostStatus, type HostState } from "../hostAdapter";
 import { rooApiProblem, type RooApiLike } from "./api";
 import { RooConnection, type ActionTiming } from "./connection";
+import { AutoApprovalHold, type HoldStore } from "./autoApprovalHold";
 import { TaskFolderWatcher } from "./taskFiles";
 import { installedVersion, pluginFolder } from "../opencode/install";
 import { reportFilePath } from "../opencode/settingsFile";
@@ -17,7 +18,7 @@ export interface ExtensionLike {
   readonly id: string;
   readonly isActive: boolean;
   readonly exports: unknown;
-  readonly packageJSON: { name?: string; displayName?: string; version?: string; publisher?: string };
+  readonly packageJSON: { name?: string; displayName?: string; version?: string; publisher?: string; contributes?: { commands?: Array<{ command?: unknown }> } };
   activate(): PromiseLike<unknown>;
 }
 
@@ -85,6 +86,10 @@ export interface AdapterDeps {
   hostSetting?(key: string): unknown;
   timing?: Partial<ActionTiming>;
   taskPollMs?: number;
+  /** Runs a VS Code command (the host's `toggleAutoApprove`); without it auto-approval is never held. */
+  runCommand?(id: string): Promise<unknown>;
+  /** Where holds of a host's auto-approval are written down, to undo one a crash left. */
+  holdStore?: HoldStore;
 }
 
 interface Link {
@@ -251,6 +256,7 @@ export class RooHostAdapter implements HostAdapter {
   }
 
   private connect(ext: ExtensionLike, api: RooApiLike): void {
+    const autoApproval = this.autoApprovalHold(ext, api);
     const connection = new RooConnection({
       hostId: this.hostId,
       label: this.nameOf(ext),
@@ -258,7 +264,10 @@ export class RooHostAdapter implements HostAdapter {
       emit: (e) => this.eventEmitter.fire(e),
       log: this.deps.log,
       timing: this.deps.timing,
+      autoApproval,
     });
+    // A hold that a Loop Sentinel stopped mid-way left behind (crash, reload): the switch goes back on.
+    void autoApproval?.recover().catch((err: unknown) => this.deps.log(`${this.label}: ${String(err)}`));
     const tasksDir = this.tasksDir();
     let files: TaskFolderWatcher | undefined;
     if (tasksDir) {
@@ -275,6 +284,29 @@ export class RooHostAdapter implements HostAdapter {
     }
     this.links.set(ext.id, { ext, api, connection, files });
     this.deps.log(`${this.label}: connected to ${this.nameOf(ext)} (${ext.id}) through its extension API${tasksDir ? `; task files in ${tasksDir}` : ""}`);
+  }
+
+  /**
+   * The host's auto-approval master switch: its `toggleAutoApprove` command (named by its own
+   * command prefix, which a rebuild under another id may keep) and `getConfiguration()`.
+   */
+  private autoApprovalHold(ext: ExtensionLike, api: RooApiLike): AutoApprovalHold | undefined {
+    const run = this.deps.runCommand;
+    if (!run || typeof api.getConfiguration !== "function") return undefined;
+    const contributed = (ext.packageJSON.contributes?.commands ?? []).map((c) => c?.command).find((c): c is string => typeof c === "string" && c.endsWith(".toggleAutoApprove"));
+    const command = contributed ?? `${this.spec.settingsPrefix ?? ext.packageJSON.name ?? ""}.toggleAutoApprove`;
+    return new AutoApprovalHold({
+      key: ext.id.toLowerCase(),
+      label: this.nameOf(ext),
+      switch: {
+        enabled: () => {
+          try { const v = api.getConfiguration?.()?.autoApprovalEnabled; return typeof v === "boolean" ? v : undefined; } catch { return undefined; }
+        },
+        toggle: async () => { await run(command); },
+      },
+      store: this.deps.holdStore,
+      log: this.deps.log,
+    });
   }
 
   /** Where the host keeps its task folders: its customStoragePath setting, else its global storage. */

@@ -18,6 +18,10 @@ export interface RooApiLike {
   resumeTask?(taskId: string): Promise<void>;
   isReady?(): boolean;
   getConfiguration?(): Record<string, unknown>;
+  /** Approves the waiting ask, through the chat view (no text). */
+  pressPrimaryButton?(): Promise<void>;
+  /** Zoo Code: approves the waiting ask without the chat view. */
+  approveCurrentAsk?(): unknown;
   deleteQueuedMessage?(messageId: string): unknown;
 }
 

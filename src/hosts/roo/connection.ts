@@ -13,6 +13,13 @@
  * as an auto-approved command starts as that command's input, and never drains a queued one in a
  * mode that refuses every call: a new request that starts without the echo means it was not
  * delivered, and a warning is then re-sent the way that always arrives (cancel, resume with it).
+ *
+ * Auto-approval and the ladder: Roo approves an auto-approved call the moment its ask completes, so
+ * a refusal decided on that ask lands one call late. Once a tool loop has been warned, the host's
+ * auto-approval is held (see AutoApprovalHold): each call then waits at its approval ask, and
+ * Loop Sentinel answers it, refusing the call the engine refuses and approving the rest exactly
+ * when the user's own per-tool settings would have. The hold ends when the loop does (stopped, the
+ * task finished or was left, a different call) and the switch is put back.
  * No vscode import: driven in unit tests by an object with Roo's semantics.
  */
 import type { Intervention } from "../../engine/session";
@@ -21,6 +28,7 @@ import type { ActionOutcome, HostSessionEvent } from "../hostAdapter";
 import type { RooApiLike, RooListener } from "./api";
 import { APPROVAL_ASKS, RESUME_ASKS, snapshotMessageEvent, type RooMessage } from "./messages";
 import { predictAutoApproval } from "./autoApproval";
+import type { AutoApprovalHold } from "./autoApprovalHold";
 import { RooTranslator, toolCallId } from "./translator";
 
 export interface ActionTiming {
@@ -38,6 +46,9 @@ export interface ActionTiming {
 }
 
 export const ROO_ACTION_TIMING: ActionTiming = { resumeAskTimeoutMs: 5000, settleMs: 300, askCompleteTimeoutMs: 5000, confirmMs: 3000, deliveryTimeoutMs: 60_000 };
+
+/** A hold of auto-approval that nothing ended is given up after this long. */
+const MAX_HOLD_MS = 5 * 60_000;
 
 /** Tasks whose action state is kept (older ones are long finished). */
 const MAX_TASKS = 64;
@@ -95,6 +106,16 @@ export interface RooConnectionOptions {
   log(line: string): void;
   now?(): number;
   timing?: Partial<ActionTiming>;
+  /** The host's auto-approval switch, held while a warned tool loop goes on (none: refusals of auto-approved calls may land a call late). */
+  autoApproval?: AutoApprovalHold;
+}
+
+/** The warned loop that auto-approval is held for: its task and the call that repeats. */
+interface HeldLoop {
+  taskId: string;
+  tool: string;
+  target: string | undefined;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 function normalise(text: string): string {
@@ -115,6 +136,7 @@ export class RooConnection {
   private readonly now: () => number;
   private badPayloads = 0;
   private disposed = false;
+  private held: HeldLoop | undefined;
 
   constructor(private readonly options: RooConnectionOptions) {
     this.api = options.api;
@@ -136,6 +158,7 @@ export class RooConnection {
 
   dispose(): void {
     this.disposed = true;
+    this.releaseHold("Loop Sentinel stopped watching");
     for (const [event, listener] of this.listeners) {
       try {
         if (typeof this.api.off === "function") this.api.off(event, listener);
@@ -184,7 +207,15 @@ export class RooConnection {
     if (action === "created" && m.type === "say" && m.say === "api_req_started" && a.deliveries.length) this.requestStarted(a);
     const t = this.translator.task(taskId);
     const events = t.message(action, m, this.now());
-    for (const event of events) this.options.emit({ hostId: this.options.hostId, taskId, title: t.title, event });
+    const held = this.held?.taskId === taskId ? this.held : undefined;
+    /** The engine's verdicts on a call first seen in this message, while auto-approval is held for its task. */
+    let verdicts: Intervention[] | undefined;
+    for (const event of events) {
+      const e: HostSessionEvent = { hostId: this.options.hostId, taskId, title: t.title, event };
+      if (held && event.t === "tool_call") e.onInterventions = (ivs) => { verdicts = [...(verdicts ?? []), ...ivs]; };
+      this.options.emit(e);
+    }
+    if (held) this.whileHeld(taskId, a, m, verdicts);
     if (a.messageWaiters.length) {
       const ready = a.messageWaiters.filter((w) => w.match(m));
       if (ready.length) {
@@ -315,18 +346,106 @@ export class RooConnection {
         return this.pending(`answered ${this.options.label}'s "stuck in a loop" question with guidance`, delivery);
       }
       switch (iv.action) {
-        case "warn": return await this.warn(taskId, a, waiting, iv.message);
+        case "warn": {
+          // Sent first: the call running now has no ask waiting, so Roo queues it for the next call's
+          // ask (with auto-approval held, a message sent then would answer that ask: deny the call).
+          const outcome = await this.warn(taskId, a, waiting, iv.message);
+          await this.holdFor(taskId, iv);
+          return outcome;
+        }
         case "abort":
           // The looping response ended in a call that Roo will ask approval for: denying that call with
           // the guidance ends the loop the same way, without a cancel and a resume (block's path
           // still cancels when Roo would auto-approve it or it already ran).
           if (a.lastAsk && APPROVAL_ASKS.has(a.lastAsk.ask) && !a.lastAsk.answered) return await this.block(taskId, a, { ...iv, toolCallId: toolCallId(a.lastAsk.ts) });
           return await this.cancelThenGuide(taskId, iv.message, "cancelled the running request");
-        case "stop": return await this.cancelThenGuide(taskId, undefined, "stopped the task");
+        case "stop": {
+          const outcome = await this.cancelThenGuide(taskId, undefined, "stopped the task");
+          this.releaseHold("the loop was stopped");
+          return outcome;
+        }
         case "block": return await this.block(taskId, a, iv);
         default: return { ok: false, done: `unknown action "${String((iv as { action: unknown }).action)}"` };
       }
     }
+  }
+
+  // ---- auto-approval held for a warned loop ---------------------------------------------------
+
+  /**
+   * A warned tool loop whose next calls Roo would approve by itself: auto-approval is held, so that
+   * the call the engine refuses next waits at an ask Loop Sentinel answers. Needs the chat view
+   * (the switch and the approve button go through it).
+   */
+  private async holdFor(taskId: string, iv: Intervention): Promise<void> {
+    const control = this.options.autoApproval;
+    const tool = iv.evidence.tool;
+    if (!control || tool === undefined || this.disposed) return;
+    if (this.held) {
+      if (this.held.taskId === taskId) return;
+      this.releaseHold("another task became the one to watch");
+    }
+    if (this.safeIsReady() !== true || (typeof this.api.pressPrimaryButton !== "function" && typeof this.api.approveCurrentAsk !== "function")) return;
+    // A hold an earlier life left (its restore needs the chat view, which may not have been open then).
+    await control.recover();
+    if (this.safeConfiguration()?.autoApprovalEnabled !== true) return;
+    const held: HeldLoop = { taskId, tool, target: iv.evidence.command ?? iv.evidence.path, timer: setTimeout(() => this.releaseHold(`nothing ended the loop within ${MAX_HOLD_MS / 60_000} minutes`), MAX_HOLD_MS) };
+    this.held = held;
+    if (!(await control.hold()) && this.held === held) {
+      clearTimeout(held.timer);
+      this.held = undefined;
+    }
+  }
+
+  private releaseHold(why: string): void {
+    const held = this.held;
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.held = undefined;
+    void this.options.autoApproval?.release(why).catch((err: unknown) => this.options.log(`${this.options.label}: auto-approval not restored: ${String(err)}`));
+  }
+
+  /** A message of the task auto-approval is held for: answer its calls, or see the loop end. */
+  private whileHeld(taskId: string, a: TaskActivity, m: RooMessage, verdicts: Intervention[] | undefined): void {
+    if (m.partial === true) return;
+    if (m.type === "ask" && (m.ask === "completion_result" || RESUME_ASKS.has(m.ask ?? ""))) { this.releaseHold("the task finished or stopped"); return; }
+    if (this.currentTask() !== taskId) { this.releaseHold("the task is no longer the current one"); return; }
+    // Only a call the engine has just seen (a complete ask is often sent twice).
+    if (m.type !== "ask" || !APPROVAL_ASKS.has(m.ask ?? "") || verdicts === undefined) return;
+    // Refused or cancelled by act(): Roo keeps the ask waiting for that answer.
+    if (verdicts.some((iv) => iv.action !== "warn")) return;
+    const info = this.translator.peek(taskId)?.askFor(toolCallId(m.ts));
+    const config = this.safeConfiguration();
+    const held = this.held;
+    const target = held?.target?.trim();
+    const sameLoop = !!held && info?.call?.name === held.tool && (!target || Object.values(info.call.input).some((v) => typeof v === "string" && (v.includes(target) || target.includes(v.trim()))));
+    // What the user's own settings would have approved is approved; anything else waits for them, as it would have.
+    const userApproves = !!info && !!config && predictAutoApproval({ ...config, autoApprovalEnabled: true }, info) === true;
+    if (!sameLoop) this.releaseHold("the agent moved on to a different call");
+    if (userApproves) void this.approve(taskId, a, m.ts, info?.call?.name ?? m.ask ?? "tool");
+  }
+
+  /** Approves the waiting ask `ts` on the user's behalf (auto-approval held); retried if Roo did not take it. */
+  private async approve(taskId: string, a: TaskActivity, ts: number, tool: string): Promise<void> {
+    await sleep(this.timing.settleMs);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const ask = a.lastAsk;
+      if (this.disposed || !ask || ask.ts !== ts || ask.answered) return;
+      if (this.currentTask() !== taskId) return;
+      const answered = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), this.timing.confirmMs);
+        a.answerWaiters.push(() => { clearTimeout(timer); resolve(true); });
+      });
+      try {
+        if (typeof this.api.approveCurrentAsk === "function") await this.api.approveCurrentAsk();
+        else await this.api.pressPrimaryButton?.();
+      } catch (err) {
+        this.options.log(`${this.options.label}: could not approve ${tool}: ${String(err)}`);
+        return;
+      }
+      if (await answered) return;
+    }
+    this.options.log(`${this.options.label}: ${tool} waits for approval: Roo did not take Loop Sentinel's approval while auto-approval was held`);
   }
 
   private currentTask(): string | undefined {

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { HostAdapter, HostEnvironment } from "../hostAdapter";
 import { createRooHostAdapters, type ExtensionRegistry } from "./adapter";
+import { fileHoldStore } from "./autoApprovalHold";
 
 export function createRooAdapters(env: HostEnvironment): HostAdapter[] {
   const extensions: ExtensionRegistry = {
@@ -19,5 +20,7 @@ export function createRooAdapters(env: HostEnvironment): HostAdapter[] {
     storageExists: (folder) => env.globalStorageRoot !== undefined && fs.existsSync(path.join(env.globalStorageRoot, folder)),
     globalStorageRoot: env.globalStorageRoot,
     hostSetting: (key) => vscode.workspace.getConfiguration().get(key),
+    runCommand: (id) => Promise.resolve(vscode.commands.executeCommand(id)),
+    holdStore: env.stateDir ? fileHoldStore(path.join(env.stateDir, "roo-auto-approval-holds.json")) : undefined,
   });
 }

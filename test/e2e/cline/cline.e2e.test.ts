@@ -165,6 +165,23 @@ describe(`Cline CLI end to end with Loop Sentinel's PreToolUse hook (cline@${CLI
     assert.ok(r.messages.some((m) => m.say === "completion_result"), describeRun(r));
   });
 
+  it("classic core (cline@" + CLI_VERSIONS.classic + "): after the hook refuses the 5th identical call, the run that waits at its resume question is ended by watch --interrupt", async () => {
+    ensureCli("classic");
+    const r = await runScenario({ kind: "classic", scenario: "repeat-command", server, port, interrupt: true, hook: true, timeoutMs: 150_000 });
+    console.log(`    ${describeRun(r)}`);
+    assert.equal(r.timedOut, false, `the run waited until the test's limit: ${describeRun(r)}`);
+    assert.deepEqual(hookRecords(r).map((h) => h.action), ["warn", "block"], describeRun(r));
+    const interrupt = r.watch.find((w) => w.type === "interrupt");
+    assert.ok(interrupt, describeRun(r));
+    assert.match(String((interrupt as { reason?: unknown }).reason), /refused a call .* no call came since/, describeRun(r));
+    assert.equal(r.watchExitCode, 3, describeRun(r));
+    assert.ok(!interventions(r).some((w) => w.action === "stop"), "ended without the stop rung");
+    // Five calls asked for, four ran: the refused one never did; Cline then asked to resume.
+    assert.equal(r.messages.filter((m) => m.say === "command").length, 5, describeRun(r));
+    assert.equal(r.messages.filter((m) => m.ask === "command_output").length, 4, describeRun(r));
+    assert.ok(r.messages.some((m) => m.ask === "resume_task"), describeRun(r));
+  });
+
   it("with Loop Sentinel absent, the installed hook lets every call through at once", async () => {
     const r = await runScenario({ kind: "v4", scenario: "repeat-command", server, port, interrupt: false, hook: true, noGuard: true, timeoutMs: 90_000 });
     assert.deepEqual(r.requestLog.flatMap((q) => q.hookContexts), [], describeRun(r));

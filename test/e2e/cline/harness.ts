@@ -58,7 +58,7 @@ export function authTemplate(kind: CliKind, port: number): string {
   const authArgs = kind === "v4"
     ? ["auth", "--provider", "openai-compatible", "--apikey", "sk-fake", "--modelid", "fake-model", "--baseurl", base, "--data-dir", data]
     : ["auth", "-p", "openai", "-k", "sk-fake", "-m", "fake-model", "-b", base, "--config", data];
-  execFileSync(file, [...args, ...authArgs], { env: cliEnv(home), stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
+  execFileSync(file, [...args, ...authArgs], { env: cliEnv(home), stdio: ["ignore", "pipe", "pipe"], timeout: 300_000 });
   fs.writeFileSync(path.join(template, ".done"), "");
   return template;
 }

@@ -7,14 +7,19 @@
  *
  * Scenarios: the recorder's `build-loop` (the same failing build again and again) and
  * `productive` (run, read, fix, rebuild, test), plus a reasoning loop: one response whose thinking
- * goes round in circles for seconds, which gives a short answer once told it looped.
+ * goes round in circles for seconds, which gives a short answer once told it looped, and a
+ * stubborn `ls` loop: a listing that succeeds with the same output every time, asked for again
+ * whatever the tool results say (warnings and refusals included), up to STUBBORN_CALLS times.
  */
 import * as http from "node:http";
 import { closeLocal, listenLocal, withBody } from "../../localServer";
 import { stepOf, type Step } from "../../recording/scenarios";
 import type { ToolNaming } from "../../recording/fakeModel";
 
-export type E2eScenario = "build-loop" | "productive" | "reasoning-loop";
+export type E2eScenario = "build-loop" | "productive" | "reasoning-loop" | "ls-loop";
+
+/** Calls the stubborn `ls` loop asks for at most: well past the ladder's top rung (7). */
+export const STUBBORN_CALLS = 12;
 
 export interface SeenRequest {
   /** Tool results in the conversation (the scripted step). */
@@ -93,6 +98,10 @@ export class E2eFakeModel {
       const told = seen.messages.some((m) => m.role === "user" && m.content.includes("Loop Sentinel"));
       if (told) return { reasoning: "I was going round in circles; the answer is already clear.", step: { text: "The build script is `node check.js`." } };
       return { reasoning: LOOP_THOUGHT.repeat(LOOP_COPIES), step: { text: "The build script is `node check.js`." } };
+    }
+    if (this.scenario === "ls-loop") {
+      if (seen.step >= STUBBORN_CALLS) return { reasoning: "", step: { text: "The folder holds the project's files." } };
+      return { reasoning: "List the folder again to be sure.", step: { text: "Listing the folder.", action: { kind: "shell", command: "ls" } } };
     }
     const step = stepOf(this.scenario, seen.step);
     return { reasoning: step.thought ?? "", step };

@@ -1,6 +1,8 @@
 /**
  * `npm run test:e2e:opencode`: the Loop Sentinel plugin inside the real opencode and Kilo CLI
- * servers from npm, against the fake model. A tool loop is refused and then stopped, a reasoning
+ * servers from npm, against the fake model. A tool loop is refused and then stopped on the same
+ * ladder as everywhere (a failing build; a stubborn identical listing: warning with the 3rd result,
+ * the 5th call refused, the run ended by the 7th, counted in calls that really ran), a reasoning
  * loop is aborted and the guidance is the model's next user message, a productive session is left
  * alone, and warn-only mode sends the agent nothing. Judged from what the fake model was sent.
  * RECORD_OPENCODE_FIXTURES=1 keeps the hook calls each run received under test/fixtures/opencode-plugin/.
@@ -12,6 +14,25 @@ import { AGENTS, ensureAgent, keepFixture, runScenario, type AgentName, type Run
 const REFUSED = "Loop Sentinel refused this call";
 const ABORTED = "Loop Sentinel stopped your last response";
 const STOPPED = "Loop Sentinel stopped the task";
+
+const WARNING = "Loop Sentinel:";
+
+/** The tool results the model read last, in call order. */
+function toolResults(model: E2eFakeModel): string[] {
+  const main = model.main();
+  return main.length ? main[main.length - 1].messages.filter((m) => m.role === "tool").map((m) => m.content) : [];
+}
+
+/** Calls the agent made, as the plugin saw them (ran or refused). */
+function calls(run: Run): number {
+  return run.report.filter((r) => r.type === "event" && (r.event as { t?: string }).t === "tool_call").length;
+}
+
+/** Per call: ran (r), ran and carried a warning (w), refused (x); then the interventions. */
+function ladderOf(run: Run, model: E2eFakeModel): string {
+  const marks = toolResults(model).map((t) => (t.includes(REFUSED) ? "x" : t.includes(WARNING) ? "w" : "r")).join("");
+  return `calls ${calls(run)}, results read ${marks}, interventions ${records(run, "intervention").map((r) => r.action).join(",")}`;
+}
 
 function records(run: Run, type: string): Record<string, unknown>[] {
   return run.report.filter((r) => r.type === type);
@@ -25,7 +46,7 @@ function describeRun(run: Run, model: E2eFakeModel): string {
 
 for (const agent of Object.keys(AGENTS) as AgentName[]) {
   describe(`OpenCode plugin in the real ${agent} ${AGENTS[agent].version} server`, function () {
-    this.timeout(300_000);
+    this.timeout(900_000);
     const model = new E2eFakeModel();
     let port = 0;
 
@@ -39,22 +60,37 @@ for (const agent of Object.keys(AGENTS) as AgentName[]) {
     });
     after(() => model.close());
 
-    it("refuses the repeated build, then stops the session; the model reads the reasons", async () => {
+    it("warns with the 3rd failed build's own result, refuses the 4th, then stops the session; the model reads the reasons", async () => {
       const run = await runScenario({ agent, scenario: "build-loop", model, port });
-      console.log(`    ${describeRun(run, model)}`);
+      console.log(`    ${describeRun(run, model)}; ${ladderOf(run, model)}`);
       keepFixture(run, "build-loop");
       assert.equal(run.timedOut, false, "the session should settle");
-      const toolResults = model.main().flatMap((r) => r.messages.filter((m) => m.role === "tool").map((m) => m.content));
-      const last = model.main()[model.main().length - 1];
-      const results = last.messages.filter((m) => m.role === "tool").map((m) => m.content);
-      assert.ok(toolResults.some((t) => t.includes(REFUSED)), "a refusal reached the model as a tool result");
-      assert.ok(results.some((t) => t.includes("Loop Sentinel:")), "the warning went out with a build result");
-      const ran = results.filter((t) => !t.includes(REFUSED));
-      assert.ok(ran.length < 7, `the loop was cut short: ${ran.length} builds ran`);
+      const results = toolResults(model);
+      assert.ok(results.length >= 4, `the 4th call was made: ${results.length}`);
+      assert.deepEqual(results.slice(0, 3).map((t) => t.includes(WARNING)), [false, false, true], "the warning goes out with the 3rd failure's own result");
+      assert.ok(results.slice(0, 3).every((t) => !t.includes(REFUSED)), "the first three builds ran");
+      assert.ok(results[3].includes(REFUSED), "the 4th build is refused (tool-failure's block rung)");
+      assert.ok(calls(run) <= 7, `the run ended by the 7th call: ${calls(run)}`);
       assert.ok(records(run, "outcome").some((r) => r.action === "block" && r.ok === true), "block carried out");
       assert.ok(records(run, "outcome").some((r) => r.action === "stop" && r.ok === true), "stop carried out");
       // The stop's reason is left for the user (noReply): the model is not asked again after it.
       assert.ok(!model.main().some((r) => r.messages.some((m) => m.role === "user" && m.content.includes(STOPPED))), "a stop does not start another response");
+    });
+
+    it("a stubborn identical listing: warned with the 3rd result, the 5th call refused, the run ended at the 7th", async () => {
+      const run = await runScenario({ agent, scenario: "ls-loop", model, port });
+      console.log(`    ${describeRun(run, model)}; ${ladderOf(run, model)}`);
+      keepFixture(run, "ls-loop");
+      assert.equal(run.timedOut, false, "the session should settle");
+      const results = toolResults(model);
+      const ran = results.map((t) => !t.includes(REFUSED));
+      // The results the model read: calls 1-4 ran (the 3rd's result carries the warning), 5 and 6 refused.
+      assert.deepEqual(results.map((t) => t.includes(WARNING)), [false, false, true, false, false, false], results.join("\n---\n"));
+      assert.deepEqual(ran, [true, true, true, true, false, false], "calls 1-4 ran, 5 and 6 were refused");
+      assert.equal(calls(run), 7, "the 7th call was the last: refused and the session stopped");
+      assert.deepEqual(records(run, "intervention").map((r) => r.action), ["warn", "block", "block", "stop"]);
+      assert.ok(records(run, "outcome").some((r) => r.action === "stop" && r.ok === true), "stop carried out");
+      assert.equal(model.main().length, 7, "no request after the stopped 7th call");
     });
 
     it("aborts a reasoning loop mid-stream and the guidance is the model's next user message", async () => {

@@ -20,6 +20,7 @@ interface RooApi {
   off(e: string, l: (...a: unknown[]) => void): unknown;
   startNewTask(o: { text: string }): Promise<string>;
   setConfiguration(v: Record<string, unknown>): Promise<void>;
+  getConfiguration(): Record<string, unknown>;
   isReady(): boolean;
   cancelCurrentTask(): Promise<void>;
 }
@@ -43,7 +44,7 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
   const model = new FakeModel();
   let roo: RooApi;
   let ls: LsApi;
-  const messages: Array<{ at: number; taskId: string; type: string; say?: string; ask?: string; partial?: boolean; text?: string }> = [];
+  const messages: Array<{ at: number; taskId: string; ts: number; type: string; say?: string; ask?: string; partial?: boolean; text?: string }> = [];
   const report: Record<string, unknown>[] = [];
   let baseUrl = "";
 
@@ -56,8 +57,8 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
     ls = lsExt.isActive ? lsExt.exports : await lsExt.activate();
     roo = rooExt.isActive ? rooExt.exports : await rooExt.activate();
     roo.on("message", (p: unknown) => {
-      const { taskId, message: m } = p as { taskId: string; message: { type: string; say?: string; ask?: string; partial?: boolean; text?: string } };
-      messages.push({ at: Date.now(), taskId, type: m.type, say: m.say, ask: m.ask, partial: m.partial, text: typeof m.text === "string" ? m.text.slice(0, 300) : undefined });
+      const { taskId, message: m } = p as { taskId: string; message: { ts: number; type: string; say?: string; ask?: string; partial?: boolean; text?: string } };
+      messages.push({ at: Date.now(), taskId, ts: m.ts, type: m.type, say: m.say, ask: m.ask, partial: m.partial, text: typeof m.text === "string" ? m.text.slice(0, 300) : undefined });
     });
     const watched = await waitFor("Loop Sentinel to watch the host", () => (ls.overall().hosts ?? []).find((h) => h.label === HOST_LABEL && h.state === "watching"), 30_000);
     assert.ok(watched, `Loop Sentinel watches ${HOST_LABEL}: ${JSON.stringify(ls.overall().hosts)}`);
@@ -81,6 +82,7 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
       autoApprovalEnabled: true, alwaysAllowReadOnly: true, alwaysAllowReadOnlyOutsideWorkspace: true, alwaysAllowWrite: true,
       alwaysAllowExecute: true, allowedCommands: ["*"], terminalShellIntegrationDisabled: true, mode: opts.mode,
     });
+    const settingsBefore = autoApproval();
     const started = Date.now();
     const taskId = await roo.startNewTask({ text: opts.prompt });
     await waitFor(`${name} to end`, () => opts.done(taskId), opts.timeoutMs);
@@ -91,16 +93,23 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
       scenario: name, host: HOST_LABEL, seconds: (Date.now() - started) / 1000, requests: model.requests.length,
       interventions: interventions.map((i) => ({ action: i.action, detector: i.detector, delivery: i.delivery, outcome: i.outcome })),
       toolCalls: toolCallsOf(taskId),
+      ran: ranOf(taskId),
       requestsWithGuidance: model.requests.filter((r) => r.inputs.some((t) => t.includes("Loop Sentinel"))).map((r) => r.n),
     };
     report.push(row);
     console.log(`roo-e2e: ${JSON.stringify(row)}`);
-    return { taskId, interventions, requests: [...model.requests] as ModelRequest[] };
+    return { taskId, interventions, requests: [...model.requests] as ModelRequest[], settingsBefore };
   }
 
   const completed = (taskId: string) => messages.some((m) => m.taskId === taskId && m.type === "ask" && m.ask === "completion_result" && m.partial !== true);
   const stopped = (taskId: string) => (ls.snapshots().find((s) => s.taskId === taskId)?.interventions ?? []).some((i) => i.action === "stop" && !/sending/.test(i.outcome));
-  const toolCallsOf = (taskId: string) => messages.filter((m) => m.taskId === taskId && m.type === "ask" && (m.ask === "command" || m.ask === "tool") && m.partial !== true).length;
+  /** Calls the model made (each complete ask once; Roo sends some twice). */
+  const toolCallsOf = (taskId: string) => new Set(messages.filter((m) => m.taskId === taskId && m.type === "ask" && (m.ask === "command" || m.ask === "tool") && m.partial !== true).map((m) => m.ts)).size;
+  /** Commands that really ran: each has its output. */
+  const ranOf = (taskId: string) => new Set(messages.filter((m) => m.taskId === taskId && m.type === "ask" && m.ask === "command_output").map((m) => m.ts)).size;
+  /** The user's auto-approval settings, as Roo reports them. */
+  const AUTO_APPROVAL_KEYS = ["autoApprovalEnabled", "alwaysAllowReadOnly", "alwaysAllowReadOnlyOutsideWorkspace", "alwaysAllowWrite", "alwaysAllowExecute", "allowedCommands", "deniedCommands", "alwaysAllowMcp", "alwaysAllowModeSwitch", "alwaysAllowSubtasks", "alwaysAllowFollowupQuestions"];
+  const autoApproval = () => JSON.stringify(AUTO_APPROVAL_KEYS.map((k) => [k, roo.getConfiguration()[k] ?? null]));
 
   for (const files of [3, 8]) {
     test(`productive: ${files} reads of different files draw no intervention`, async () => {
@@ -130,9 +139,12 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
     ["slow tool loop (Code mode, sleep 2; ls)", "code", "sleep 2; ls", 7, 10],
     ["tool loop Roo itself refuses (Architect mode)", "architect", "ls", Infinity, 10],
   ] as const) {
-    test(`${name}: stopped within its thresholds; every warning reached the model or is reported undelivered`, async () => {
+    test(`${name}: stopped within its thresholds; every warning reached the model or is reported undelivered; auto-approval settings as they were`, async () => {
       model.play({ kind: "tool-loop", command });
       const r = await run(name, { mode, prompt: "List the files in this project.", done: stopped, timeoutMs: 150_000 });
+      // Held while the loop went on, then put back: exactly what the user had.
+      const restored = await waitFor("auto-approval settings restored", () => autoApproval() === r.settingsBefore, 10_000);
+      assert.ok(restored, `auto-approval settings after: ${autoApproval()}, before: ${r.settingsBefore}`);
       const stop = r.interventions.find((i) => i.action === "stop");
       assert.ok(stop, `stopped: ${JSON.stringify(r.interventions.map((i) => i.action))} after ${r.requests.length} requests`);
       assert.ok(r.requests.length <= maxRequests, `${r.requests.length} requests (at most ${maxRequests})`);
@@ -143,6 +155,13 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
           `${iv.action}: arrived=${arrived}, reported ${iv.delivery}: ${iv.outcome}`);
       }
       if (mode === "code") assert.ok(model.received("Loop Sentinel"), "some guidance reached the model before the stop");
+      if (mode === "code" && command === "ls") {
+        // The ladder on the call it names: warned at the 3rd, the 5th refused before it ran, stopped by the 7th.
+        assert.deepEqual(r.interventions.map((i) => i.action).slice(0, 2), ["warn", "block"], JSON.stringify(r.interventions));
+        assert.equal(ranOf(r.taskId), 4, `${ranOf(r.taskId)} commands ran (the 5th should have been refused)`);
+        assert.ok(model.received("Loop Sentinel refused this call"), "the refusal reached the model as the call's answer");
+        assert.ok(toolCallsOf(r.taskId) <= 7, `${toolCallsOf(r.taskId)} calls made before the stop`);
+      }
     });
   }
 });
