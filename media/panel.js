@@ -34,10 +34,11 @@
   }
 
   /** A disclosure whose open state survives re-renders (by its summary's id). */
-  function disclosure(id, cls, defaultOpen, summaryChildren, body) {
+  function disclosure(id, cls, defaultOpen, summaryChildren, body, summaryClass) {
     const isOpen = id in openState ? openState[id] : defaultOpen;
-    const details = el("details", { class: cls, open: isOpen }, el("summary", { id }, summaryChildren), body);
-    details.addEventListener("toggle", () => { openState[id] = details.open; remember(); });
+    const details = el("details", { class: cls, open: isOpen }, el("summary", { id, class: summaryClass }, summaryChildren), body);
+    // The toggle event also fires for the initial open state: only a change from the default is the user's.
+    details.addEventListener("toggle", () => { if (!(id in openState) && details.open === isOpen) return; openState[id] = details.open; remember(); });
     return details;
   }
 
@@ -67,13 +68,9 @@
   }
 
   function emptyState(state) {
-    const none = state.hosts.found.length === 0;
-    const text = none
-      ? "No supported agent is installed. Loop Sentinel watches Roo Code, Kilo Code and Cline tasks as they run: install one and its tasks appear here. Meanwhile, replay a recorded session to see what it catches."
-      : `Watching ${state.hosts.watching.length ? state.hosts.watching.join(" and ") : state.hosts.found.join(" and ")}. A task appears here as soon as it runs; or replay a recorded session.`;
     return el("section", { class: "empty", "aria-labelledby": "h-empty" },
       el("h2", { id: "h-empty" }, "No sessions yet"),
-      el("p", { id: "empty-text" }, text),
+      el("p", { id: "empty-text" }, state.emptyText),
       el("div", { class: "button-row" },
         el("button", { id: "empty-replay", onclick: () => vscode.postMessage({ type: "replayFile" }) }, "Replay a session file…"),
         el("button", { id: "empty-walkthrough", class: "secondary", onclick: () => vscode.postMessage({ type: "walkthrough" }) }, "Open walkthrough")));
@@ -131,7 +128,8 @@
       el("span", { class: "badge state tone-" + w.tone }, w.short),
       el("strong", {}, iv.detectorTitle),
       iv.ignored ? el("span", { class: "muted" }, " (ignored)") : null,
-      el("span", { class: "iv-line" }, iv.summary),
+      // The repeated passage once: highlighted where the summary quotes it, else on a line of its own.
+      el("span", { class: "iv-line" }, iv.summaryParts ? [iv.summaryParts[0], el("mark", {}, iv.summaryParts[1]), iv.summaryParts[2]] : iv.summary),
     ], [
       el("p", { class: "iv-sentence" }, w.sentence),
       answerButtons,
@@ -145,7 +143,7 @@
         `Detected at event ${iv.event}; the loop's events: ${iv.eventsText || "none recorded"} (${plural((iv.evidence && iv.evidence.events || []).length, "event")}).`)),
       iv.ignored ? el("p", { class: "muted" }, "This pattern is ignored from now on.") :
         el("button", { id: id + "-ignore", class: "secondary", onclick: () => vscode.postMessage({ type: "ignore", key: s.key, pattern: iv.key }) }, "Ignore this pattern"),
-    ]);
+    ], "iv-head");
   }
 
   function interventions(s) {
@@ -287,7 +285,9 @@
         mode: state.modeText,
         empty: app.querySelector("#empty-text")?.textContent || undefined,
         buttons: [...app.querySelectorAll("button")].map((n) => n.textContent),
+        cards: [...app.querySelectorAll(".card")].map((n) => [...n.children].map((c) => c.textContent).join(" | ")),
       },
+      liveRegions: document.querySelectorAll("[aria-live]").length,
       contrast: measureContrast(),
       scrollTop: window.scrollY,
       headerFits: headerFits(),

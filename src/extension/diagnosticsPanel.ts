@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import * as crypto from "node:crypto";
 import type { SessionManager, SessionSnapshot, SessionSummary } from "./sessionManager";
 import { COMMANDS, INTERNAL_COMMANDS, WALKTHROUGH_ID } from "./commandIds";
-import { detectorViews, interventionView, loopCards, modeWords, type DetectorView, type FigureCard, type InterventionView } from "./panelWords";
+import { detectorViews, emptyStateText, interventionView, loopCards, modeWords, type DetectorView, type FigureCard, type InterventionView } from "./panelWords";
 import { stateWords } from "./stateWords";
 
 /** Messages to the webview. */
@@ -22,6 +22,8 @@ export type ToWebview = {
   modeText: string;
   /** Agents found (any state but not installed), and whether none is: the empty state says so. */
   hosts: { found: string[]; watching: string[] };
+  /** The empty state's text (no session yet). */
+  emptyText: string;
 };
 
 /** Messages from the webview. */
@@ -48,7 +50,9 @@ export interface RenderReport {
   highlightedSpans: number;
   detectorRows: number;
   /** Text drawn, in words, by class: the suite compares it with the status bar and notifications. */
-  texts?: { badges: string[]; sentences: string[]; mode: string; empty?: string; buttons: string[] };
+  texts?: { badges: string[]; sentences: string[]; mode: string; empty?: string; buttons: string[]; cards: string[] };
+  /** Elements with aria-live in the document: one small region, never the whole panel. */
+  liveRegions?: number;
   /** Lowest text contrast measured from the rendered colours, and the worst few places. */
   contrast?: { min: number; count: number; worst: Array<{ text: string; ratio: number; fg: string; bg: string; where: string }> };
   /** Vertical scroll of the page when drawn (a new session opens at the top). */
@@ -150,7 +154,9 @@ export class DiagnosticsPanel implements vscode.Disposable {
       settings: { enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy },
       modeText: modeWords({ enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy, hostPolicies: cfg.hostPolicies }, snap),
       hosts: { found: hosts.filter((h) => h.state !== "not-found").map((h) => h.label), watching: hosts.filter((h) => h.state === "watching").map((h) => h.label) },
+      emptyText: "",
     };
+    message.emptyText = emptyStateText(message.hosts);
     void this.panel.webview.postMessage(message);
   }
 
@@ -165,7 +171,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
         DiagnosticsPanel.renderedEmitter.fire({
           selected: m.selected, timelineEntries: m.timelineEntries, interventions: m.interventions,
           flaggedEntries: m.flaggedEntries, highlightedSpans: m.highlightedSpans, detectorRows: m.detectorRows,
-          texts: m.texts, contrast: m.contrast, scrollTop: m.scrollTop, headerFits: m.headerFits, announced: m.announced,
+          texts: m.texts, liveRegions: m.liveRegions, contrast: m.contrast, scrollTop: m.scrollTop, headerFits: m.headerFits, announced: m.announced,
         });
         break;
       case "answer":

@@ -30,7 +30,7 @@ export interface LoopSentinelApi {
   readonly onDidRenderPanel: vscode.Event<RenderReport>;
   panelVisible(): boolean;
   /** Notifications: the ones open now and every one shown so far (one per task at a time). */
-  notifications(): { open: Toast[]; shown: ReadonlyArray<{ sessionKey: string; text: string; at: number }> };
+  notifications(): { open: Toast[]; waiting: Toast[]; shown: ReadonlyArray<{ sessionKey: string; text: string; at: number }> };
   /** The context keys the palette's `when` clauses read, as last set. */
   contextKeys(): Readonly<Record<string, boolean>>;
 }
@@ -249,7 +249,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     settingsWarnings: () => warnings,
     onDidRenderPanel: DiagnosticsPanel.onDidRender,
     panelVisible: () => DiagnosticsPanel.current()?.visible ?? false,
-    notifications: () => ({ open: notifier.openToasts(), shown: notifier.shown }),
+    notifications: () => ({ open: notifier.openToasts(), waiting: notifier.waitingToasts(), shown: notifier.shown }),
     contextKeys: () => ({ ...keys }),
   };
 }

@@ -49,6 +49,9 @@ export class TaskNotifier {
   /** The notifications open now, by task. */
   openToasts(): Toast[] { return [...this.open.values()]; }
 
+  /** The toasts waiting behind open ones (at most one per task). */
+  waitingToasts(): Toast[] { return [...this.waiting.values()].map((w) => w.toast); }
+
   /** The toast waiting behind a task's open one, if any. */
   waitingToast(sessionKey: string): Toast | undefined { return this.waiting.get(sessionKey)?.toast; }
 

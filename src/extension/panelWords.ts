@@ -62,15 +62,16 @@ export interface FigureCard { label: string; value: string; note?: string }
 
 /** The "spent in loops" and "saved" cards; a replay says what would have been saved, a live session only what was. */
 export function loopCards(s: Pick<SessionSnapshot, "replay" | "spentInLoops" | "savedEstimate" | "interventions">): FigureCard[] {
-  const usage = (u: UsageTotals) => (u.requests && !u.tokens ? `${plural(u.requests, "request")}; the agent reported no token use` : `${fmtCost(u.cost)} over ${plural(u.requests, "request")}`);
+  const usage = (u: UsageTotals) => (u.requests && !u.tokens ? `${plural(u.requests, "request")}; no token use recorded` : `${fmtCost(u.cost)} over ${plural(u.requests, "request")}`);
   const spent: FigureCard = { label: "Spent in loops", value: `${fmtInt(s.spentInLoops.tokens)} tokens`, note: s.spentInLoops.requests ? usage(s.spentInLoops) : "no loop so far" };
   const cutShort = s.interventions.filter((r) => r.action === "abort" || r.action === "stop");
+  const again = (u: UsageTotals) => `${usage(u)}, had the loop run as long again`;
   let saved: FigureCard;
   if (s.replay) {
     saved = { label: "Would have saved (estimate)", value: `${fmtInt(s.savedEstimate.tokens)} tokens`,
-      note: cutShort.length ? `replay: nothing was sent; ${usage(s.savedEstimate)} if the loop had run as long again` : "replay: no abort or stop would have been made" };
+      note: cutShort.length ? `replay: nothing was sent; ${again(s.savedEstimate)}` : "replay: no abort or stop would have been made" };
   } else if (s.savedEstimate.requests) {
-    saved = { label: "Saved (estimate)", value: `${fmtInt(s.savedEstimate.tokens)} tokens`, note: `${usage(s.savedEstimate)}, if the loop had run as long again` };
+    saved = { label: "Saved (estimate)", value: `${fmtInt(s.savedEstimate.tokens)} tokens`, note: again(s.savedEstimate) };
   } else {
     // Agrees with the cards: a stop still asked about, on its way or failed saved nothing yet.
     const latest = cutShort[cutShort.length - 1];
@@ -87,13 +88,29 @@ export interface InterventionView extends InterventionRecord {
   eventsText: string;
   /** The repeated text, unless the summary already quotes it. */
   repeatedText?: string;
+  /** The summary split around its quote of the repeated text (before, quote, after), to highlight it there. */
+  summaryParts?: [string, string, string];
+}
+
+/** Where the summary quotes the start of the span: [start, end) of the longest quoted prefix, if at least 12 characters. */
+function quoteIn(summary: string, span: string): [number, number] | undefined {
+  const probe = span.slice(0, Math.min(24, span.length));
+  const at = probe.length >= 12 ? summary.indexOf(probe) : -1;
+  if (at < 0) return undefined;
+  let n = probe.length;
+  while (at + n < summary.length && n < span.length && summary[at + n] === span[n]) n++;
+  return [at, at + n];
 }
 
 export function interventionView(r: InterventionRecord): InterventionView {
   const span = r.evidence.span?.trim();
-  // The summary often quotes the start of the span: show the passage once.
-  const quoted = span ? r.summary.includes(span.slice(0, Math.min(40, span.length)).replace(/…$/, "")) : false;
-  return { ...r, words: stateWords(r.phase, r.action), eventsText: eventRanges(r.evidence.events), repeatedText: span && !quoted ? span : undefined };
+  // The summary often quotes the start of the span: show the passage once, highlighted where it is quoted.
+  const quote = span ? quoteIn(r.summary, span) : undefined;
+  return {
+    ...r, words: stateWords(r.phase, r.action), eventsText: eventRanges(r.evidence.events),
+    repeatedText: span && !quote ? span : undefined,
+    summaryParts: quote ? [r.summary.slice(0, quote[0]), r.summary.slice(quote[0], quote[1]), r.summary.slice(quote[1])] : undefined,
+  };
 }
 
 /** A detector row: the one that fired says so instead of 0% close to firing. */
@@ -111,4 +128,13 @@ export function detectorViews(s: Pick<SessionSnapshot, "detectors" | "interventi
       detail: humanDetail(d.detail, s.stats.requests),
     };
   });
+}
+
+/** The empty panel's words: says when no agent is installed at all, or which ones are watched. */
+export function emptyStateText(hosts: { found: readonly string[]; watching: readonly string[] }): string {
+  if (hosts.found.length === 0) {
+    return "No supported agent is installed. Loop Sentinel watches Roo Code, Kilo Code and Cline tasks as they run: install one and its tasks appear here. Meanwhile, replay a recorded session to see what it catches.";
+  }
+  const names = hosts.watching.length ? hosts.watching : hosts.found;
+  return `Watching ${names.join(" and ")}. A task appears here as soon as it runs; or replay a recorded session.`;
 }

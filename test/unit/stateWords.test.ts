@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { INTERVENTION_ACTIONS, INTERVENTION_PHASES, plural, stateWords } from "../../src/extension/stateWords";
-import { eventRanges, humanDetail, interventionView, loopCards, modeWords } from "../../src/extension/panelWords";
+import { emptyStateText, eventRanges, humanDetail, interventionView, loopCards, modeWords } from "../../src/extension/panelWords";
 import { toastFor } from "../../src/extension/notifier";
 import type { InterventionRecord, SessionSummary } from "../../src/extension/sessionManager";
 
@@ -92,6 +92,11 @@ describe("notification words", () => {
 });
 
 describe("panel words", () => {
+  it("the empty panel says when no agent is installed", () => {
+    assert.match(emptyStateText({ found: [], watching: [] }), /^No supported agent is installed\./);
+    assert.equal(emptyStateText({ found: ["Cline"], watching: ["Cline"] }), "Watching Cline. A task appears here as soon as it runs; or replay a recorded session.");
+  });
+
   it("event numbers as runs", () => {
     assert.equal(eventRanges([4, 5, 6, ...Array.from({ length: 73 }, (_, i) => i + 7)]), "4–79");
     assert.equal(eventRanges([3, 7, 8, 9, 12, 13]), "3, 7–9, 12, 13");
@@ -121,18 +126,19 @@ describe("panel words", () => {
     const zero = { tokens: 0, cost: 0, requests: 0 };
     const replay = loopCards({ replay: true, spentInLoops: { tokens: 900, cost: 0.01, requests: 3 }, savedEstimate: { tokens: 900, cost: 0.01, requests: 3 }, interventions: [record({ phase: "replay" })] });
     assert.equal(replay[1].label, "Would have saved (estimate)");
-    assert.match(replay[1].note!, /^replay: nothing was sent/);
+    assert.equal(replay[1].note, "replay: nothing was sent; $0.0100 over 3 requests, had the loop run as long again");
     const asking = loopCards({ replay: false, spentInLoops: zero, savedEstimate: zero, interventions: [record({ phase: "asking" })] });
     assert.equal(asking[1].note, "nothing aborted or stopped yet (waiting for you)");
     assert.equal(asking[0].note, "no loop so far");
     const one = loopCards({ replay: false, spentInLoops: { tokens: 0, cost: 0, requests: 1 }, savedEstimate: zero, interventions: [] });
-    assert.equal(one[0].note, "1 request; the agent reported no token use");
+    assert.equal(one[0].note, "1 request; no token use recorded");
   });
 
   it("an intervention quotes its repeated passage once", () => {
     const span = "I need to check the file again to be sure about the configuration";
     const quoted = interventionView(record({ summary: `reasoning repeats “${span.slice(0, 50)}…” 3 times`, evidence: { events: [1], count: 3, span } }));
     assert.equal(quoted.repeatedText, undefined);
+    assert.deepEqual(quoted.summaryParts, ["reasoning repeats “", span.slice(0, 50), "…” 3 times"]);
     const apart = interventionView(record({ summary: "the same paragraph 3 times", evidence: { events: [1, 2, 3], count: 3, span } }));
     assert.equal(apart.repeatedText, span);
     assert.equal(apart.eventsText, "1–3");
