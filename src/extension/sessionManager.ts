@@ -401,7 +401,16 @@ export class SessionManager implements Disposable {
     this.asks.delete(interventionId);
     const { s, record, iv } = open;
     switch (answer) {
-      case "act": this.queueAction(s, record, iv); break;
+      case "act":
+        this.queueAction(s, record, iv);
+        // The earlier questions on this task are moot once a later step is taken.
+        for (const [id, other] of this.asks) {
+          if (other.s !== s || id > interventionId) continue;
+          this.asks.delete(id);
+          other.record.phase = "superseded";
+          other.record.outcome = "a later step was taken instead; nothing sent for this one";
+        }
+        break;
       case "ignore": record.phase = "ignored"; record.outcome = "you chose to ignore this pattern; nothing sent"; this.ignore(sessionKey, iv.key); break;
       case "superseded": record.phase = "superseded"; record.outcome = "a stronger step was asked instead; nothing sent for this one"; break;
       default: record.phase = "dismissed"; record.outcome = "dismissed by you; nothing sent"; break;

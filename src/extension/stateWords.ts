@@ -82,7 +82,7 @@ export function stateWords(phase: InterventionPhase, action: InterventionAction)
         sentence: "Loop detected; you chose to ignore this pattern, nothing was sent." };
     case "superseded":
       return { ...base, short: "Replaced by the next step", headline: "Loop detected: waiting for you", tone: "neutral",
-        sentence: "Loop detected; a stronger step was asked instead, nothing was sent for this one." };
+        sentence: "Loop detected; a later step replaced this one, nothing was sent for it." };
     case "replay":
       return { ...base, short: capitalise(a.would), headline: `Replay: ${a.would}`, tone: "neutral",
         sentence: `Replay: here Loop Sentinel ${a.would}; nothing was sent.` };

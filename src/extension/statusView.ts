@@ -25,7 +25,12 @@ const HOST_STATE_WORDS: Record<HostStatus["state"], string> = { watching: "watch
 export function hostLines(hosts: readonly HostStatus[]): string {
   const found = hosts.filter((h) => h.state !== "not-found");
   const missing = hosts.filter((h) => h.state === "not-found");
-  const lines = found.map((h) => `- **${escapeMarkdown(h.label)}**: ${HOST_STATE_WORDS[h.state]}${h.detail ? ` — ${escapeMarkdown(h.detail)}` : ""}`);
+  const lines = found.map((h) => {
+    const state = HOST_STATE_WORDS[h.state];
+    // A detail that already starts with the state ("watching Fake Roo …") says it once.
+    if (h.detail.toLowerCase().startsWith(state)) return `- **${escapeMarkdown(h.label)}**: ${escapeMarkdown(h.detail)}`;
+    return `- **${escapeMarkdown(h.label)}**: ${state}${h.detail ? ` — ${escapeMarkdown(h.detail)}` : ""}`;
+  });
   if (missing.length) lines.push(`- Not installed: ${missing.map((h) => escapeMarkdown(h.label)).join(", ")}`);
   return lines.join("\n");
 }
@@ -93,7 +98,9 @@ export function describeState(state: OverallState): StatusBarView {
     case "intervened": {
       const { session, intervention: iv } = state.latest;
       const words = stateWords(iv.phase, iv.action);
-      const links = [panelLink, `[Reset](command:${COMMANDS.reset})`, settingsLink];
+      // Details of this task, not whichever session the panel showed last.
+      const taskLink = `[Show details](command:${COMMANDS.showDiagnostics}?${encodeURIComponent(JSON.stringify([session.key]))})`;
+      const links = [taskLink, `[Reset](command:${COMMANDS.reset})`, settingsLink];
       if (iv.phase === "asking") links.unshift(answerLink(words.actLabel, session.key, iv.id, "act"), answerLink("Dismiss", session.key, iv.id, "dismiss"));
       return view(`${icon(iv.phase, iv.action)} ${words.headline}`,
         [...interventionLines(session, iv), links.join(" · ")].join("\n\n"), TONE_BACKGROUND[words.tone], iv.phase);

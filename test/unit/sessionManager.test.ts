@@ -126,6 +126,16 @@ describe("session manager", () => {
     await settle();
     assert.deepEqual(adapter.acts.map((a) => a.action), ["warn"]);
     assert.equal(manager.snapshot("fake:A")!.interventions[0].phase, "done");
+    // Two questions open: acting on the later one settles the earlier one as replaced.
+    readLoop(adapter, "B", 5);
+    await settle();
+    const [first, ...later] = manager.snapshot("fake:B")!.interventions;
+    assert.ok(later.length > 0 && later.every((r) => r.phase === "asking") && first.phase === "asking");
+    assert.equal(manager.answer("fake:B", later.at(-1)!.id, "act"), true);
+    await settle();
+    const after = manager.snapshot("fake:B")!.interventions;
+    assert.ok(after.slice(0, -1).every((r) => r.phase === "superseded"), after.map((r) => r.phase).join(","));
+    assert.equal(after.at(-1)!.phase, "done");
   });
 
   it("phases: a question replaced by a stronger one, a failure, guidance held by the host, a replay", async () => {

@@ -33,6 +33,8 @@ describe("status bar view", () => {
     assert.match(v.tooltip, /\*\*Cline\*\*: watching/);
     assert.match(v.tooltip, /- Not installed: Roo Code, Kilo Code, opencode$/m);
     assert.doesNotMatch(v.tooltip, /not-found/);
+    const said = describeState({ kind: "watching", sessions: 0, hosts: [{ ...roo, detail: "watching Fake Roo through its extension API" }] });
+    assert.match(said.tooltip, /\*\*Roo Code\*\*: watching Fake Roo/, "the state is said once");
     assert.equal(watchingText([roo, cline], 3), "Watching Roo Code and Cline (3 tasks)");
     assert.equal(watchingText([roo], 0), "Watching Roo Code (no task yet)");
   });
