@@ -13,7 +13,7 @@ const check = process.argv.includes("--check");
 const entry = `
 export { DETECTOR_DEFINITIONS } from "./src/engine/detectors";
 export { buildConfigurationContribution, buildUntrustedWorkspaces } from "./src/extension/settingsSchema";
-export { COMMANDS, COMMAND_TITLES } from "./src/extension/commandIds";
+export { COMMANDS, COMMAND_TITLES, COMMAND_WHEN } from "./src/extension/commandIds";
 `;
 const built = await esbuild.build({
   stdin: { contents: entry, resolveDir: root, loader: "ts", sourcefile: "gen-settings-entry.ts" },
@@ -22,13 +22,15 @@ const built = await esbuild.build({
 const mod = new Module("gen-settings-entry");
 mod.paths = Module._nodeModulePaths(root);
 mod._compile(built.outputFiles[0].text, path.join(root, "gen-settings-entry.js"));
-const { DETECTOR_DEFINITIONS, buildConfigurationContribution, buildUntrustedWorkspaces, COMMANDS, COMMAND_TITLES } = mod.exports;
+const { DETECTOR_DEFINITIONS, buildConfigurationContribution, buildUntrustedWorkspaces, COMMANDS, COMMAND_TITLES, COMMAND_WHEN } = mod.exports;
 
 const file = path.join(root, "package.json");
 const text = fs.readFileSync(file, "utf8");
 const pkg = JSON.parse(text);
 const commands = Object.entries(COMMANDS).map(([k, id]) => ({ command: id, title: COMMAND_TITLES[k], category: "Loop Sentinel" }));
-pkg.contributes = { ...pkg.contributes, commands, configuration: buildConfigurationContribution(DETECTOR_DEFINITIONS) };
+// Each palette command only where it applies (its context keys are set by the extension).
+const commandPalette = Object.entries(COMMAND_WHEN).map(([k, when]) => ({ command: COMMANDS[k], when }));
+pkg.contributes = { ...pkg.contributes, commands, menus: { ...pkg.contributes.menus, commandPalette }, configuration: buildConfigurationContribution(DETECTOR_DEFINITIONS) };
 pkg.capabilities = { ...pkg.capabilities, untrustedWorkspaces: buildUntrustedWorkspaces(DETECTOR_DEFINITIONS) };
 const next = JSON.stringify(pkg, null, 2) + "\n";
 if (next === text) process.exit(0);

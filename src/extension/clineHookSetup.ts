@@ -8,6 +8,7 @@
 import * as vscode from "vscode";
 import { clineHookDirs, hookDirStatus, installHook, SCRIPT_NAME, uninstallHook, type HookDirStatus } from "../hosts/cline/hookInstall";
 import { channelDir, listEndpoints } from "../hosts/cline/hookProtocol";
+import { CLINE_EXTENSION_ID } from "../hosts/cline/locations";
 import { COMMANDS } from "./commandIds";
 import type { SessionManager } from "./sessionManager";
 
@@ -20,7 +21,18 @@ function describe(report: HookDirStatus[]): string {
   return report.map((r) => r.detail).join("; ");
 }
 
-export function setupClineHook(context: vscode.ExtensionContext, manager: SessionManager, log: (line: string) => void): vscode.Disposable {
+/** Wraps a command's handler (the extension refreshes its palette context keys after it). */
+type Wrap = <A extends unknown[], R>(run: (...args: A) => R | Promise<R>) => (...args: A) => Promise<R>;
+
+/** The offer, in what the user gets; "found Cline" only when the extension is there, not for a task folder alone. */
+export function clineHookOffer(extensionInstalled: boolean): string {
+  const found = extensionInstalled ? "Cline is installed." : "Loop Sentinel watches Cline's task files.";
+  return `${found} Cline cannot be stopped from outside in the middle of a task. With a small hook that Cline runs before each tool call, ` +
+    "Loop Sentinel can refuse a call that repeats a loop and add its advice to the result the model reads. " +
+    "The hook asks this window and lets every call through when Loop Sentinel is not running. Install it?";
+}
+
+export function setupClineHook(context: vscode.ExtensionContext, manager: SessionManager, log: (line: string) => void, wrap: Wrap = (run) => async (...args) => run(...args)): vscode.Disposable {
   const script = context.asAbsolutePath(`dist/${SCRIPT_NAME}`);
   const consent = () => context.globalState.get<Consent>(CONSENT_KEY);
   const install = (chain = consent() === "chained"): HookDirStatus[] => {
@@ -36,7 +48,7 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
 
   const disposables: vscode.Disposable[] = [];
   disposables.push(
-    vscode.commands.registerCommand(COMMANDS.installClineHook, async (options?: { chain?: boolean }) => {
+    vscode.commands.registerCommand(COMMANDS.installClineHook, wrap(async (options?: { chain?: boolean }) => {
       let chain = options?.chain ?? consent() === "chained";
       const theirs = clineHookDirs().filter((d) => hookDirStatus(d).state === "user-hook");
       if (theirs.length && options?.chain === undefined && !chain) {
@@ -55,16 +67,16 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
       await context.globalState.update(CONSENT_KEY, chain ? "chained" : "installed");
       const skipped = report.filter((r) => r.state !== "installed");
       if (skipped.length) void vscode.window.showWarningMessage(`Loop Sentinel: ${describe(report)}`);
-      else void vscode.window.showInformationMessage(`Loop Sentinel: Cline's looping tool calls are now refused through its PreToolUse hook (${report.map((r) => r.dir).join(", ")}).`);
+      else void vscode.window.showInformationMessage(`Loop Sentinel: the Cline hook is installed; from now on a tool call that repeats a loop is refused before it runs (${report.map((r) => r.dir).join(", ")}).`);
       return report;
-    }),
-    vscode.commands.registerCommand(COMMANDS.removeClineHook, async () => {
+    })),
+    vscode.commands.registerCommand(COMMANDS.removeClineHook, wrap(async () => {
       const report = uninstallHook();
       await context.globalState.update(CONSENT_KEY, "declined");
       log(`Cline hook: ${describe(report)}`);
       void vscode.window.showInformationMessage(`Loop Sentinel: ${describe(report)}`);
       return report;
-    }),
+    })),
   );
 
   // The offer, once, the first time Cline shows up.
@@ -81,8 +93,7 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
     offered = true;
     if (clineHookDirs().some((d) => hookDirStatus(d).state === "installed")) return; // installed from the CLI
     void vscode.window.showInformationMessage(
-      "Loop Sentinel found Cline. Cline cannot be stopped from outside mid-task, but Loop Sentinel can answer Cline's PreToolUse hook: " +
-      "guidance with the call's result at the warn rung, the call refused at the block rung. The hook asks this window and lets every call through when Loop Sentinel is not running. Install it?",
+      clineHookOffer(vscode.extensions.getExtension(CLINE_EXTENSION_ID) !== undefined),
       "Install Hook", "Not Now", "Never",
     ).then(async (pick) => {
       if (pick === "Install Hook") await vscode.commands.executeCommand(COMMANDS.installClineHook);

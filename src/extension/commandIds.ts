@@ -5,6 +5,10 @@ export const COMMANDS = {
   configure: "loopSentinel.configure",
   toggleEnabled: "loopSentinel.toggleEnabled",
   toggleWarnOnly: "loopSentinel.toggleWarnOnly",
+  turnOn: "loopSentinel.turnOn",
+  turnOff: "loopSentinel.turnOff",
+  warnOnlyOn: "loopSentinel.switchToWarnOnly",
+  warnOnlyOff: "loopSentinel.switchToIntervening",
   replay: "loopSentinel.replaySession",
   connectKilo: "loopSentinel.connectKilo",
   disconnectKilo: "loopSentinel.disconnectKilo",
@@ -19,6 +23,10 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   configure: "Configure",
   toggleEnabled: "Toggle Enabled",
   toggleWarnOnly: "Toggle Warn-Only",
+  turnOn: "Turn On",
+  turnOff: "Turn Off",
+  warnOnlyOn: "Switch to Warn-Only (show loops, never act)",
+  warnOnlyOff: "Switch to Intervening (act on loops)",
   replay: "Replay Session File…",
   connectKilo: "Connect Kilo Code",
   disconnectKilo: "Disconnect Kilo Code",
@@ -26,9 +34,44 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   removeClineHook: "Remove Cline Hook",
 };
 
+/**
+ * When each palette command shows (package.json menus.commandPalette, written by gen-settings):
+ * only the direction of a pair that applies, only for an agent that is there. Absent: always.
+ * The two toggles stay registered for keybindings but leave the palette to the titled pairs.
+ */
+export const COMMAND_WHEN: Partial<Record<keyof typeof COMMANDS, string>> = {
+  reset: "loopSentinel.hasSessions",
+  toggleEnabled: "false",
+  toggleWarnOnly: "false",
+  turnOn: "!loopSentinel.enabled",
+  turnOff: "loopSentinel.enabled",
+  warnOnlyOn: "loopSentinel.enabled && !loopSentinel.warnOnly",
+  warnOnlyOff: "loopSentinel.enabled && loopSentinel.warnOnly",
+  connectKilo: "loopSentinel.kiloFound && !loopSentinel.kiloConnected",
+  disconnectKilo: "loopSentinel.kiloConnected",
+  installClineHook: "loopSentinel.clineFound && !loopSentinel.clineHookInstalled && !isWindows",
+  removeClineHook: "loopSentinel.clineHookInstalled",
+};
+
 /** Commands behind the panel's buttons: not in the Command Palette (they need a session). */
 export const INTERNAL_COMMANDS = {
   resetSession: "loopSentinel.resetSession",
   ignorePattern: "loopSentinel.ignorePattern",
   resumeWithGuidance: "loopSentinel.resumeWithGuidance",
+  /** Answers an open question: (sessionKey, interventionId, "act" | "dismiss" | "ignore"). */
+  answer: "loopSentinel.answerIntervention",
+} as const;
+
+/** The walkthrough (contributed by package.json), opened from the empty panel and the no-agent tooltip. */
+export const WALKTHROUGH_ID = "loop-sentinel.loop-sentinel#loopSentinel.gettingStarted";
+
+/** Context keys that show each palette command only where it applies (package.json `when` clauses). */
+export const CONTEXT_KEYS = {
+  enabled: "loopSentinel.enabled",
+  warnOnly: "loopSentinel.warnOnly",
+  kiloFound: "loopSentinel.kiloFound",
+  kiloConnected: "loopSentinel.kiloConnected",
+  clineFound: "loopSentinel.clineFound",
+  clineHookInstalled: "loopSentinel.clineHookInstalled",
+  hasSessions: "loopSentinel.hasSessions",
 } as const;

@@ -6,15 +6,24 @@
 import * as vscode from "vscode";
 import * as crypto from "node:crypto";
 import type { SessionManager, SessionSnapshot, SessionSummary } from "./sessionManager";
-import { INTERNAL_COMMANDS } from "./commandIds";
+import { COMMANDS, INTERNAL_COMMANDS, WALKTHROUGH_ID } from "./commandIds";
+import { detectorViews, emptyStateText, interventionView, loopCards, modeWords, type DetectorView, type FigureCard, type InterventionView } from "./panelWords";
+import { stateWords } from "./stateWords";
 
 /** Messages to the webview. */
 export type ToWebview = {
   type: "state";
-  sessions: Array<SessionSummary & { alert: SessionSnapshot["alert"] }>;
+  /** `state`: the latest intervention's state in words, for the session selector. */
+  sessions: Array<SessionSummary & { alert: SessionSnapshot["alert"]; state?: string }>;
   selected: string | undefined;
-  session: SessionSnapshot | undefined;
+  session: (Omit<SessionSnapshot, "interventions" | "detectors"> & { interventions: InterventionView[]; detectors: DetectorView[]; loopCards: FigureCard[] }) | undefined;
   settings: { enabled: boolean; mode: string; actionPolicy: string };
+  /** The header's mode line in words ("Cline: asks you before acting"). */
+  modeText: string;
+  /** Agents found (any state but not installed), and whether none is: the empty state says so. */
+  hosts: { found: string[]; watching: string[] };
+  /** The empty state's text (no session yet). */
+  emptyText: string;
 };
 
 /** Messages from the webview. */
@@ -25,6 +34,9 @@ export type FromWebview =
   | { type: "reset"; key: string }
   | { type: "ignore"; key: string; pattern: string }
   | { type: "resume"; key: string }
+  | { type: "answer"; key: string; id: number; answer: "act" | "dismiss" }
+  | { type: "replayFile" }
+  | { type: "walkthrough" }
   | { type: "openSettings" };
 
 /** What the webview reports it drew, counted from its DOM. */
@@ -37,6 +49,18 @@ export interface RenderReport {
   /** Repeated text spans highlighted in the interventions. */
   highlightedSpans: number;
   detectorRows: number;
+  /** Text drawn, in words, by class: the suite compares it with the status bar and notifications. */
+  texts?: { badges: string[]; sentences: string[]; mode: string; empty?: string; buttons: string[]; cards: string[] };
+  /** Elements with aria-live in the document: one small region, never the whole panel. */
+  liveRegions?: number;
+  /** Lowest text contrast measured from the rendered colours, and the worst few places. */
+  contrast?: { min: number; count: number; worst: Array<{ text: string; ratio: number; fg: string; bg: string; where: string }> };
+  /** Vertical scroll of the page when drawn (a new session opens at the top). */
+  scrollTop?: number;
+  /** Whether the header fits on its rows without cutting the session name. */
+  headerFits?: boolean;
+  /** The live region's text after this render (only what changed). */
+  announced?: string;
 }
 
 /** Snapshots are sent at most this often while events stream in. */
@@ -115,15 +139,24 @@ export class DiagnosticsPanel implements vscode.Disposable {
     // Only the shown session is snapshotted in full: the others are a line in the selector.
     const summaries = this.manager.summaries();
     if (!this.selected || !summaries.some((s) => s.key === this.selected)) this.selected = summaries[0]?.key;
-    const session = this.selected ? this.manager.snapshot(this.selected) : undefined;
+    const snap = this.selected ? this.manager.snapshot(this.selected) : undefined;
     const cfg = this.manager.config;
+    const hosts = this.manager.hostStatuses();
+    const latestWords = (key: string) => {
+      const last = key === snap?.key ? snap.interventions[snap.interventions.length - 1] : this.manager.latestIntervention(key);
+      return last && !last.ignored ? stateWords(last.phase, last.action).short : undefined;
+    };
     const message: ToWebview = {
       type: "state",
-      sessions: summaries.map((s) => ({ key: s.key, hostId: s.hostId, hostLabel: s.hostLabel, taskId: s.taskId, title: s.title, replay: s.replay, alert: s.alert })),
+      sessions: summaries.map((s) => ({ key: s.key, hostId: s.hostId, hostLabel: s.hostLabel, taskId: s.taskId, title: s.title, replay: s.replay, alert: s.alert, state: s.alert === "none" ? undefined : latestWords(s.key) })),
       selected: this.selected,
-      session,
+      session: snap && { ...snap, interventions: snap.interventions.map(interventionView), detectors: detectorViews(snap), loopCards: loopCards(snap) },
       settings: { enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy },
+      modeText: modeWords({ enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy, hostPolicies: cfg.hostPolicies }, snap),
+      hosts: { found: hosts.filter((h) => h.state !== "not-found").map((h) => h.label), watching: hosts.filter((h) => h.state === "watching").map((h) => h.label) },
+      emptyText: "",
     };
+    message.emptyText = emptyStateText(message.hosts);
     void this.panel.webview.postMessage(message);
   }
 
@@ -138,7 +171,17 @@ export class DiagnosticsPanel implements vscode.Disposable {
         DiagnosticsPanel.renderedEmitter.fire({
           selected: m.selected, timelineEntries: m.timelineEntries, interventions: m.interventions,
           flaggedEntries: m.flaggedEntries, highlightedSpans: m.highlightedSpans, detectorRows: m.detectorRows,
+          texts: m.texts, liveRegions: m.liveRegions, contrast: m.contrast, scrollTop: m.scrollTop, headerFits: m.headerFits, announced: m.announced,
         });
+        break;
+      case "answer":
+        void vscode.commands.executeCommand(INTERNAL_COMMANDS.answer, m.key, m.id, m.answer);
+        break;
+      case "replayFile":
+        void vscode.commands.executeCommand(COMMANDS.replay);
+        break;
+      case "walkthrough":
+        void vscode.commands.executeCommand("workbench.action.openWalkthrough", WALKTHROUGH_ID, false);
         break;
       case "select":
         this.select(m.key);
@@ -173,7 +216,8 @@ export class DiagnosticsPanel implements vscode.Disposable {
 <title>Loop Sentinel</title>
 </head>
 <body>
-<main id="app" aria-live="polite"><p class="muted">Loading…</p></main>
+<main id="app"><p class="muted">Loading…</p></main>
+<div id="announce" class="sr-only" role="status" aria-live="polite" aria-atomic="true"></div>
 <script nonce="${nonce}" src="${media("panel.js")}"></script>
 </body>
 </html>`;

@@ -5,16 +5,18 @@
 import * as vscode from "vscode";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Intervention } from "../engine/session";
 import { createHostAdapters } from "../hosts/registry";
 import { setupClineHook } from "./clineHookSetup";
-import { COMMANDS, INTERNAL_COMMANDS } from "./commandIds";
+import { COMMANDS, CONTEXT_KEYS, INTERNAL_COMMANDS } from "./commandIds";
+import { TaskNotifier, toastFor, type Toast } from "./notifier";
+import { CLINE_EXTENSION_ID } from "../hosts/cline/locations";
+import { clineHookDirs, hookDirStatus } from "../hosts/cline/hookInstall";
 import { DiagnosticsPanel, type RenderReport } from "./diagnosticsPanel";
-import { SessionManager, type ConfirmAnswer, type OverallState, type SessionSnapshot, type SessionSummary } from "./sessionManager";
+import { SessionManager, type ConfirmAnswer, type InterventionRecord, type OverallState, type SessionSnapshot } from "./sessionManager";
 import { readShellSettings, trustAwareReader } from "./settings";
 import { SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
-import { registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
+import { connectedHosts, registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
 
 /** What the extension exports: read-only views, used by the integration tests and other extensions. */
 export interface LoopSentinelApi {
@@ -27,11 +29,14 @@ export interface LoopSentinelApi {
   /** Fires when the diagnostics webview has rendered a state. */
   readonly onDidRenderPanel: vscode.Event<RenderReport>;
   panelVisible(): boolean;
+  /** Notifications: the ones open now and every one shown so far (one per task at a time). */
+  notifications(): { open: Toast[]; waiting: Toast[]; shown: ReadonlyArray<{ sessionKey: string; text: string; at: number }> };
+  /** The context keys the palette's `when` clauses read, as last set. */
+  contextKeys(): Readonly<Record<string, boolean>>;
 }
 
-const ACTION_VERBS: Record<Intervention["action"], string> = { warn: "Send guidance", block: "Refuse the call", abort: "Abort the response", stop: "Stop the task" };
-/** Notifications per session are limited to one per pattern. */
-const MAX_NOTIFIED_KEYS = 256;
+/** Phases that raise a notification: a question, a failure, a strong action done, and warn-only's only signal. */
+const NOTIFIED_PHASES = new Set<InterventionRecord["phase"]>(["asking", "failed", "done", "shown"]);
 
 let active: { manager: SessionManager } | undefined;
 
@@ -41,21 +46,26 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   context.subscriptions.push(log);
 
   let notificationsOn = true;
-  const notified = new Set<string>();
+  const notifier = new TaskNotifier((severity, text, buttons) => {
+    const show = severity === "error" ? vscode.window.showErrorMessage : severity === "warning" ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    return show(text, ...buttons);
+  });
+  context.subscriptions.push(notifier);
+  const showDetails = (sessionKey: string) => DiagnosticsPanel.createOrShow(context.extensionUri, manager, panelDeps, sessionKey);
   const manager = new SessionManager({
     log: { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m), debug: (m) => log.debug(m) },
-    confirm: (session, iv) => confirmIntervention(session, iv),
-    notify: (session, iv, outcome) => {
-      if (!notificationsOn) return;
-      const id = `${session.key}\u0000${iv.key}\u0000${iv.action}`;
-      if (notified.has(id)) return;
-      if (notified.size >= MAX_NOTIFIED_KEYS) notified.clear();
-      notified.add(id);
-      const text = `Loop Sentinel (${session.hostLabel}): ${iv.summary} — ${outcome}`;
-      const show = iv.action === "warn" ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
-      void show(text, "Show Diagnostics").then((pick) => {
-        if (pick) DiagnosticsPanel.createOrShow(context.extensionUri, manager, panelDeps, session.key);
-      });
+    confirm: async (session, _iv, record) => {
+      // The question is the task's notification; with notifications off it waits in the panel and the status bar.
+      if (!notificationsOn) return "later";
+      const result = await notifier.notify(toastFor(session, record));
+      if (result === "details") showDetails(session.key);
+      return ({ main: "act", details: "later", closed: "dismiss", replaced: "superseded" } as const)[result] satisfies ConfirmAnswer;
+    },
+    notify: (session, record) => {
+      if (!notificationsOn || !NOTIFIED_PHASES.has(record.phase)) return;
+      // A warning the host confirmed is in the status bar and the panel; a toast is for stronger news.
+      if (record.phase === "done" && record.action === "warn") return;
+      void notifier.notify(toastFor(session, record)).then((result) => { if (result === "details") showDetails(session.key); });
     },
   });
   context.subscriptions.push(manager);
@@ -87,6 +97,34 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
 
   const statusBar = new LoopStatusBar(manager);
   context.subscriptions.push(statusBar);
+
+  // Context keys for the palette's `when` clauses: set only when a value changes.
+  const keys: Record<string, boolean> = {};
+  const setKey = (key: string, value: boolean) => {
+    if (keys[key] === value) return;
+    keys[key] = value;
+    void vscode.commands.executeCommand("setContext", key, value);
+  };
+  const refreshFileKeys = () => {
+    try { setKey(CONTEXT_KEYS.kiloConnected, connectedHosts().length > 0); } catch { setKey(CONTEXT_KEYS.kiloConnected, false); }
+    try { setKey(CONTEXT_KEYS.clineHookInstalled, clineHookDirs().some((d) => hookDirStatus(d).state === "installed")); } catch { setKey(CONTEXT_KEYS.clineHookInstalled, false); }
+  };
+  const refreshKeys = () => {
+    const cfg = manager.config;
+    setKey(CONTEXT_KEYS.enabled, cfg.engine.enabled);
+    setKey(CONTEXT_KEYS.warnOnly, cfg.engine.mode === "warnOnly");
+    setKey(CONTEXT_KEYS.hasSessions, manager.summaries().length > 0);
+    const hosts = manager.hostStatuses();
+    setKey(CONTEXT_KEYS.clineFound, vscode.extensions.getExtension(CLINE_EXTENSION_ID) !== undefined || hosts.some((h) => h.hostId === "cline" && h.state !== "not-found"));
+    setKey(CONTEXT_KEYS.kiloFound, vscode.extensions.getExtension("kilocode.kilo-code") !== undefined || hosts.some((h) => h.hostId === "kilo-code" && h.state !== "not-found") || keys[CONTEXT_KEYS.kiloConnected] === true);
+  };
+  refreshFileKeys();
+  refreshKeys();
+  context.subscriptions.push({ dispose: manager.onDidChange(refreshKeys).dispose }, vscode.extensions.onDidChange(refreshKeys));
+  /** Runs a command's work, then brings the keys up to date (the hook and plugin files may have changed). */
+  const thenRefresh = <A extends unknown[], R>(run: (...args: A) => R | Promise<R>) => async (...args: A): Promise<R> => {
+    try { return await run(...args); } finally { refreshFileKeys(); refreshKeys(); }
+  };
 
   const panelDeps = { openSettings };
   /** Asks for the text unless given (tests and other callers pass it). */
@@ -130,16 +168,14 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
       vscode.window.setStatusBarMessage("Loop Sentinel: detectors reset", 3000);
     }),
     vscode.commands.registerCommand(COMMANDS.configure, openSettings),
-    vscode.commands.registerCommand(COMMANDS.toggleEnabled, async () => {
-      const value = await toggle("enabled", (v) => v === false);
-      vscode.window.setStatusBarMessage(`Loop Sentinel ${value ? "on" : "off"}`, 3000);
-      return value;
-    }),
-    vscode.commands.registerCommand(COMMANDS.toggleWarnOnly, async () => {
-      const value = await toggle("mode", (v) => (v === "warnOnly" ? "intervene" : "warnOnly"));
-      vscode.window.setStatusBarMessage(`Loop Sentinel: ${value === "warnOnly" ? "warn only" : "intervene"}`, 3000);
-      return value;
-    }),
+    vscode.commands.registerCommand(COMMANDS.toggleEnabled, () => setEnabled((v) => v === false)),
+    vscode.commands.registerCommand(COMMANDS.turnOn, () => setEnabled(() => true)),
+    vscode.commands.registerCommand(COMMANDS.turnOff, () => setEnabled(() => false)),
+    vscode.commands.registerCommand(COMMANDS.toggleWarnOnly, () => setMode((v) => (v === "warnOnly" ? "intervene" : "warnOnly"))),
+    vscode.commands.registerCommand(COMMANDS.warnOnlyOn, () => setMode(() => "warnOnly")),
+    vscode.commands.registerCommand(COMMANDS.warnOnlyOff, () => setMode(() => "intervene")),
+    vscode.commands.registerCommand(INTERNAL_COMMANDS.answer, (sessionKey: unknown, id: unknown, answer: unknown) =>
+      typeof sessionKey === "string" && typeof id === "number" && (answer === "act" || answer === "dismiss" || answer === "ignore") && manager.answer(sessionKey, id, answer)),
     vscode.commands.registerCommand(COMMANDS.replay, async (target?: unknown) => replaySessionFile(target)),
     vscode.commands.registerCommand(INTERNAL_COMMANDS.resetSession, (sessionKey: unknown) => {
       if (typeof sessionKey === "string") manager.reset(sessionKey);
@@ -147,8 +183,20 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     vscode.commands.registerCommand(INTERNAL_COMMANDS.ignorePattern, (sessionKey: unknown, pattern: unknown) =>
       typeof sessionKey === "string" && typeof pattern === "string" && manager.ignore(sessionKey, pattern)),
     vscode.commands.registerCommand(INTERNAL_COMMANDS.resumeWithGuidance, resumeWithGuidance),
-    ...registerOpencodeCommands(context, log),
+    ...registerOpencodeCommands(context, log, () => { refreshFileKeys(); refreshKeys(); }),
   );
+
+  async function setEnabled(next: (current: unknown) => boolean): Promise<unknown> {
+    const value = await toggle("enabled", next);
+    vscode.window.setStatusBarMessage(`Loop Sentinel ${value ? "on" : "off"}`, 3000);
+    return value;
+  }
+
+  async function setMode(next: (current: unknown) => "warnOnly" | "intervene"): Promise<unknown> {
+    const value = await toggle("mode", next);
+    vscode.window.setStatusBarMessage(`Loop Sentinel: ${value === "warnOnly" ? "warn only" : "intervene"}`, 3000);
+    return value;
+  }
 
   async function replaySessionFile(target: unknown): Promise<string[]> {
     let file: string | undefined;
@@ -181,14 +229,6 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     return keys;
   }
 
-  async function confirmIntervention(session: SessionSummary, iv: Intervention): Promise<ConfirmAnswer> {
-    const act = ACTION_VERBS[iv.action];
-    const pick = await vscode.window.showWarningMessage(
-      `Loop Sentinel (${session.hostLabel}, “${session.title}”): ${iv.summary}. ${act}?`,
-      act, "Ignore this pattern", "Dismiss");
-    return pick === act ? "act" : pick === "Ignore this pattern" ? "ignore" : "dismiss";
-  }
-
   const adapters = createHostAdapters({
     log: (line) => log.info(line),
     globalStorageRoot: path.dirname(context.globalStorageUri.fsPath),
@@ -196,7 +236,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     mayIntervene: () => manager.config.engine.enabled && manager.config.engine.mode !== "warnOnly",
   });
   manager.addAdapters(adapters);
-  context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line)));
+  context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line), thenRefresh));
   log.info(`hosts: ${adapters.length ? adapters.map((a) => a.label).join(", ") : "no host adapter available"}`);
 
   const activationMs = performance.now() - started;
@@ -210,6 +250,8 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     settingsWarnings: () => warnings,
     onDidRenderPanel: DiagnosticsPanel.onDidRender,
     panelVisible: () => DiagnosticsPanel.current()?.visible ?? false,
+    notifications: () => ({ open: notifier.openToasts(), waiting: notifier.waitingToasts(), shown: notifier.shown }),
+    contextKeys: () => ({ ...keys }),
   };
 }
 

@@ -34,7 +34,8 @@ export function syncPluginSettings(log: Log): void {
   }
 }
 
-export function registerOpencodeCommands(context: vscode.ExtensionContext, log: Log): vscode.Disposable[] {
+/** `changed`: called after connect or disconnect ran (the palette shows the other one then). */
+export function registerOpencodeCommands(context: vscode.ExtensionContext, log: Log, changed: () => void = () => {}): vscode.Disposable[] {
   const bundle = path.join(context.extensionPath, "dist", "opencode-plugin.js");
 
   const connect = async (given?: unknown): Promise<PluginHost[]> => {
@@ -85,7 +86,7 @@ export function registerOpencodeCommands(context: vscode.ExtensionContext, log: 
   syncPluginSettings(log);
 
   return [
-    vscode.commands.registerCommand(COMMANDS.connectKilo, connect),
-    vscode.commands.registerCommand(COMMANDS.disconnectKilo, disconnect),
+    vscode.commands.registerCommand(COMMANDS.connectKilo, async (given?: unknown) => { try { return await connect(given); } finally { changed(); } }),
+    vscode.commands.registerCommand(COMMANDS.disconnectKilo, () => { try { return disconnect(); } finally { changed(); } }),
   ];
 }

@@ -16,6 +16,7 @@ import { describeCall } from "../engine/ledger";
 import { Emitter, type Disposable, type HostAdapter, type HostSessionEvent, type HostStatus, type Subscribe } from "../hosts/hostAdapter";
 import type { ActionPolicy } from "./settings";
 import { canonicalJson } from "../engine/json";
+import type { InterventionPhase } from "./stateWords";
 
 export interface LogSink {
   info(message: string): void;
@@ -24,15 +25,18 @@ export interface LogSink {
   debug(message: string): void;
 }
 
-/** The user's answer when the policy is "ask first". */
-export type ConfirmAnswer = "act" | "ignore" | "dismiss";
+/**
+ * The user's answer when the policy is "ask first"; "later": they went to the details and may
+ * answer in the panel; "superseded": a stronger step was asked before they answered this one.
+ */
+export type ConfirmAnswer = "act" | "ignore" | "dismiss" | "later" | "superseded";
 
 export interface ManagerDeps {
   log: LogSink;
   /** Asks the user whether to carry out an intervention (policy "ask"). */
-  confirm(session: SessionSummary, intervention: Intervention): Promise<ConfirmAnswer>;
-  /** Tells the user about an intervention (a notification); never blocks. */
-  notify?(session: SessionSummary, intervention: Intervention, outcome: string): void;
+  confirm(session: SessionSummary, intervention: Intervention, record: InterventionRecord): Promise<ConfirmAnswer>;
+  /** Tells the user where an intervention stands now (a notification); never blocks. */
+  notify?(session: SessionSummary, record: InterventionRecord): void;
   now?(): number;
 }
 
@@ -75,7 +79,9 @@ export interface InterventionRecord {
   message: string;
   key: string;
   evidence: Evidence;
-  /** What was done about it, in a sentence ("cancelled the request, sent guidance", "waiting for your answer"). */
+  /** Where it stands (stateWords() says it in words). */
+  phase: InterventionPhase;
+  /** The host's own account of what was done, in a sentence ("cancelled the request, sent guidance"). */
   outcome: string;
   ok?: boolean;
   /** Whether the model got the guidance, as far as the host shows it ("pending" until it does). */
@@ -103,7 +109,7 @@ export interface SessionSnapshot extends SessionSummary {
   interventions: InterventionRecord[];
   /** Tokens and cost of the requests that make up detected loops. */
   spentInLoops: UsageTotals;
-  /** Estimate: a loop that was aborted or stopped would have run as long again. */
+  /** Estimate: a loop that was aborted or stopped would have run as long again (in a replay: would have been). */
   savedEstimate: UsageTotals;
   lastActivity: number;
 }
@@ -168,6 +174,8 @@ export class SessionManager implements Disposable {
   private readonly changed = new Emitter<void>();
   private settings: ManagerSettings = { engine: defaultConfig(), actionPolicy: "automatic" };
   private nextInterventionId = 1;
+  /** Questions still open (policy "ask"), by intervention id: the notification or the panel answers them. */
+  private readonly asks = new Map<number, { s: SessionState; record: InterventionRecord; iv: Intervention }>();
   private disposed = false;
   private readonly now: () => number;
   /** Fires after anything the UI shows has changed (the UI coalesces). */
@@ -309,7 +317,7 @@ export class SessionManager implements Disposable {
         this.pushTimeline(s, { index: i, kind: "user", label: normaliseText(ev.text).slice(0, 160), ts: ev.ts });
         break;
       case "request": {
-        const entry: TimelineEntry = { index: i, endIndex: i, kind: "request", label: ev.model ? `request (${ev.model})` : "request", chars: 0, ts: ev.ts };
+        const entry: TimelineEntry = { index: i, endIndex: i, kind: "request", label: ev.model ?? "", chars: 0, ts: ev.ts };
         s.currentRequest = entry;
         s.requests.push({ start: i, end: i, tokens: 0, cost: 0 });
         if (s.requests.length > MAX_REQUEST_RECORDS) s.requests.shift();
@@ -347,7 +355,7 @@ export class SessionManager implements Disposable {
     const def = DETECTOR_DEFINITIONS.find((d) => d.id === iv.detector);
     const record: InterventionRecord = {
       id: this.nextInterventionId++, event: iv.event, detector: iv.detector, detectorTitle: def?.title ?? iv.detector,
-      action: iv.action, summary: iv.summary, message: iv.message, key: iv.key, evidence: iv.evidence, outcome: "", ts: iv.ts, ignored: false,
+      action: iv.action, summary: iv.summary, message: iv.message, key: iv.key, evidence: iv.evidence, phase: "acting", outcome: "", ts: iv.ts, ignored: false,
     };
     s.interventions.push(record);
     if (s.interventions.length > MAX_INTERVENTIONS) s.interventions.shift();
@@ -355,37 +363,76 @@ export class SessionManager implements Disposable {
     if (level === "intervened" || s.alert === "none") s.alert = level;
     this.deps.log.info(`${s.summary.hostLabel} task ${s.summary.taskId}: ${iv.detector} → ${iv.action.toUpperCase()} at event ${iv.event}: ${iv.summary}`);
 
-    if (s.summary.replay) { record.outcome = "replay: nothing sent"; return; }
+    if (s.summary.replay) { record.phase = "replay"; record.outcome = "recorded session: nothing sent"; return; }
     if (this.settings.engine.mode === "warnOnly") {
+      record.phase = "shown";
       record.outcome = "warn-only mode: shown here, nothing sent to the agent";
-      this.deps.notify?.(s.summary, iv, record.outcome);
+      this.deps.notify?.(s.summary, record);
       return;
     }
     let handled: ActionOutcome | undefined;
     try { handled = this.adapters.get(s.summary.hostId)?.handledByHost?.(s.summary.taskId, iv); } catch { handled = undefined; }
     if (handled) {
       // Done already, by the user's consent to the host's guard: nothing to ask or send.
-      record.outcome = handled.done;
-      record.ok = handled.ok;
+      this.settle(record, handled);
       if (iv.action === "warn" && handled.ok) record.delivery = "delivered";
-      this.deps.notify?.(s.summary, iv, record.outcome);
+      this.deps.notify?.(s.summary, record);
       return;
     }
     if ((this.settings.hostPolicies?.[s.summary.hostId] ?? this.settings.actionPolicy) === "ask") {
-      record.outcome = "waiting for your answer";
-      void this.deps.confirm(s.summary, iv).then((answer) => {
-        if (answer === "act") this.queueAction(s, record, iv);
-        else if (answer === "ignore") { this.ignore(s.summary.key, iv.key); record.outcome = "you chose to ignore this pattern"; this.changed.fire(); }
-        else { record.outcome = "dismissed by you; nothing sent"; this.changed.fire(); }
-      }, (err) => { record.outcome = `could not ask: ${String(err)}`; this.changed.fire(); });
+      record.phase = "asking";
+      record.outcome = "nothing sent: waiting for your answer";
+      this.asks.set(record.id, { s, record, iv });
+      void this.deps.confirm(s.summary, iv, { ...record }).then(
+        (answer) => this.answer(s.summary.key, record.id, answer),
+        (err) => { this.asks.delete(record.id); record.phase = "failed"; record.ok = false; record.outcome = `could not ask you: ${String(err)}`; this.changed.fire(); });
       return;
     }
     this.queueAction(s, record, iv);
   }
 
+  /**
+   * Answers an open question (from its notification or the panel); the first answer counts, a
+   * question already answered is left as it is. Returns whether the answer was taken.
+   */
+  answer(sessionKey: string, interventionId: number, answer: ConfirmAnswer): boolean {
+    const open = this.asks.get(interventionId);
+    if (!open || open.s.summary.key !== sessionKey || answer === "later") return false;
+    this.asks.delete(interventionId);
+    const { s, record, iv } = open;
+    switch (answer) {
+      case "act":
+        this.queueAction(s, record, iv);
+        // The earlier questions on this task are moot once a later step is taken.
+        for (const [id, other] of this.asks) {
+          if (other.s !== s || id > interventionId) continue;
+          this.asks.delete(id);
+          other.record.phase = "superseded";
+          other.record.outcome = "a later step was taken instead; nothing sent for this one";
+        }
+        break;
+      case "ignore": record.phase = "ignored"; record.outcome = "you chose to ignore this pattern; nothing sent"; this.ignore(sessionKey, iv.key); break;
+      case "superseded": record.phase = "superseded"; record.outcome = "a stronger step was asked instead; nothing sent for this one"; break;
+      default: record.phase = "dismissed"; record.outcome = "dismissed by you; nothing sent"; break;
+    }
+    this.changed.fire();
+    return true;
+  }
+
+  /** Phase and account from the host's answer: past tense only for what it confirmed. */
+  private settle(record: InterventionRecord, outcome: ActionOutcome): void {
+    record.outcome = outcome.done;
+    record.ok = outcome.ok;
+    if (!outcome.ok) record.phase = "failed";
+    // Guidance the host took but has not passed on yet (held until it waits, or in transit) is not a warning given.
+    else if (outcome.deferred || (record.action === "warn" && outcome.delivery)) record.phase = "pending";
+    else record.phase = "done";
+  }
+
   private queueAction(s: SessionState, record: InterventionRecord, iv: Intervention): void {
     const adapter = this.adapters.get(s.summary.hostId);
-    if (!adapter) { record.outcome = "host not connected: nothing sent"; record.ok = false; return; }
+    if (!adapter) { record.phase = "failed"; record.outcome = "host not connected: nothing sent"; record.ok = false; return; }
+    record.phase = "acting";
     record.outcome = "sending…";
     // Remember the guidance before sending: the host may echo it back before act() resolves.
     this.rememberGuidance(s, iv.message);
@@ -396,10 +443,9 @@ export class SessionManager implements Disposable {
       } catch (err) {
         outcome = { done: `failed: ${(err as Error).message ?? String(err)}`, ok: false };
       }
-      record.outcome = outcome.done;
-      record.ok = outcome.ok;
+      this.settle(record, outcome);
       (outcome.ok ? this.deps.log.info : this.deps.log.warn).call(this.deps.log, `${s.summary.hostLabel} task ${s.summary.taskId}: ${iv.action} → ${outcome.done}`);
-      this.deps.notify?.(s.summary, iv, outcome.done);
+      this.deps.notify?.(s.summary, record);
       if (outcome.delivery) this.followDelivery(s, record, iv, outcome.delivery);
       this.changed.fire();
     });
@@ -413,14 +459,17 @@ export class SessionManager implements Disposable {
         record.outcome = final.done;
         record.ok = final.ok;
         record.delivery = final.ok ? "delivered" : "undelivered";
+        // A warning is its guidance; a stronger action happened whatever became of the guidance after it.
+        if (iv.action === "warn") record.phase = final.ok ? "done" : "failed";
         (final.ok ? this.deps.log.info : this.deps.log.warn).call(this.deps.log, `${s.summary.hostLabel} task ${s.summary.taskId}: ${iv.action} → ${final.done}`);
-        if (!final.ok) this.deps.notify?.(s.summary, iv, final.done);
+        if (!final.ok) this.deps.notify?.(s.summary, record);
         this.changed.fire();
       },
       (err: unknown) => {
         record.outcome = `delivery unknown: ${String(err)}`;
         record.ok = false;
         record.delivery = "undelivered";
+        if (iv.action === "warn") record.phase = "failed";
         this.changed.fire();
       },
     );
@@ -490,6 +539,12 @@ export class SessionManager implements Disposable {
       .map((s) => ({ ...s.summary, title: s.title, alert: s.alert, lastActivity: s.lastActivity }));
   }
 
+  /** The session's latest intervention (a copy), without a whole snapshot. */
+  latestIntervention(sessionKey: string): InterventionRecord | undefined {
+    const r = this.sessions.get(sessionKey)?.interventions.at(-1);
+    return r && { ...r };
+  }
+
   snapshot(sessionKey: string): SessionSnapshot | undefined {
     const s = this.sessions.get(sessionKey);
     return s ? this.snapshotOf(s) : undefined;
@@ -546,7 +601,8 @@ export class SessionManager implements Disposable {
       spent.tokens += q.tokens; spent.cost += q.cost; spent.requests++;
     }
     for (const g of ranges) {
-      if (!(g.r.ok && (g.r.action === "abort" || g.r.action === "stop"))) continue;
+      // Only what was cut short: aborted or stopped as the host confirmed (or, in a replay, would have been).
+      if (!((g.r.phase === "done" || g.r.phase === "replay") && (g.r.action === "abort" || g.r.action === "stop"))) continue;
       for (const q of s.requests) if (inRange(q, g)) { saved.tokens += q.tokens; saved.cost += q.cost; saved.requests++; }
     }
     return { spent, saved };

@@ -1,7 +1,7 @@
 /** The status bar loop indicator: one item, its text, colour and tooltip follow the manager's overall state. */
 import * as vscode from "vscode";
 import type { SessionManager } from "./sessionManager";
-import { COMMANDS } from "./commandIds";
+import { COMMANDS, INTERNAL_COMMANDS } from "./commandIds";
 import { describeState, type StatusBarView } from "./statusView";
 
 export type { StatusBarView } from "./statusView";
@@ -26,10 +26,10 @@ export class LoopStatusBar implements vscode.Disposable {
     if (this.view && view.text === this.view.text && view.tooltip === this.view.tooltip && view.background === this.view.background) return this.view;
     this.item.text = view.text;
     const tooltip = new vscode.MarkdownString(view.tooltip, true);
-    tooltip.isTrusted = { enabledCommands: Object.values(COMMANDS) };
+    tooltip.isTrusted = { enabledCommands: [...Object.values(COMMANDS), INTERNAL_COMMANDS.answer] };
     this.item.tooltip = tooltip;
     this.item.backgroundColor = view.background ? new vscode.ThemeColor(view.background) : undefined;
-    this.item.accessibilityInformation = { label: view.text.replace(/\$\([a-z-]+\)\s*/g, ""), role: "button" };
+    this.item.accessibilityInformation = { label: view.label, role: "button" };
     this.view = view;
     return view;
   }

@@ -52,6 +52,8 @@ export interface ActionOutcome {
    * host cannot tell.
    */
   delivery?: Promise<ActionOutcome>;
+  /** Taken but not carried out yet (guidance held until the host can take it): the UI must not say it was done. */
+  deferred?: boolean;
 }
 
 export interface HostAdapter extends Disposable {

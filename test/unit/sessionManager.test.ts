@@ -112,6 +112,62 @@ describe("session manager", () => {
     assert.match(manager.snapshot("fake:A")!.interventions[0].outcome, /dismissed/);
   });
 
+  it("phases: asking until answered (past tense only once the host confirmed), from the panel as well as the notification", async () => {
+    const { adapter, manager } = setup({ policy: "ask", answer: "later" });
+    readLoop(adapter, "A", 3);
+    await settle();
+    const [asking] = manager.snapshot("fake:A")!.interventions;
+    assert.equal(asking.phase, "asking");
+    assert.equal(adapter.acts.length, 0, "nothing sent while asking");
+    const overall = manager.overall();
+    assert.ok(overall.kind === "warning" && overall.latest.intervention.phase === "asking");
+    assert.equal(manager.answer("fake:A", asking.id, "act"), true);
+    assert.equal(manager.answer("fake:A", asking.id, "dismiss"), false, "the first answer counts");
+    await settle();
+    assert.deepEqual(adapter.acts.map((a) => a.action), ["warn"]);
+    assert.equal(manager.snapshot("fake:A")!.interventions[0].phase, "done");
+    // Two questions open: acting on the later one settles the earlier one as replaced.
+    readLoop(adapter, "B", 5);
+    await settle();
+    const [first, ...later] = manager.snapshot("fake:B")!.interventions;
+    assert.ok(later.length > 0 && later.every((r) => r.phase === "asking") && first.phase === "asking");
+    assert.equal(manager.answer("fake:B", later.at(-1)!.id, "act"), true);
+    await settle();
+    const after = manager.snapshot("fake:B")!.interventions;
+    assert.ok(after.slice(0, -1).every((r) => r.phase === "superseded"), after.map((r) => r.phase).join(","));
+    assert.equal(after.at(-1)!.phase, "done");
+  });
+
+  it("phases: a question replaced by a stronger one, a failure, guidance held by the host, a replay", async () => {
+    const { adapter, manager } = setup({ policy: "ask", answer: "superseded" });
+    readLoop(adapter, "A", 3);
+    await settle();
+    assert.equal(manager.snapshot("fake:A")!.interventions[0].phase, "superseded");
+
+    const auto = setup();
+    auto.adapter.failWith = new Error("host went away");
+    readLoop(auto.adapter, "B", 3);
+    await settle();
+    assert.equal(auto.manager.snapshot("fake:B")!.interventions[0].phase, "failed");
+
+    const held = setup();
+    held.adapter.act = async () => ({ done: "guidance held until the agent waits", ok: true, deferred: true });
+    readLoop(held.adapter, "C", 7);
+    await settle();
+    assert.ok(held.manager.snapshot("fake:C")!.interventions.every((i) => i.phase === "pending"), "held guidance is not a step taken");
+    assert.equal(held.manager.snapshot("fake:C")!.savedEstimate.requests, 0, "nothing saved by a stop not carried out");
+
+    const key = manager.addReplay("loop.jsonl", Array.from({ length: 7 }, (_, i) => [
+      { t: "request" } as TraceEvent,
+      { t: "tool_call", id: `c${i}`, name: "read_file", input: { path: "a.ts" } } as TraceEvent,
+      { t: "end", usage: { tokensIn: 100, tokensOut: 10 } } as TraceEvent,
+      { t: "tool_result", id: `c${i}`, ok: true, output: "same" } as TraceEvent,
+    ]).flat());
+    const replay = manager.snapshot(key)!;
+    assert.ok(replay.interventions.length > 0 && replay.interventions.every((i) => i.phase === "replay"));
+    assert.ok(replay.savedEstimate.tokens > 0, "a replay's stop counts in what would have been saved");
+  });
+
   it("a host's own policy overrides the global one (Cline asks first while others act)", async () => {
     const { adapter, manager, asked } = setup({ policy: "automatic", answer: "dismiss" });
     manager.configure({ engine: defaultConfig(), actionPolicy: "automatic", hostPolicies: { [adapter.hostId]: "ask" } });

@@ -120,7 +120,7 @@ export class ClineActions {
     this.held.set(taskId, queue);
     const why = refusedByHook ? "the PreToolUse hook refused the call and Cline cancelled the task"
       : iv.action === "block" ? "Cline already ran the call (auto-approved)" : iv.action === "abort" ? "Cline cannot cancel a response from outside" : "Cline is busy";
-    return { done: `${why}: guidance held until Cline waits for a reply`, ok: true };
+    return { done: `${why}: guidance held until Cline waits for a reply`, ok: true, deferred: true };
   }
 
   /** What Cline's last message waits for, if anything. */

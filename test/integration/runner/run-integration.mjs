@@ -62,6 +62,8 @@ fs.writeFileSync(path.join(dirs["user-data/User"], "settings.json"), JSON.string
   "extensions.autoUpdate": false, "extensions.autoCheckUpdates": false, "security.workspace.trust.enabled": false,
   "git.enabled": false, "chat.disableAIFeatures": true, "workbench.secondarySideBar.defaultVisibility": "hidden",
   "workbench.tips.enabled": false, "window.commandCenter": false,
+  // A Cline data folder the suite writes tasks into (it does not exist until then: no Cline at start).
+  "loopSentinel.cline.dataFolders": [path.join(tmp, "cline-data")],
 }, null, 2));
 const configFile = path.join(tmp, "config.yaml");
 fs.writeFileSync(configFile, `bind-addr: 127.0.0.1:${PORT}\nauth: none\ncert: false\n`);
@@ -70,6 +72,9 @@ const csArgs = ["--config", configFile, "--user-data-dir", path.join(tmp, "user-
 const csEnv = {
   ...process.env, TMPDIR: dirs.tmp, XDG_DATA_HOME: dirs["xdg-data"], XDG_CONFIG_HOME: dirs["xdg-config"], XDG_CACHE_HOME: dirs["xdg-cache"],
   LS_TEST_ROOT: root, LS_TEST_ARTIFACTS: artifacts, LS_TEST_WORKSPACE: dirs.workspace, LS_TEST_USER_DATA: path.join(tmp, "user-data"),
+  LS_TEST_CLINE_DATA: path.join(tmp, "cline-data"),
+  // The Cline hook channel of this run only: parallel runs never answer each other's hooks.
+  LOOP_SENTINEL_CHANNEL_DIR: path.join(tmp, "hook-channel"),
 };
 
 for (const extra of (process.env.LS_EXTRA_VSIX || "").split(":").filter(Boolean)) {
@@ -143,7 +148,9 @@ try {
       // The extension host forwards console calls with their printf-style arguments (mocha's "%s (%dms)").
       const line = format(...list);
       const m = /__SCREENSHOT__ (\S+\.png)(?: hover=(.+))?/.exec(line);
+      const v = /__VIEWPORT__ (\d+)x(\d+) (\S+)/.exec(line);
       if (m) shots.push(takeShot(m[1], m[2]).catch((e) => console.error("screenshot failed:", e)));
+      else if (v) shots.push(page.setViewportSize({ width: Number(v[1]), height: Number(v[2]) }).then(() => fs.writeFileSync(v[3], "")).catch((e) => console.error("viewport failed:", e)));
       else console.log(line);
     });
     void page.exposeFunction("codeAutomationExit", (code) => resolve(code));

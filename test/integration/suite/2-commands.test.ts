@@ -45,7 +45,7 @@ suite("commands", () => {
     assert.strictEqual(calls.length, 8);
     assert.deepStrictEqual(calls.map((c) => c.repeat), [1, 2, 3, 4, 5, 6, 7, 8], "repeat counts of the identical call");
     assert.ok(calls.filter((c) => c.flagged).length >= 3, "the repeated calls are highlighted as evidence");
-    assert.strictEqual(snap.interventions[0].outcome, "replay: nothing sent");
+    assert.ok(snap.interventions.every((i) => i.phase === "replay"), "a replay sends nothing");
     await screenshot("panel-replay.png");
   });
 
@@ -89,6 +89,27 @@ suite("commands", () => {
     await vscode.commands.executeCommand("loopSentinel.configure");
     await waitFor("a Settings tab", () => openTabLabels().some((l) => /settings/i.test(l)));
     await closeAllEditors();
+  });
+
+  test("Turn Off / Turn On: only the one that applies is in the palette, and the status bar says so", async () => {
+    const api = await loopSentinel();
+    const palette = vscode.extensions.getExtension("loop-sentinel.loop-sentinel")!.packageJSON.contributes.menus.commandPalette as Array<{ command: string; when: string }>;
+    const when = (id: string) => palette.find((m) => m.command === id)?.when;
+    assert.strictEqual(when("loopSentinel.turnOff"), "loopSentinel.enabled");
+    assert.strictEqual(when("loopSentinel.turnOn"), "!loopSentinel.enabled");
+    assert.strictEqual(when("loopSentinel.toggleEnabled"), "false", "the toggle leaves the palette to the titled pair");
+    assert.match(when("loopSentinel.removeClineHook") ?? "", /loopSentinel\.clineHookInstalled/);
+    assert.match(when("loopSentinel.connectKilo") ?? "", /loopSentinel\.kiloFound/);
+    assert.strictEqual(api.contextKeys()["loopSentinel.enabled"], true);
+    assert.strictEqual(api.contextKeys()["loopSentinel.clineHookInstalled"], false);
+    await vscode.commands.executeCommand("loopSentinel.turnOff");
+    await waitFor("status bar: off", () => api.statusBar().state === "disabled" && api.contextKeys()["loopSentinel.enabled"] === false);
+    await vscode.commands.executeCommand("loopSentinel.turnOn");
+    await waitFor("status bar: on", () => api.statusBar().state !== "disabled" && api.contextKeys()["loopSentinel.enabled"] === true);
+    await vscode.commands.executeCommand("loopSentinel.switchToWarnOnly");
+    await waitFor("warn-only", () => api.contextKeys()["loopSentinel.warnOnly"] === true);
+    await vscode.commands.executeCommand("loopSentinel.switchToIntervening");
+    await waitFor("intervening", () => api.contextKeys()["loopSentinel.warnOnly"] === false);
   });
 
   test("Toggle Enabled switches watching off and on, and the status bar says so", async () => {

@@ -49,10 +49,13 @@ export function nextRender(api: LoopSentinelApi, predicate: (r: RenderReport) =>
   });
 }
 
-/** Asks the runner for a screenshot of the whole workbench and waits until it is written. */
-export async function screenshot(name: string, hoverStatusBarText?: string): Promise<string> {
-  // Toasts would cover the panel: clear them, as a user reading the panel would.
-  await vscode.commands.executeCommand("notifications.clearAll");
+/**
+ * Asks the runner for a screenshot of the whole workbench and waits until it is written.
+ * Toasts would cover the panel: they are cleared first, as a user reading the panel would, unless kept.
+ */
+export async function screenshot(name: string, hoverStatusBarText?: string, options: { keepToasts?: boolean } = {}): Promise<string> {
+  // Hidden, not closed: an open question stays open (it is in the notification centre).
+  if (!options.keepToasts) await vscode.commands.executeCommand("notifications.hideToasts");
   await sleep(300);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, name);
@@ -72,4 +75,15 @@ export function openTabLabels(): string[] {
 
 export async function closeAllEditors(): Promise<void> {
   await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+}
+
+/** Asks the runner to resize the browser window (the workbench follows) and waits until it has. */
+export async function setViewport(width: number, height: number): Promise<void> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const marker = path.join(ARTIFACTS, `.viewport-${width}x${height}`);
+  fs.rmSync(marker, { force: true });
+  console.log(`__VIEWPORT__ ${width}x${height} ${marker}`);
+  await waitFor(`viewport ${width}x${height}`, () => fs.existsSync(marker), 15_000);
+  fs.rmSync(marker, { force: true });
+  await sleep(500);
 }

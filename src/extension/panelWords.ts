@@ -1,0 +1,140 @@
+/**
+ * What the diagnostics panel says, worked out in the extension (the webview only draws it): human
+ * words first, indexes behind a disclosure. No vscode import: unit-tested in plain Node.
+ */
+import type { ActionPolicy } from "./settings";
+import type { InterventionRecord, SessionSnapshot, UsageTotals } from "./sessionManager";
+import { plural, stateWords, type StateWords } from "./stateWords";
+
+/** "4–79", "3, 7–9, 12": event numbers as runs, so seventy numbers do not wrap across the card. */
+export function eventRanges(events: readonly number[]): string {
+  const sorted = [...new Set(events)].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    runs.push(j === i ? String(sorted[i]) : j === i + 1 ? `${sorted[i]}, ${sorted[j]}` : `${sorted[i]}–${sorted[j]}`);
+    i = j + 1;
+  }
+  return runs.join(", ");
+}
+
+/**
+ * A detector's "strongest candidate" line in plain words: "read_file a.ts 8/3" (count over its
+ * threshold) becomes "read_file a.ts: 8 times (warns at 3)"; counts of one agree with their noun;
+ * a comparison that has nothing to compare yet is left out.
+ */
+export function humanDetail(detail: string, requests: number): string {
+  let d = detail.trim();
+  if (!d) return "";
+  // Two requests are needed before "the last two requests" can be alike or not.
+  if (/\blast two requests\b/.test(d) && requests < 2) return "";
+  // One of a kind is not a repeat: "1 alike sentences" says nothing yet.
+  if (/(^|\s|:)1 alike \w+$/.test(d)) return "";
+  d = d.replace(/^(.*\S)\s+(\d+)\/(\d+)$/, (_m, what: string, n: string, at: string) => `${what}: ${plural(Number(n), "time")} (warns at ${at})`);
+  d = d.replace(/(^|\s)1 ([a-z]+)s\b/g, (_m, pre: string, noun: string) => `${pre}1 ${noun}`);
+  return d;
+}
+
+/** The header's mode line for the shown session, in what Loop Sentinel will do. */
+export function modeWords(settings: { enabled: boolean; mode: string; actionPolicy: ActionPolicy; hostPolicies?: Record<string, ActionPolicy> }, session?: { hostId: string; hostLabel: string; replay: boolean }): string {
+  if (!settings.enabled) return "Off: nothing is watched";
+  if (session?.replay) return "Replay: nothing is sent";
+  if (settings.mode === "warnOnly") return "Warn-only: shows loops, never acts";
+  const policy = (session && settings.hostPolicies?.[session.hostId]) ?? settings.actionPolicy;
+  const what = policy === "ask" ? "asks you before acting" : "acts on loops by itself";
+  return session ? `${session.hostLabel}: ${what}` : capitalise(what);
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function fmtInt(n: number): string {
+  return Math.round(n || 0).toLocaleString("en-US");
+}
+
+function fmtCost(c: number): string {
+  return c ? `$${c.toFixed(c < 0.1 ? 4 : 2)}` : "$0";
+}
+
+export interface FigureCard { label: string; value: string; note?: string }
+
+/** The "spent in loops" and "saved" cards; a replay says what would have been saved, a live session only what was. */
+export function loopCards(s: Pick<SessionSnapshot, "replay" | "spentInLoops" | "savedEstimate" | "interventions">): FigureCard[] {
+  const usage = (u: UsageTotals) => (u.requests && !u.tokens ? `${plural(u.requests, "request")}; no token use recorded` : `${fmtCost(u.cost)} over ${plural(u.requests, "request")}`);
+  const spent: FigureCard = { label: "Spent in loops", value: `${fmtInt(s.spentInLoops.tokens)} tokens`, note: s.spentInLoops.requests ? usage(s.spentInLoops) : "no loop so far" };
+  const cutShort = s.interventions.filter((r) => r.action === "abort" || r.action === "stop");
+  const again = (u: UsageTotals) => `${usage(u)}, had the loop run as long again`;
+  let saved: FigureCard;
+  if (s.replay) {
+    saved = { label: "Would have saved (estimate)", value: `${fmtInt(s.savedEstimate.tokens)} tokens`,
+      note: cutShort.length ? `replay: nothing was sent; ${again(s.savedEstimate)}` : "replay: no abort or stop would have been made" };
+  } else if (s.savedEstimate.requests) {
+    saved = { label: "Saved (estimate)", value: `${fmtInt(s.savedEstimate.tokens)} tokens`, note: again(s.savedEstimate) };
+  } else {
+    // Agrees with the cards: a stop still asked about, on its way or failed saved nothing yet.
+    const latest = cutShort[cutShort.length - 1];
+    const why = latest ? stateWords(latest.phase, latest.action).short.toLowerCase() : "";
+    saved = { label: "Saved (estimate)", value: "0 tokens", note: latest ? `nothing aborted or stopped yet (${why})` : "nothing aborted or stopped yet" };
+  }
+  return [spent, saved];
+}
+
+/** An intervention as the panel draws it. */
+export interface InterventionView extends InterventionRecord {
+  words: StateWords;
+  /** The event numbers as runs ("4–79"), shown only behind a disclosure. */
+  eventsText: string;
+  /** The repeated text, unless the summary already quotes it. */
+  repeatedText?: string;
+  /** The summary split around its quote of the repeated text (before, quote, after), to highlight it there. */
+  summaryParts?: [string, string, string];
+}
+
+/** Where the summary quotes the start of the span: [start, end) of the longest quoted prefix, if at least 12 characters. */
+function quoteIn(summary: string, span: string): [number, number] | undefined {
+  const probe = span.slice(0, Math.min(24, span.length));
+  const at = probe.length >= 12 ? summary.indexOf(probe) : -1;
+  if (at < 0) return undefined;
+  let n = probe.length;
+  while (at + n < summary.length && n < span.length && summary[at + n] === span[n]) n++;
+  return [at, at + n];
+}
+
+export function interventionView(r: InterventionRecord): InterventionView {
+  const span = r.evidence.span?.trim();
+  // The summary often quotes the start of the span: show the passage once, highlighted where it is quoted.
+  const quote = span ? quoteIn(r.summary, span) : undefined;
+  return {
+    ...r, words: stateWords(r.phase, r.action), eventsText: eventRanges(r.evidence.events),
+    repeatedText: span && !quote ? span : undefined,
+    summaryParts: quote ? [r.summary.slice(0, quote[0]), r.summary.slice(quote[0], quote[1]), r.summary.slice(quote[1])] : undefined,
+  };
+}
+
+/** A detector row: the one that fired says so instead of 0% close to firing. */
+export interface DetectorView { id: string; title: string; enabled: boolean; percent: number; fired?: string; detail: string }
+
+export function detectorViews(s: Pick<SessionSnapshot, "detectors" | "interventions" | "stats">): DetectorView[] {
+  const fired = new Map<string, InterventionRecord>();
+  for (const r of s.interventions) if (!r.ignored) fired.set(r.detector, r);
+  return s.detectors.map((d) => {
+    const r = fired.get(d.id);
+    return {
+      id: d.id, title: d.title, enabled: d.enabled,
+      percent: Math.round(Math.max(0, Math.min(1, d.progress)) * 100),
+      fired: r ? stateWords(r.phase, r.action).short : undefined,
+      detail: humanDetail(d.detail, s.stats.requests),
+    };
+  });
+}
+
+/** The empty panel's words: says when no agent is installed at all, or which ones are watched. */
+export function emptyStateText(hosts: { found: readonly string[]; watching: readonly string[] }): string {
+  if (hosts.found.length === 0) {
+    return "No supported agent is installed. Loop Sentinel watches Roo Code, Kilo Code and Cline tasks as they run: install one and its tasks appear here. Meanwhile, replay a recorded session to see what it catches.";
+  }
+  const names = hosts.watching.length ? hosts.watching : hosts.found;
+  return `Watching ${names.join(" and ")}. A task appears here as soon as it runs; or replay a recorded session.`;
+}
