@@ -13,6 +13,7 @@ import { DiagnosticsPanel, type RenderReport } from "./diagnosticsPanel";
 import { SessionManager, type ConfirmAnswer, type OverallState, type SessionSnapshot, type SessionSummary } from "./sessionManager";
 import { readShellSettings, trustAwareReader } from "./settings";
 import { SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
+import { settingsCommandFor } from "./settingsTab";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
 import { registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
 
@@ -61,7 +62,11 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   context.subscriptions.push(manager);
   active = { manager };
 
-  const openSettings = async () => { await vscode.commands.executeCommand("workbench.action.openSettings", SETTINGS_SECTION); };
+  // In a remote window the machine-scoped switches are on the Remote tab: open that one.
+  const openSettings = async () => {
+    const [command, args] = settingsCommandFor(vscode.env.remoteName, `@ext:${context.extension.id}`);
+    await vscode.commands.executeCommand(command, args);
+  };
 
   // Settings: applied now and live on every change; invalid values warn once and fall back.
   let warnings: string[] = [];
