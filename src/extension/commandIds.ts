@@ -10,6 +10,9 @@ export const COMMANDS = {
   disconnectKilo: "loopSentinel.disconnectKilo",
   installClineHook: "loopSentinel.installClineHook",
   removeClineHook: "loopSentinel.removeClineHook",
+  openWalkthrough: "loopSentinel.openWalkthrough",
+  replayExample: "loopSentinel.replayExample",
+  chooseMode: "loopSentinel.chooseMode",
 } as const;
 
 /** Titles as shown in the Command Palette (category "Loop Sentinel"). */
@@ -24,6 +27,9 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   disconnectKilo: "Disconnect Kilo Code",
   installClineHook: "Install Cline Hook (refuse looping tool calls)",
   removeClineHook: "Remove Cline Hook",
+  openWalkthrough: "Get Started",
+  replayExample: "Try on an Example Session",
+  chooseMode: "Choose Warn-Only or Intervene…",
 };
 
 /** Commands behind the panel's buttons: not in the Command Palette (they need a session). */

@@ -16,6 +16,7 @@ import { SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
 import { settingsCommandFor } from "./settingsTab";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
 import { registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
+import { registerWalkthroughCommands } from "./walkthrough";
 
 /** What the extension exports: read-only views, used by the integration tests and other extensions. */
 export interface LoopSentinelApi {
@@ -153,6 +154,11 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
       typeof sessionKey === "string" && typeof pattern === "string" && manager.ignore(sessionKey, pattern)),
     vscode.commands.registerCommand(INTERNAL_COMMANDS.resumeWithGuidance, resumeWithGuidance),
     ...registerOpencodeCommands(context, log),
+    ...registerWalkthroughCommands(context, {
+      replay: (file) => replaySessionFile(file),
+      setMode: (mode) => toggle("mode", () => mode),
+      currentMode: () => (vscode.workspace.getConfiguration(SETTINGS_SECTION).get("mode") === "warnOnly" ? "warnOnly" : "intervene"),
+    }),
   );
 
   async function replaySessionFile(target: unknown): Promise<string[]> {
