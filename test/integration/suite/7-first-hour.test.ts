@@ -1,9 +1,11 @@
-/** A new user's first hour: the Get Started walkthrough, its example, the mode choice, the Extensions page, Configure. */
+/**
+ * A new user's first hour: the Get Started walkthrough, its example, the mode choice, Configure.
+ * (The Extensions view's page is checked by runner/extension-page.mjs: it needs the VSIX installed,
+ * and the extension under test here is loaded for development, which that view does not list.)
+ */
 import * as assert from "node:assert";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import * as vscode from "vscode";
-import { ARTIFACTS, EXTENSION_ID, closeAllEditors, loopSentinel, nextRender, openTabLabels, screenshot, setSetting, sleep, waitFor } from "./helpers";
+import { closeAllEditors, loopSentinel, nextRender, openTabLabels, screenshot, setSetting, sleep, waitFor } from "./helpers";
 
 suite("first hour", () => {
   suiteTeardown(async () => {
@@ -44,28 +46,6 @@ suite("first hour", () => {
     await waitFor("a Settings tab", () => openTabLabels().some((l) => /settings/i.test(l)));
     await sleep(1000);
     await screenshot(vscode.env.remoteName ? "settings-remote-tab.png" : "settings-user-tab.png");
-    await closeAllEditors();
-  });
-
-  test("the Extensions view shows the page written for users", async () => {
-    await closeAllEditors();
-    await vscode.commands.executeCommand("extension.open", EXTENSION_ID);
-    await waitFor("the extension's page", () => openTabLabels().some((l) => /Loop Sentinel/.test(l)), 15_000);
-    // The README renders in a webview: wait until the runner sees its picture there, loaded.
-    const file = path.join(ARTIFACTS, "extension-page-images.json");
-    let images: Array<{ alt: string; src: string; loaded: boolean; width: number }> = [];
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && !images.some((i) => /Loop Sentinel panel/.test(i.alt) && i.loaded)) {
-      fs.rmSync(file, { force: true });
-      console.log(`__IMAGES__ ${file}`);
-      await waitFor("the runner's image list", () => fs.existsSync(file), 10_000);
-      images = JSON.parse(fs.readFileSync(file, "utf8"));
-      await sleep(500);
-    }
-    await screenshot("extension-page.png");
-    const picture = images.find((i) => /Loop Sentinel panel/.test(i.alt));
-    assert.ok(picture, `the README's picture is on the page (images: ${JSON.stringify(images.map((i) => i.alt.slice(0, 30)))})`);
-    assert.ok(picture.loaded && picture.width > 100, `the picture rendered: ${JSON.stringify(picture)}`);
     await closeAllEditors();
   });
 });
