@@ -137,25 +137,13 @@ try {
     fs.renameSync(part, file);
     console.log(`screenshot: ${path.relative(root, file)}`);
   };
-  // The suite asks "__IMAGES__ /abs/file.json": every image in every frame (webviews included), and whether it loaded.
-  const listImages = async (file) => {
-    const found = [];
-    for (const frame of page.frames()) {
-      const list = await frame.evaluate(() => Array.from(document.images, (i) => ({ alt: i.alt, src: i.src.slice(0, 64), loaded: i.complete && i.naturalWidth > 0, width: i.naturalWidth }))).catch(() => []);
-      found.push(...list.map((i) => ({ ...i, frame: frame.url().slice(0, 120) })));
-    }
-    fs.writeFileSync(`${file}.part`, JSON.stringify(found, null, 2));
-    fs.renameSync(`${file}.part`, file);
-  };
   const done = new Promise((resolve) => {
     void page.exposeFunction("codeAutomationLog", (_type, args) => {
       const list = Array.isArray(args) ? args : [args];
       // The extension host forwards console calls with their printf-style arguments (mocha's "%s (%dms)").
       const line = format(...list);
       const m = /__SCREENSHOT__ (\S+\.png)(?: hover=(.+))?/.exec(line);
-      const images = /__IMAGES__ (\S+\.json)/.exec(line);
       if (m) shots.push(takeShot(m[1], m[2]).catch((e) => console.error("screenshot failed:", e)));
-      else if (images) shots.push(listImages(images[1]).catch((e) => console.error("image list failed:", e)));
       else console.log(line);
     });
     void page.exposeFunction("codeAutomationExit", (code) => resolve(code));
