@@ -5,27 +5,37 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { extensionReadme } from "./vsix-readme.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-const SHIPPED = ["dist/extension.js", "dist/opencode-plugin.js", "dist/cline-hook.js", "dist/uninstall.js", "media/panel.js", "media/panel.css", "media/icon.png", "README.md", "LICENSE", "CHANGELOG.md"];
+const WALKTHROUGH = fs.readdirSync(path.join(root, "media/walkthrough")).map((f) => `media/walkthrough/${f}`);
+const SHIPPED = ["dist/extension.js", "dist/opencode-plugin.js", "dist/cline-hook.js", "dist/uninstall.js", "media/panel.js", "media/panel.css", "media/icon.png", ...WALKTHROUGH, "LICENSE", "CHANGELOG.md"];
+// --out FILE: where the VSIX goes; --no-build: pack the dist/ already built (the unit test that reads the package).
+const outArg = process.argv.indexOf("--out");
+const noBuild = process.argv.includes("--no-build");
 
-execFileSync(process.execPath, [path.join(root, "scripts/gen-settings.mjs")], { cwd: root, stdio: "inherit" });
-execFileSync(process.execPath, [path.join(root, "scripts/build.mjs"), "--production"], { cwd: root, stdio: "inherit" });
+if (!noBuild) {
+  execFileSync(process.execPath, [path.join(root, "scripts/gen-settings.mjs")], { cwd: root, stdio: "inherit" });
+  execFileSync(process.execPath, [path.join(root, "scripts/build.mjs"), "--production"], { cwd: root, stdio: "inherit" });
+}
 
-const stage = path.join(root, ".tmp/vsix-stage");
+// The unit test packs into its own staging folder, so that it never meets an `npm run package`.
+const stage = path.join(root, noBuild ? ".tmp/vsix-stage-test" : ".tmp/vsix-stage");
 fs.rmSync(stage, { recursive: true, force: true });
 for (const f of SHIPPED) {
   fs.mkdirSync(path.dirname(path.join(stage, f)), { recursive: true });
   fs.copyFileSync(path.join(root, f), path.join(stage, f));
 }
-// The README image ships in the package (relative link kept): the Extensions view shows it offline.
-if (fs.existsSync(path.join(root, "docs"))) fs.cpSync(path.join(root, "docs"), path.join(stage, "docs"), { recursive: true });
+const readme = extensionReadme(root);
+for (const image of readme.images) if (!SHIPPED.includes(image)) throw new Error(`${image}: an image of the extension's README must ship in the package`);
+fs.writeFileSync(path.join(stage, "README.md"), readme.text);
 // Of the scripts only the uninstall hook ships: it takes the Kilo / opencode plugin and the Cline hook out again.
 const staged = { ...pkg, scripts: { "vscode:uninstall": pkg.scripts["vscode:uninstall"] }, devDependencies: {} };
 fs.writeFileSync(path.join(stage, "package.json"), JSON.stringify(staged, null, 2));
 fs.copyFileSync(path.join(root, ".vscodeignore"), path.join(stage, ".vscodeignore"));
 
-const out = path.join(root, `${pkg.name}-${pkg.version}.vsix`);
-execFileSync(path.join(root, "node_modules/.bin/vsce"), ["package", "--no-dependencies", "--no-rewrite-relative-links", "--out", out], { cwd: stage, stdio: "inherit" });
+const out = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root, `${pkg.name}-${pkg.version}.vsix`);
+// --no-rewrite-relative-links: vsce would otherwise refuse the README's data: image (it wants https links to a repository).
+execFileSync(path.join(root, "node_modules/.bin/vsce"), ["package", "--no-dependencies", "--no-rewrite-relative-links", "--out", out], { cwd: stage, stdio: noBuild ? "ignore" : "inherit" });
 console.log(`package: ${path.relative(root, out)} ${(fs.statSync(out).size / 1024).toFixed(1)} KB`);

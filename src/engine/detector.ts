@@ -120,6 +120,35 @@ export interface Detector {
   status(): DetectorStatus;
 }
 
+/**
+ * What one detector parameter means to a user: its setting's text in the Settings editor.
+ * Kept beside the detector's defaults so that a new parameter comes with its explanation; a unit
+ * test fails on a parameter of `defaults` without one, or with one that only restates its name.
+ */
+export interface ParameterInfo {
+  /** Markdown: what the number changes, in which unit, with an example ("`4`: ..."). */
+  description: string;
+  /** A fine-tuning knob (which text counts as alike, how far back to look) rather than a choice most users make. */
+  tuning?: boolean;
+}
+
+/** What a detector's count (its strength, compared with warnAt/blockAt/stopAt) counts, in plain words. */
+export interface StrengthInfo {
+  /** Plural noun, short: "identical calls", "catches". */
+  unit: string;
+  /** One sentence: what one unit is and when the count starts over. */
+  meaning: string;
+}
+
+/**
+ * The stream detectors count catches, not copies: their parameters decide when a passage is a loop
+ * (a catch), and the first catch aborts the response, a second of the same passage stops the task.
+ */
+export const STREAM_STRENGTH: StrengthInfo = {
+  unit: "catches",
+  meaning: "times this detector caught the same looping passage since you last wrote to the agent, at most one per response. Its other settings decide what a catch is (how many copies, how alike).",
+};
+
 export interface DetectorDefinition {
   id: DetectorId;
   title: string;
@@ -127,4 +156,7 @@ export interface DetectorDefinition {
   channel: Channel;
   defaults: DetectorSettings;
   create(settings: DetectorSettings): Detector;
+  strength: StrengthInfo;
+  /** Every parameter of `defaults` other than enabled, warnAt, blockAt and stopAt, described. */
+  parameters: Readonly<Record<string, ParameterInfo>>;
 }

@@ -14,6 +14,9 @@ export const COMMANDS = {
   disconnectKilo: "loopSentinel.disconnectKilo",
   installClineHook: "loopSentinel.installClineHook",
   removeClineHook: "loopSentinel.removeClineHook",
+  openWalkthrough: "loopSentinel.openWalkthrough",
+  replayExample: "loopSentinel.replayExample",
+  chooseMode: "loopSentinel.chooseMode",
 } as const;
 
 /** Titles as shown in the Command Palette (category "Loop Sentinel"). */
@@ -32,6 +35,9 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   disconnectKilo: "Disconnect Kilo Code",
   installClineHook: "Install Cline Hook (refuse looping tool calls)",
   removeClineHook: "Remove Cline Hook",
+  openWalkthrough: "Get Started",
+  replayExample: "Try on an Example Session",
+  chooseMode: "Choose Warn-Only or Intervene…",
 };
 
 /**

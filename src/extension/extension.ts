@@ -15,8 +15,10 @@ import { DiagnosticsPanel, type RenderReport } from "./diagnosticsPanel";
 import { SessionManager, type ConfirmAnswer, type InterventionRecord, type OverallState, type SessionSnapshot } from "./sessionManager";
 import { readShellSettings, trustAwareReader } from "./settings";
 import { SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
+import { settingsCommandFor } from "./settingsTab";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
 import { connectedHosts, registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
+import { registerWalkthroughCommands } from "./walkthrough";
 
 /** What the extension exports: read-only views, used by the integration tests and other extensions. */
 export interface LoopSentinelApi {
@@ -71,7 +73,11 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   context.subscriptions.push(manager);
   active = { manager };
 
-  const openSettings = async () => { await vscode.commands.executeCommand("workbench.action.openSettings", SETTINGS_SECTION); };
+  // In a remote window the machine-scoped switches are on the Remote tab: open that one.
+  const openSettings = async () => {
+    const [command, args] = settingsCommandFor(vscode.env.remoteName, `@ext:${context.extension.id}`);
+    await vscode.commands.executeCommand(command, args);
+  };
 
   // Settings: applied now and live on every change; invalid values warn once and fall back.
   let warnings: string[] = [];
@@ -184,6 +190,11 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
       typeof sessionKey === "string" && typeof pattern === "string" && manager.ignore(sessionKey, pattern)),
     vscode.commands.registerCommand(INTERNAL_COMMANDS.resumeWithGuidance, resumeWithGuidance),
     ...registerOpencodeCommands(context, log, () => { refreshFileKeys(); refreshKeys(); }),
+    ...registerWalkthroughCommands(context, {
+      replay: (file) => replaySessionFile(file),
+      setMode: (mode) => toggle("mode", () => mode),
+      currentMode: () => (vscode.workspace.getConfiguration(SETTINGS_SECTION).get("mode") === "warnOnly" ? "warnOnly" : "intervene"),
+    }),
   );
 
   async function setEnabled(next: (current: unknown) => boolean): Promise<unknown> {

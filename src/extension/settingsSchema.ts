@@ -16,17 +16,28 @@ export interface ConfigurationCategory {
   properties: Record<string, JsonSchema>;
 }
 
-const RUNG_TEXT: Record<string, string> = {
-  warnAt: "Strength at which the agent gets a warning with guidance. 0 switches this rung off.",
-  blockAt: "Strength at which the repeated tool call is refused (stream detectors: the response is aborted). 0 switches this rung off.",
-  stopAt: "Strength at which the task is stopped and handed back to you. 0 switches this rung off.",
-};
-
-/** "minLineLength" → "Min line length". */
-export function humanise(param: string): string {
-  const words = param.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
+/** The steps of the ladder, as each detector's Warn At / Block At / Stop At describe them. */
+function rungDescription(d: DetectorDefinition, rung: "warnAt" | "blockAt" | "stopAt", value: number | boolean): string {
+  const unit = d.strength.unit;
+  const example = `Example: \`${value}\` (the default)`;
+  switch (rung) {
+    case "warnAt":
+      return `**Warn** the agent at this many ${unit}: it gets a message saying what repeats and what to do instead. \`0\` = never warn. ${example}${value === 0 ? ": this detector does not warn, its first step is Block At." : ` warns when the count reaches ${value}.`}`;
+    case "blockAt":
+      return d.channel === "stream"
+        ? `**Abort the response** at this many ${unit}: the looping answer is cut off and the agent is asked to go on differently. \`0\` = never abort. ${example} aborts at the ${value === 1 ? "first catch" : `count ${value}`}.`
+        : `**Refuse the call** at this many ${unit}: the repeated call is not run and the agent gets the advice as its answer (where the agent cannot refuse a call, it is warned). \`0\` = never refuse. ${example} refuses the call that brings the count to ${value}.`;
+    case "stopAt":
+      return `**Stop the task** and hand it back to you at this many ${unit}. \`0\` = never stop. ${example} stops ${d.channel === "stream" && value === 2 ? "the task when the same passage is caught a second time" : `when the count reaches ${value}`}.`;
+  }
 }
+
+/** Marks a fine-tuning knob in its description and lets `@tag:tuning` find them all. */
+const TUNING_PREFIX = "*Tuning.* ";
+const TUNING_TAGS = ["tuning"];
+
+/** What a parameter without a description gets: the settings test fails on it and names the detector's file. */
+export const MISSING_DESCRIPTION = "No description yet.";
 
 function detectorProperties(d: DetectorDefinition, order: number): Record<string, JsonSchema> {
   const props: Record<string, JsonSchema> = {};
@@ -36,28 +47,31 @@ function detectorProperties(d: DetectorDefinition, order: number): Record<string
     const key = `${prefix}.${param}`;
     const base = { order: order * 100 + i++ };
     if (param === "enabled") {
-      props[key] = { ...base, type: "boolean", default: value, markdownDescription: `**${d.title}**: ${d.description}` };
-    } else if (typeof value === "boolean") {
-      props[key] = { ...base, type: "boolean", default: value, description: `${d.title}: ${humanise(param)}.` };
-    } else if (param in RUNG_TEXT) {
-      props[key] = { ...base, type: "integer", minimum: 0, default: value, description: `${d.title}: ${RUNG_TEXT[param]}` };
+      props[key] = {
+        ...base, type: "boolean", default: value,
+        markdownDescription: `**${d.title}**: ${d.description}\n\nCounts *${d.strength.unit}*: ${d.strength.meaning} *Warn At*, *Block At* and *Stop At* say at which count each step comes.`,
+      };
+    } else if (param === "warnAt" || param === "blockAt" || param === "stopAt") {
+      props[key] = { ...base, type: "integer", minimum: 0, default: value, markdownDescription: rungDescription(d, param, value) };
     } else {
-      props[key] = { ...base, type: "number", minimum: 0, default: value, description: `${d.title}: ${humanise(param)} (detector parameter).` };
+      const info = Object.hasOwn(d.parameters, param) ? d.parameters[param] : undefined;
+      const text = info?.description ?? MISSING_DESCRIPTION;
+      const type = typeof value === "boolean" ? { type: "boolean" } : { type: "number", minimum: 0 };
+      props[key] = { ...base, ...type, default: value, markdownDescription: info?.tuning ? TUNING_PREFIX + text : text, ...(info?.tuning ? { tags: TUNING_TAGS } : {}) };
     }
   }
   return props;
 }
 
-function generalProperties(definitions: readonly DetectorDefinition[]): Record<string, JsonSchema> {
-  const ids = definitions.map((d) => d.id);
+/** The settings most users change: whether it runs, what it may do, whether it asks, what it tells you. */
+function generalProperties(): Record<string, JsonSchema> {
   const p = `${SETTINGS_SECTION}.`;
-  const rung = { type: "integer", minimum: 0 };
   return {
     [`${p}enabled`]: { order: 0, type: "boolean", default: true, description: "Watch agent sessions for loops. When off, nothing is detected and no task is touched." },
     [`${p}mode`]: {
       order: 1, type: "string", enum: ["intervene", "warnOnly"], default: "intervene",
       enumDescriptions: ["Warn, refuse repeated calls, abort looping responses and stop tasks, step by step.", "Only show warnings here; never send anything to the agent or touch its task."],
-      description: "What Loop Sentinel may do when it detects a loop.",
+      markdownDescription: "What Loop Sentinel may do when it detects a loop. It acts in steps as a loop goes on: first it **warns** the agent with advice, then **refuses** the repeated call (or aborts a looping response), then **stops** the task and hands it back to you. Each detector counts in its own unit (the tool-call detectors count calls or attempts, the text detectors count catches of a looping passage) and has a number for each step: *Warn At*, *Block At*, *Stop At*.",
     },
     [`${p}actionPolicy`]: {
       order: 2, type: "string", enum: ["automatic", "ask"], default: "automatic",
@@ -65,35 +79,44 @@ function generalProperties(definitions: readonly DetectorDefinition[]): Record<s
       description: "Whether actions on a task (guidance, refusing a call, aborting, stopping) need your OK first.",
     },
     [`${p}cline.actionPolicy`]: {
-      order: 2, type: "string", enum: ["ask", "automatic"], default: "ask",
+      order: 3, type: "string", enum: ["ask", "automatic"], default: "ask",
       enumDescriptions: ["Ask you first: Cline cannot cancel one response and carry on, so every action lands in its task.", "Act on Cline tasks as soon as a loop is detected."],
       description: "Whether actions on Cline tasks need your OK first (overrides Action Policy for Cline).",
     },
     [`${p}cline.dataFolders`]: {
-      order: 2, type: "array", items: { type: "string" }, default: [],
+      order: 4, type: "array", items: { type: "string" }, default: [],
       markdownDescription: "Extra Cline data folders to watch, besides the extension's own storage and `~/.cline/data` (e.g. a CLI run with its own `HOME`). Each may hold `tasks/<id>/ui_messages.json` (classic) or `sessions/<id>/<id>.messages.json` (v4).",
     },
-    [`${p}resetOnUserMessage`]: { order: 3, type: "boolean", default: true, description: "A new message from you starts every count afresh." },
-    [`${p}idleResetMinutes`]: { order: 4, type: "number", minimum: 0, default: 30, description: "Counts start afresh after this many minutes without activity in a task. 0 = never." },
-    [`${p}maxAbortsPerTurn`]: { order: 5, type: "integer", minimum: 0, default: 2, description: "Looping responses aborted in one turn before the next abort becomes a stop. 0 = no limit." },
-    [`${p}notifications`]: { order: 6, type: "boolean", default: true, description: "Show a notification when Loop Sentinel warns or intervenes (the status bar always shows it)." },
+    [`${p}notifications`]: { order: 5, type: "boolean", default: true, description: "Show a notification when Loop Sentinel warns or intervenes (the status bar always shows it)." },
+  };
+}
+
+/** Knobs for fine-tuning: when counts start over, per-tool exceptions, unknown tools, the words sent. */
+function tuningProperties(definitions: readonly DetectorDefinition[]): Record<string, JsonSchema> {
+  const ids = definitions.map((d) => d.id);
+  const p = `${SETTINGS_SECTION}.`;
+  const rung = { type: "integer", minimum: 0 };
+  return {
+    [`${p}resetOnUserMessage`]: { order: 0, type: "boolean", default: true, description: "A new message from you starts every count afresh: the agent gets a clean slate with each instruction." },
+    [`${p}idleResetMinutes`]: { order: 1, type: "number", minimum: 0, default: 30, markdownDescription: "Minutes without activity in a task after which every count starts afresh. `0` = never. Example: `30` (the default): a task resumed after lunch is judged anew." },
+    [`${p}maxAbortsPerTurn`]: { order: 2, type: "integer", minimum: 0, default: 2, markdownDescription: "Looping responses aborted in one turn (between two messages of yours) before the next abort becomes a stop of the task. `0` = no limit. Example: `2` (the default): the third looping response of a turn stops the task." },
     [`${p}perTool`]: {
-      order: 7, type: "object", default: {},
-      markdownDescription: "Per-tool thresholds and exemptions, by the agent's tool name, e.g. `{ \"read_command_output\": { \"exempt\": true }, \"execute_command\": { \"warnAt\": 5 } }`. They override the detector's rungs for findings about that tool.",
+      order: 3, type: "object", default: {},
+      markdownDescription: "Per-tool thresholds and exemptions, by the agent's tool name, e.g. `{ \"read_command_output\": { \"exempt\": true }, \"execute_command\": { \"warnAt\": 5 } }`. They override the detector's *Warn At*, *Block At* and *Stop At* for findings about that tool.",
       additionalProperties: {
         type: "object", additionalProperties: false,
         properties: { warnAt: rung, blockAt: rung, stopAt: rung, exempt: { type: "boolean", description: "Record calls of this tool but never intervene on them." } },
       },
     },
     [`${p}toolNames`]: {
-      order: 8, type: "object", default: {},
+      order: 4, type: "object", default: {},
       markdownDescription: "Extra tool names per kind, for agents or MCP servers Loop Sentinel does not know, e.g. `{ \"read\": [\"mcp_read_doc\"] }`.",
       additionalProperties: false,
       properties: Object.fromEntries(["read", "write", "edit", "search", "list", "command", "fetch"].map((k) => [k, { type: "array", items: { type: "string" } }])),
     },
     [`${p}guidance`]: {
-      order: 9, type: "object", default: {},
-      markdownDescription: "Guidance sent to the agent, per detector, replacing the built-in text for warnings, refusals and aborts. `{summary}`, `{suggestion}` and `{count}` are filled in.",
+      order: 5, type: "object", default: {},
+      markdownDescription: "Guidance sent to the agent, per detector, replacing the built-in text for warnings, refusals and aborts. `{summary}`, `{suggestion}` and `{count}` are filled in, e.g. `{ \"tool-repeat\": \"Stop: {summary}. {suggestion}\" }`.",
       additionalProperties: false,
       properties: Object.fromEntries(ids.map((id) => [id, { type: "string" }])),
     },
@@ -107,13 +130,23 @@ function generalProperties(definitions: readonly DetectorDefinition[]): Record<s
  */
 export const USER_ONLY_SETTINGS: ReadonlySet<string> = new Set(["enabled", "mode", "actionPolicy", "cline.actionPolicy", "cline.dataFolders", "guidance"]);
 
+/**
+ * One group per detector, titled with its name; a group's id is its settings' key prefix, so the
+ * Settings editor titles each setting by its own name ("Warn At"), not by the key's ids.
+ */
 export function buildConfigurationContribution(definitions: readonly DetectorDefinition[]): ConfigurationCategory[] {
-  const general = generalProperties(definitions);
-  for (const key of USER_ONLY_SETTINGS) general[`${SETTINGS_SECTION}.${key}`] = { ...general[`${SETTINGS_SECTION}.${key}`], scope: "machine" };
-  const categories: ConfigurationCategory[] = [{ id: "loopSentinel.general", title: "Loop Sentinel", order: 0, properties: general }];
+  const general = generalProperties();
+  const tuning = tuningProperties(definitions);
+  for (const key of USER_ONLY_SETTINGS) {
+    const full = `${SETTINGS_SECTION}.${key}`;
+    const group = full in general ? general : tuning;
+    group[full] = { ...group[full], scope: "machine" };
+  }
+  const categories: ConfigurationCategory[] = [{ id: `${SETTINGS_SECTION}.general`, title: "General", order: 0, properties: general }];
   definitions.forEach((d, i) => {
-    categories.push({ id: `loopSentinel.detector.${d.id}`, title: `Detector: ${d.title}`, order: i + 1, properties: detectorProperties(d, i + 1) });
+    categories.push({ id: `${SETTINGS_SECTION}.detectors.${d.id}`, title: d.title, order: i + 1, properties: detectorProperties(d, i + 1) });
   });
+  categories.push({ id: `${SETTINGS_SECTION}.tuning`, title: "Tuning", order: definitions.length + 1, properties: tuning });
   return categories;
 }
 

@@ -230,4 +230,14 @@ export const editRetry: DetectorDefinition = {
   channel: "tool",
   defaults: EDIT_RETRY_DEFAULTS,
   create: (settings) => new EditRetryDetector(settings),
+  strength: {
+    unit: "attempts",
+    meaning: "tries at the same edit of one file with the same search text that keeps failing, whatever the replacement; the try being made counts too. An edit that lands starts the count over.",
+  },
+  parameters: {
+    rewriteEdits: {
+      description: "Rewrites of one file (whole-file writes, or edits of the very lines an earlier edit wrote) with nothing new learnt in between that count as a loop and reach *Warn At*; each further rewrite counts one more. Example: `5` (the default) warns at the 5th rewrite; edits that add code at new places never count.",
+      tuning: true,
+    },
+  },
 };

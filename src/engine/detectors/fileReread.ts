@@ -237,4 +237,14 @@ export const fileReread: DetectorDefinition = {
   channel: "tool",
   defaults: FILE_REREAD_DEFAULTS,
   create: (settings) => new FileRereadDetector(settings),
+  strength: {
+    unit: "re-reads",
+    meaning: "reads of a file (or a part of it) already read, with no write, edit or changing command since, among the most recent reads (see *Window*). Reading other parts of a large file is not a re-read.",
+  },
+  parameters: {
+    window: {
+      description: "How many of the most recent file reads the re-reads are counted in (2 to 100). Example: `10` (the default) with *Warn At* `4` warns when 4 of the last 10 reads were re-reads.",
+      tuning: true,
+    },
+  },
 };

@@ -11,6 +11,7 @@
  * stream, a second catch of the same line stops the task.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import { STREAM_STRENGTH } from "../detector";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
 import { CatchCounter, SHORT_PHRASE_CHARS, isItemLabel, normalizedLine, numberSetting, stripOpeners, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
@@ -252,4 +253,27 @@ export const lineRepeat: DetectorDefinition = {
   channel: "stream",
   defaults: LINE_REPEAT_DEFAULTS,
   create: (settings) => new LineRepeatDetector(settings),
+  strength: STREAM_STRENGTH,
+  parameters: {
+    minCopies: {
+      description: "Copies of one line or paragraph in one response that count, adjacent or not. Example: `3` (the default): the same sentence written three times in one answer is caught.",
+      tuning: true,
+    },
+    minSpreadCopies: {
+      description: "Copies needed when each copy comes after new material (the same verdict closing each of several different analyses reads like a report). Example: `5` (the default).",
+      tuning: true,
+    },
+    minLineChars: {
+      description: "Lines of at least this many characters (after spacing and list markers are taken out) count wherever their copies are; shorter lines count only when their copies come close together (see *Short Line Gap Chars*). Example: `40` (the default).",
+      tuning: true,
+    },
+    minParagraphChars: {
+      description: "Paragraphs of several lines count as a whole from this many characters. Example: `80` (the default).",
+      tuning: true,
+    },
+    shortLineGapChars: {
+      description: "A line shorter than *Min Line Chars* counts only while at most this many characters of other lines stand between its copies (`0`: never counts short lines). Example: `80` (the default): \"Wait, that is wrong.\" said again after a `Hmm.` is caught.",
+      tuning: true,
+    },
+  },
 };

@@ -12,6 +12,7 @@
  * a second catch of the same template stops the task.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import { STREAM_STRENGTH } from "../detector";
 import type { CallRecord } from "../ledger";
 import { excerpt } from "../guidance";
 import { listMarker } from "../structure";
@@ -383,4 +384,27 @@ export const listTemplate: DetectorDefinition = {
   channel: "stream",
   defaults: LIST_TEMPLATE_DEFAULTS,
   create: (settings) => new ListTemplateDetector(settings),
+  strength: STREAM_STRENGTH,
+  parameters: {
+    minItems: {
+      description: "Items in one unbroken list on one template that count. Example: `15` (the default): a list of 15 \"Fix the bug where ... crashes\" items with one slot changing is caught, a list of 10 files is not.",
+      tuning: true,
+    },
+    minSharedWords: {
+      description: "Words every item of the list shares, in place, around the changing slot. Example: `4` (the default).",
+      tuning: true,
+    },
+    minSharedRatio: {
+      description: "Share of each item's words (0 to 1) that must belong to the template. Example: `0.6` (the default): 6 of an item's 10 words are the same in every item.",
+      tuning: true,
+    },
+    maxSlotWords: {
+      description: "Longest changing slot, in words; items that differ by more are not one template. Example: `5` (the default).",
+      tuning: true,
+    },
+    minUngroundedShare: {
+      description: "Share of the items (0 to 1) whose slot appears in no file or tool output of this turn: a list of things actually found (packages bumped, files changed) is a report. Example: `0.5` (the default): at least half the items must come from nowhere.",
+      tuning: true,
+    },
+  },
 };

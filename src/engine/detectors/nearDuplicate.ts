@@ -20,6 +20,7 @@
  * count = catches since the user last spoke (one per request): the first aborts, a second stops.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import { STREAM_STRENGTH } from "../detector";
 import { excerpt } from "../guidance";
 import { CatchCounter, numberSetting, stripOpeners, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { ContentTokens, NAME_TOKEN, WordTable, countWords, idsFrom, wordsKey, wordsOf } from "../words";
@@ -566,4 +567,31 @@ export const nearDuplicate: DetectorDefinition = {
   channel: "stream",
   defaults: NEAR_DUPLICATE_DEFAULTS,
   create: (settings) => new NearDuplicateDetector(settings),
+  strength: STREAM_STRENGTH,
+  parameters: {
+    minCopies: {
+      description: "Alike paragraphs, lines or sentences (the newest included) that count. Example: `3` (the default): the same thought in other words for the third time is caught.",
+      tuning: true,
+    },
+    minSimilarity: {
+      description: "How alike two passages must be (0 to 1, the share of three-word runs they have in common) to be copies. Example: `0.5` (the default); `0.8` catches only near-identical wording.",
+      tuning: true,
+    },
+    minWordSetSimilarity: {
+      description: "Second test of likeness (0 to 1, the share of words they have in common, in any order): catches a thought restated with its clauses moved or some words changed. `0` switches this test off. Example: `0.45` (the default).",
+      tuning: true,
+    },
+    minWords: {
+      description: "Passages shorter than this many words are not compared. Example: `12` (the default): short remarks like \"Now let me run the tests.\" never count.",
+      tuning: true,
+    },
+    window: {
+      description: "How many recent passages each new one is compared with (per thinking or answer text). Example: `12` (the default).",
+      tuning: true,
+    },
+    sentenceUnits: {
+      description: "Also compare the sentences of long single-line paragraphs, where a loop can run on without a line break. Example: on (the default); off compares whole lines and paragraphs only.",
+      tuning: true,
+    },
+  },
 };

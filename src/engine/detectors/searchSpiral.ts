@@ -233,4 +233,9 @@ export const searchSpiral: DetectorDefinition = {
   channel: "tool",
   defaults: SEARCH_SPIRAL_DEFAULTS,
   create: (settings) => new SearchSpiralDetector(settings),
+  strength: {
+    unit: "empty places",
+    meaning: "places (folders, files, the whole project) searched for one pattern that came back with nothing found. Any search for that pattern that finds something starts the count over.",
+  },
+  parameters: {},
 };

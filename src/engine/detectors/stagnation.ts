@@ -14,6 +14,7 @@
  * count = catches since the user last spoke (one per request): the first aborts, a second stops.
  */
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import { STREAM_STRENGTH } from "../detector";
 import type { StreamEvent } from "../events";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
@@ -308,4 +309,43 @@ export const stagnation: DetectorDefinition = {
   channel: "stream",
   defaults: STAGNATION_DEFAULTS,
   create: (settings) => new StagnationDetector(settings),
+  strength: STREAM_STRENGTH,
+  parameters: {
+    minSimilarity: {
+      description: "How alike (0 to 1, the share of three-word runs in common) the whole thinking and text of two requests must be to say the same thing. Example: `0.8` (the default).",
+      tuning: true,
+    },
+    monologueCopies: {
+      description: "Messages in a row saying the same thing, with no tool call between them and no message from you, that count. Example: `2` (the default): the agent repeating itself once without doing anything is caught.",
+      tuning: true,
+    },
+    noProgressCopies: {
+      description: "Messages in a row saying the same thing around tool calls that changed nothing (each failed, or answered what it answered before) that count. Example: `3` (the default).",
+      tuning: true,
+    },
+    minWords: {
+      description: "Requests with fewer words than this never count. Example: `5` (the default): a bare \"Done.\" is not stagnation.",
+      tuning: true,
+    },
+    noProgressMinWords: {
+      description: "Words a message needs to count around tool calls that changed nothing (short status lines recur in healthy work). Example: `12` (the default): \"Running the tests.\" never counts.",
+      tuning: true,
+    },
+    paraphraseSimilarity: {
+      description: "For a monologue reworded each time: how alike (0 to 1, the share of words in common, in any order) two messages must be. Example: `0.5` (the default).",
+      tuning: true,
+    },
+    paraphraseCopies: {
+      description: "Reworded messages in a row (see *Paraphrase Similarity*) that count. Example: `3` (the default).",
+      tuning: true,
+    },
+    paraphraseMinWords: {
+      description: "Words each reworded message needs to count. Example: `15` (the default).",
+      tuning: true,
+    },
+    noProgressWordSimilarity: {
+      description: "Around tool calls that brought nothing new, a reworded message counts from this share of words in common (0 to 1, any order). Example: `0.75` (the default).",
+      tuning: true,
+    },
+  },
 };

@@ -24,6 +24,7 @@
  * request): the first catch aborts the stream, a second catch of the same block stops the task.
  */
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import { STREAM_STRENGTH } from "../detector";
 import type { StreamEvent } from "../events";
 import { excerpt } from "../guidance";
 import { CatchCounter, SHORT_PHRASE_CHARS, isSpaceCode, numberSetting, type StreamChannel } from "../streamText";
@@ -569,4 +570,39 @@ export const streamRepeat: DetectorDefinition = {
   channel: "stream",
   defaults: STREAM_REPEAT_DEFAULTS,
   create: (settings) => new StreamRepeatDetector(settings),
+  strength: STREAM_STRENGTH,
+  parameters: {
+    minPeriod: {
+      description: "Shortest repeated block counted as itself, in characters; shorter ones (a word, `the the`) are judged as if this long, so they need more copies. Example: `16` (the default).",
+      tuning: true,
+    },
+    maxPeriod: {
+      description: "Longest repeated block looked for, in characters (memory grows with it). Example: `4000` (the default) catches a whole analysis written twice in a row.",
+      tuning: true,
+    },
+    minSpanChars: {
+      description: "Characters the copies must cover together (copies × block length) before they count. Example: `160` (the default): a 20-character token without spaces needs 8 copies in a row.",
+      tuning: true,
+    },
+    minCopies: {
+      description: "Fewest copies in a row ever asked for, however long the block. Example: `2` (the default): a long paragraph written twice in a row is caught.",
+      tuning: true,
+    },
+    shortUnitChars: {
+      description: "Blocks shorter than this many characters need at least 3 copies (a sentence said twice is often a host logging a message twice). Example: `300` (the default).",
+      tuning: true,
+    },
+    maxCopies: {
+      description: "Most copies ever asked for, however short the block. Example: `10` (the default): one word written 10 times in a row is caught.",
+      tuning: true,
+    },
+    codeSpanFactor: {
+      description: "Inside fenced code and table rows, the span needed (*Min Span Chars*) is this many times longer: repetitive code and tables are normal. Example: `4` (the default): 640 characters instead of 160.",
+      tuning: true,
+    },
+    fencedBlockCopies: {
+      description: "Copies in a row of a block that holds a whole fenced code block (a diff shown again and again) that count. Example: `3` (the default).",
+      tuning: true,
+    },
+  },
 };

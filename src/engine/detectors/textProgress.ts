@@ -18,7 +18,7 @@
  * Cost: O(characters) per chunk, no string per word; memory: one token table per channel, bounded
  * by window passages.
  */
-import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
+import { STREAM_STRENGTH, type Detector, type DetectorContext, type DetectorDefinition, type DetectorSettings, type DetectorStatus, type Finding } from "../detector";
 import { excerpt } from "../guidance";
 import { numberSetting, type StreamChannel, type StreamLine, type StreamSentence } from "../streamText";
 import { ContentTokens, NAME_TOKEN } from "../words";
@@ -343,4 +343,26 @@ export const textProgress: DetectorDefinition = {
   channel: "stream",
   defaults: TEXT_PROGRESS_DEFAULTS,
   create: (settings) => new TextProgressDetector(settings),
+  strength: STREAM_STRENGTH,
+  parameters: {
+    minRun: {
+      description: "Passages in a row that add nothing new before the text counts as a loop (the warning; twice as many abort the response). Example: `5` (the default): five paragraphs re-using the same facts, names and numbers.",
+    },
+    passageTokens: {
+      description: "Content words and numbers that make one passage, the unit judged for something new. Example: `10` (the default); larger passages judge slower but see more context.",
+      tuning: true,
+    },
+    staleShare: {
+      description: "Share (0 to 1) of a passage's words and numbers that may be new while the passage still adds nothing. Example: `0.2` (the default): up to one word in five may be new.",
+      tuning: true,
+    },
+    stalePairShare: {
+      description: "Share (0 to 1) of a passage's adjacent word pairs that may be new while it still adds nothing: known facts put together anew count as progress. Example: `0.15` (the default).",
+      tuning: true,
+    },
+    window: {
+      description: "Passages a word is remembered for, per channel: a word last seen further back counts as new again. Example: `40` (the default).",
+      tuning: true,
+    },
+  },
 };

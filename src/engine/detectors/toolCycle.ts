@@ -109,4 +109,14 @@ export const toolCycle: DetectorDefinition = {
   channel: "tool",
   defaults: TOOL_CYCLE_DEFAULTS,
   create: (settings) => new ToolCycleDetector(settings),
+  strength: {
+    unit: "rounds",
+    meaning: "rounds of the same few calls in the same order (A, B, A, B...) with the same inputs and results; the round the current call completes counts too. A changed input or result ends the cycle.",
+  },
+  parameters: {
+    maxPeriod: {
+      description: "Longest cycle looked for, in calls per round. Example: `5` (the default) finds A-B, A-B-C up to five different calls per round; `2` finds only A-B-A-B.",
+      tuning: true,
+    },
+  },
 };

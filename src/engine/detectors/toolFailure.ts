@@ -284,4 +284,14 @@ export const toolFailure: DetectorDefinition = {
   channel: "tool",
   defaults: TOOL_FAILURE_DEFAULTS,
   create: (settings) => new ToolFailureDetector(settings),
+  strength: {
+    unit: "failures",
+    meaning: "failures in a row of one tool (for a shell, one program) with the same error, even when the input changes a little; the failures of one parallel batch count once. A success of that tool or any write or edit starts the count over.",
+  },
+  parameters: {
+    minSimilarity: {
+      description: "How alike (0 to 1) a failing call's input must be to the previous failing one for both to count as the same attempt. Example: `0.5` (the default): a URL fetched again with a new query string counts, a different script that hits the same missing module does not; `1` counts only identical inputs.",
+      tuning: true,
+    },
+  },
 };

@@ -269,4 +269,13 @@ export const toolProgress: DetectorDefinition = {
   channel: "tool",
   defaults: TOOL_PROGRESS_DEFAULTS,
   create: (settings) => new ToolProgressDetector(settings),
+  strength: {
+    unit: "steps without progress",
+    meaning: "tool calls in a row that changed nothing in the workspace and answered nothing the session had not already seen, the call being made included; waits and runs you asked for are neutral, and any step that brings something new starts the count over.",
+  },
+  parameters: {
+    ineffectiveEdits: {
+      description: "Edits in a row after each of which a failing command failed the very same way (noise such as times masked) before the warning: the edits change nothing about the outcome. Example: `3` (the default): the third such edit warns.",
+    },
+  },
 };

@@ -253,4 +253,18 @@ export const toolRepeat: DetectorDefinition = {
   channel: "tool",
   defaults: TOOL_REPEAT_DEFAULTS,
   create: (settings) => new ToolRepeatDetector(settings),
+  strength: {
+    unit: "identical calls",
+    meaning: "the same call with the same input that gave the same answer, with nothing written, edited or changed in between; the call being made counts too. A write or edit starts the count over.",
+  },
+  parameters: {
+    pollsPerRepeat: {
+      description: "Repeats of a call made after a real wait (a `sleep`, or at least *Poll Min Interval Seconds* since the last one) count this many as one identical call: checking a build or a download every minute is patient, not looping. Example: `4` (the default) lets the agent poll 4 times for each identical call counted; `1` counts polls like any repeat.",
+      tuning: true,
+    },
+    pollMinIntervalSeconds: {
+      description: "Seconds that must pass between two identical calls for the second to count as a poll (see *Polls Per Repeat*). Shorter waits (`sleep 2; ls` every turn) count in full. Example: `30` (the default): a status check every minute is a poll, one every 5 seconds is a repeat.",
+      tuning: true,
+    },
+  },
 };
