@@ -126,7 +126,11 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   };
   refreshFileKeys();
   refreshKeys();
-  context.subscriptions.push({ dispose: manager.onDidChange(refreshKeys).dispose }, vscode.extensions.onDidChange(refreshKeys));
+  // The manager changes on every streamed chunk: look again at most every 250 ms.
+  let keysTimer: NodeJS.Timeout | undefined;
+  const scheduleKeys = () => { keysTimer ??= setTimeout(() => { keysTimer = undefined; refreshKeys(); }, 250); };
+  context.subscriptions.push({ dispose: manager.onDidChange(scheduleKeys).dispose }, vscode.extensions.onDidChange(refreshKeys),
+    { dispose: () => { if (keysTimer) clearTimeout(keysTimer); } });
   /** Runs a command's work, then brings the keys up to date (the hook and plugin files may have changed). */
   const thenRefresh = <A extends unknown[], R>(run: (...args: A) => R | Promise<R>) => async (...args: A): Promise<R> => {
     try { return await run(...args); } finally { refreshFileKeys(); refreshKeys(); }

@@ -156,8 +156,8 @@ try {
     void page.exposeFunction("codeAutomationExit", (code) => resolve(code));
   });
   if (process.env.DEBUG_PAGE) page.on("console", (m) => console.log("[page]", m.text()));
-  // A loaded machine (CI, parallel runs) can take well over 30 s to serve the workbench.
-  await page.goto(url, { waitUntil: "domcontentloaded", timeout: 120_000 });
+  // A loaded machine (2 shared cores) can take longer than playwright's default 30 s to serve the workbench.
+  await page.goto(url, { waitUntil: "domcontentloaded", timeout: 180_000 });
   let timer;
   const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`suite did not finish in ${TIMEOUT_MS} ms`)), TIMEOUT_MS); });
   exitCode = await Promise.race([done, timeout]);
