@@ -308,6 +308,7 @@ export const stagnation: DetectorDefinition = {
   channel: "stream",
   defaults: STAGNATION_DEFAULTS,
   create: (settings) => new StagnationDetector(settings),
+  shortTitle: "Same message",
   strength: STREAM_STRENGTH,
   parameters: {
     minSimilarity: {
