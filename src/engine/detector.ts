@@ -156,6 +156,8 @@ export interface DetectorDefinition {
   channel: Channel;
   defaults: DetectorSettings;
   create(settings: DetectorSettings): Detector;
+  /** Two or three words, for the Settings editor's table of contents (about 18 characters fit). */
+  shortTitle: string;
   strength: StrengthInfo;
   /** Every parameter of `defaults` other than enabled, warnAt, blockAt and stopAt, described. */
   parameters: Readonly<Record<string, ParameterInfo>>;

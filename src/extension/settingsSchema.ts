@@ -144,7 +144,7 @@ export function buildConfigurationContribution(definitions: readonly DetectorDef
   }
   const categories: ConfigurationCategory[] = [{ id: `${SETTINGS_SECTION}.general`, title: "General", order: 0, properties: general }];
   definitions.forEach((d, i) => {
-    categories.push({ id: `${SETTINGS_SECTION}.detectors.${d.id}`, title: d.title, order: i + 1, properties: detectorProperties(d, i + 1) });
+    categories.push({ id: `${SETTINGS_SECTION}.detectors.${d.id}`, title: d.shortTitle, order: i + 1, properties: detectorProperties(d, i + 1) });
   });
   categories.push({ id: `${SETTINGS_SECTION}.tuning`, title: "Tuning", order: definitions.length + 1, properties: tuning });
   return categories;

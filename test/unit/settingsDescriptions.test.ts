@@ -111,7 +111,8 @@ describe("settings descriptions", () => {
     for (const c of buildConfigurationContribution(DETECTOR_DEFINITIONS)) {
       assert.doesNotMatch(c.title, /^Detector|Loop Sentinel/, c.title);
       for (const w of c.title.toLowerCase().split(/\s+/)) assert.ok(!ids.has(w), `${c.title} holds the id ${w}`);
-      assert.ok(c.title.length <= 36, `"${c.title}" fits the settings table of contents`);
+      // The table of contents is about 170 px wide in a 1280 px window: longer titles are cut off.
+      assert.ok(c.title.length <= 18, `"${c.title}" fits the settings table of contents`);
       // The Settings editor strips the group id from a key to title the setting: "Warn At", not "Detectors > Tool-repeat: Warn At".
       for (const key of Object.keys(c.properties)) {
         const category = settingsEditorCategory(key, c.id);

@@ -230,6 +230,7 @@ export const editRetry: DetectorDefinition = {
   channel: "tool",
   defaults: EDIT_RETRY_DEFAULTS,
   create: (settings) => new EditRetryDetector(settings),
+  shortTitle: "Failing edits",
   strength: {
     unit: "attempts",
     meaning: "tries at the same edit of one file with the same search text that keeps failing, whatever the replacement; the try being made counts too. An edit that lands starts the count over.",

@@ -253,6 +253,7 @@ export const lineRepeat: DetectorDefinition = {
   channel: "stream",
   defaults: LINE_REPEAT_DEFAULTS,
   create: (settings) => new LineRepeatDetector(settings),
+  shortTitle: "Repeated lines",
   strength: STREAM_STRENGTH,
   parameters: {
     minCopies: {

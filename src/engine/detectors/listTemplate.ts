@@ -384,6 +384,7 @@ export const listTemplate: DetectorDefinition = {
   channel: "stream",
   defaults: LIST_TEMPLATE_DEFAULTS,
   create: (settings) => new ListTemplateDetector(settings),
+  shortTitle: "Templated lists",
   strength: STREAM_STRENGTH,
   parameters: {
     minItems: {

@@ -567,6 +567,7 @@ export const nearDuplicate: DetectorDefinition = {
   channel: "stream",
   defaults: NEAR_DUPLICATE_DEFAULTS,
   create: (settings) => new NearDuplicateDetector(settings),
+  shortTitle: "Reworded repeats",
   strength: STREAM_STRENGTH,
   parameters: {
     minCopies: {

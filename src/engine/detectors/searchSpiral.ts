@@ -233,6 +233,7 @@ export const searchSpiral: DetectorDefinition = {
   channel: "tool",
   defaults: SEARCH_SPIRAL_DEFAULTS,
   create: (settings) => new SearchSpiralDetector(settings),
+  shortTitle: "Search spiral",
   strength: {
     unit: "empty places",
     meaning: "places (folders, files, the whole project) searched for one pattern that came back with nothing found. Any search for that pattern that finds something starts the count over.",

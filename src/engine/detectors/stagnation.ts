@@ -309,6 +309,7 @@ export const stagnation: DetectorDefinition = {
   channel: "stream",
   defaults: STAGNATION_DEFAULTS,
   create: (settings) => new StagnationDetector(settings),
+  shortTitle: "Same message",
   strength: STREAM_STRENGTH,
   parameters: {
     minSimilarity: {

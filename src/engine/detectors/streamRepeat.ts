@@ -570,6 +570,7 @@ export const streamRepeat: DetectorDefinition = {
   channel: "stream",
   defaults: STREAM_REPEAT_DEFAULTS,
   create: (settings) => new StreamRepeatDetector(settings),
+  shortTitle: "Repeated passage",
   strength: STREAM_STRENGTH,
   parameters: {
     minPeriod: {

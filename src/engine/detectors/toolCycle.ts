@@ -109,6 +109,7 @@ export const toolCycle: DetectorDefinition = {
   channel: "tool",
   defaults: TOOL_CYCLE_DEFAULTS,
   create: (settings) => new ToolCycleDetector(settings),
+  shortTitle: "Tool-call cycles",
   strength: {
     unit: "rounds",
     meaning: "rounds of the same few calls in the same order (A, B, A, B...) with the same inputs and results; the round the current call completes counts too. A changed input or result ends the cycle.",

@@ -284,6 +284,7 @@ export const toolFailure: DetectorDefinition = {
   channel: "tool",
   defaults: TOOL_FAILURE_DEFAULTS,
   create: (settings) => new ToolFailureDetector(settings),
+  shortTitle: "Tool failures",
   strength: {
     unit: "failures",
     meaning: "failures in a row of one tool (for a shell, one program) with the same error, even when the input changes a little; the failures of one parallel batch count once. A success of that tool or any write or edit starts the count over.",

@@ -253,6 +253,7 @@ export const toolRepeat: DetectorDefinition = {
   channel: "tool",
   defaults: TOOL_REPEAT_DEFAULTS,
   create: (settings) => new ToolRepeatDetector(settings),
+  shortTitle: "Same tool call",
   strength: {
     unit: "identical calls",
     meaning: "the same call with the same input that gave the same answer, with nothing written, edited or changed in between; the call being made counts too. A write or edit starts the count over.",
