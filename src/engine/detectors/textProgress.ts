@@ -339,6 +339,7 @@ class TextProgressDetector implements Detector {
 export const textProgress: DetectorDefinition = {
   id: "text-progress",
   title: "Text without progress",
+  shortTitle: "Text going nowhere",
   description: "Thinking or visible text that keeps going without adding anything new: passage after passage re-using the same facts, names and numbers, whatever the wording or language.",
   channel: "stream",
   defaults: TEXT_PROGRESS_DEFAULTS,
