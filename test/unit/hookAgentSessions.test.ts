@@ -179,6 +179,19 @@ describe("Codex and Copilot CLI session files", () => {
       assert.deepEqual(results(parseCodex(text, "rollout.jsonl", false).events).map((r) => r.ok), [false, false]);
     });
 
+    it("an output counts once, and only for a call the file holds", () => {
+      const text = jsonl(
+        user("List"),
+        item({ type: "function_call_output", call_id: "earlier", output: "from before the file began" }),
+        item({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "ls" }), call_id: "l1" }),
+        item({ type: "function_call_output", call_id: "l1", output: "a.txt\n" }),
+        item({ type: "function_call_output", call_id: "l1", output: "a.txt\n" }),
+      );
+      const s = parseCodex(text, "rollout.jsonl", false);
+      assert.deepEqual(results(s.events).map((r) => r.id), ["l1"]);
+      assert.equal(s.ignored?.["output of a call not in the file (answered already, or before the file began)"], 2);
+    });
+
     it("context the CLI sends as a user message is not the user speaking; a developer message is instructions", () => {
       const text = jsonl(
         item({ type: "message", role: "developer", content: [{ type: "input_text", text: "<permissions instructions>...</permissions instructions>" }] }),
