@@ -238,6 +238,18 @@ describe("Codex and Copilot CLI session files", () => {
       assert.deepEqual(results(s.events).map((r) => [r.ok, r.error]), [[false, "1 failing"], [false, "Path does not exist"], [false, "Denied by preToolUse hook: looping"]]);
     });
 
+    it("a sub-agent's events (with an agentId) are not the main agent's steps", () => {
+      const text = jsonl(
+        ev("user.message", { content: "Review" }),
+        { ...ev("assistant.message", { content: "", toolRequests: [{ toolCallId: "s1", name: "bash", arguments: { command: "ls" } }] }), agentId: "sub-1" },
+        { ...ev("tool.execution_complete", { toolCallId: "s1", success: true, result: { content: "a" } }), agentId: "sub-1" },
+        ev("assistant.message", { content: "Reviewed.", toolRequests: [] }),
+      );
+      const s = parseCopilotCli(text, "events.jsonl", false);
+      assert.deepEqual(s.events.map((e) => e.t), ["user", "request", "text", "end"]);
+      assert.equal(s.ignored?.["sub-agent event"], 2);
+    });
+
     it("a tool start whose request the file does not hold still makes its call", () => {
       const text = jsonl(
         ev("tool.execution_start", { toolCallId: "x1", toolName: "grep", arguments: { pattern: "TODO", paths: "src" } }),
