@@ -179,6 +179,19 @@ describe("Codex and Copilot CLI session files", () => {
       assert.deepEqual(results(parseCodex(text, "rollout.jsonl", false).events).map((r) => r.ok), [false, false]);
     });
 
+    it("an output counts once, and only for a call the file holds", () => {
+      const text = jsonl(
+        user("List"),
+        item({ type: "function_call_output", call_id: "earlier", output: "from before the file began" }),
+        item({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "ls" }), call_id: "l1" }),
+        item({ type: "function_call_output", call_id: "l1", output: "a.txt\n" }),
+        item({ type: "function_call_output", call_id: "l1", output: "a.txt\n" }),
+      );
+      const s = parseCodex(text, "rollout.jsonl", false);
+      assert.deepEqual(results(s.events).map((r) => r.id), ["l1"]);
+      assert.equal(s.ignored?.["output of a call not in the file (answered already, or before the file began)"], 2);
+    });
+
     it("context the CLI sends as a user message is not the user speaking; a developer message is instructions", () => {
       const text = jsonl(
         item({ type: "message", role: "developer", content: [{ type: "input_text", text: "<permissions instructions>...</permissions instructions>" }] }),
@@ -223,6 +236,18 @@ describe("Codex and Copilot CLI session files", () => {
       );
       const s = parseCopilotCli(text, "events.jsonl", false);
       assert.deepEqual(results(s.events).map((r) => [r.ok, r.error]), [[false, "1 failing"], [false, "Path does not exist"], [false, "Denied by preToolUse hook: looping"]]);
+    });
+
+    it("a sub-agent's events (with an agentId) are not the main agent's steps", () => {
+      const text = jsonl(
+        ev("user.message", { content: "Review" }),
+        { ...ev("assistant.message", { content: "", toolRequests: [{ toolCallId: "s1", name: "bash", arguments: { command: "ls" } }] }), agentId: "sub-1" },
+        { ...ev("tool.execution_complete", { toolCallId: "s1", success: true, result: { content: "a" } }), agentId: "sub-1" },
+        ev("assistant.message", { content: "Reviewed.", toolRequests: [] }),
+      );
+      const s = parseCopilotCli(text, "events.jsonl", false);
+      assert.deepEqual(s.events.map((e) => e.t), ["user", "request", "text", "end"]);
+      assert.equal(s.ignored?.["sub-agent event"], 2);
     });
 
     it("a tool start whose request the file does not hold still makes its call", () => {

@@ -85,6 +85,7 @@ const USER_PARTS = new Set(["input_text", "text"]);
 const ASSISTANT_PARTS = new Set(["output_text", "text"]);
 const SUMMARY_PARTS = new Set(["summary_text"]);
 const REASONING_PARTS = new Set(["reasoning_text", "text"]);
+const OUTPUT_PARTS = new Set(["input_text", "output_text", "text"]);
 
 function argumentsOf(v: unknown): Record<string, unknown> {
   if (isRecord(v)) return v;
@@ -100,9 +101,9 @@ function outputText(output: unknown): string {
   if (typeof output === "string") return output;
   if (isRecord(output)) {
     if (typeof output.content === "string") return output.content;
-    if (Array.isArray(output.content)) return textOfParts(output.content, new Set(["input_text", "output_text", "text"]));
+    if (Array.isArray(output.content)) return textOfParts(output.content, OUTPUT_PARTS);
   }
-  if (Array.isArray(output)) return textOfParts(output, new Set(["input_text", "output_text", "text"]));
+  if (Array.isArray(output)) return textOfParts(output, OUTPUT_PARTS);
   return output === undefined || output === null ? "" : safeJsonStringify(output);
 }
 
@@ -150,6 +151,9 @@ export class CodexRolloutTranslator implements LineTranslator {
 
   private item(p: Record<string, unknown>, ts: number | undefined): string | { error: string } | undefined {
     const kind = p.type;
+    // The model speaking opens its response (with the model the turn runs), unless it is open.
+    const fromModel = (kind === "message" && p.role === "assistant") || kind === "reasoning" || kind === "function_call" || kind === "custom_tool_call" || kind === "local_shell_call";
+    if (fromModel && !this.out.inRequest) this.out.request(ts, this.model);
     switch (kind) {
       case "message": {
         if (p.role === "assistant") { this.out.text(textOfParts(p.content, ASSISTANT_PARTS), ts); return undefined; }
@@ -163,8 +167,9 @@ export class CodexRolloutTranslator implements LineTranslator {
       case "reasoning": {
         // Raw reasoning when the CLI keeps it, else the summary the model gave.
         const raw = textOfParts(p.content, REASONING_PARTS);
-        this.out.reasoning(raw !== "" ? raw : textOfParts(p.summary, SUMMARY_PARTS), ts);
-        if (raw === "" && textOfParts(p.summary, SUMMARY_PARTS) === "") return "reasoning kept only encrypted (nothing to read)";
+        const text = raw !== "" ? raw : textOfParts(p.summary, SUMMARY_PARTS);
+        if (text === "") return "reasoning kept only encrypted (nothing to read)";
+        this.out.reasoning(text, ts);
         return undefined;
       }
       case "function_call":
@@ -175,7 +180,6 @@ export class CodexRolloutTranslator implements LineTranslator {
         const name = kind === "local_shell_call" ? "local_shell" : p.name;
         if (typeof name !== "string") return { error: `${kind} needs a string "name"` };
         const input = kind === "local_shell_call" ? argumentsOf(p.action) : kind === "custom_tool_call" ? { input: typeof p.input === "string" ? p.input : outputText(p.input) } : argumentsOf(p.arguments);
-        if (!this.out.inRequest) this.out.request(ts, this.model);
         this.out.toolCall(id, name, input, ts);
         this.pending.set(id, "running");
         return undefined;
@@ -185,6 +189,7 @@ export class CodexRolloutTranslator implements LineTranslator {
         if (typeof p.call_id !== "string") return { error: `${kind} needs a string "call_id"` };
         const text = outputText(p.output);
         const reported = this.pending.get(p.call_id);
+        if (reported === undefined) { this.out.end(ts); return "output of a call not in the file (answered already, or before the file began)"; }
         this.pending.delete(p.call_id);
         const { output, exitCode } = codexOutput(text);
         const failed = reported === "failed" || (exitCode !== undefined && exitCode !== 0) || (isRecord(p.output) && p.output.success === false) || HARNESS_FAILURE.test(output);

@@ -8,7 +8,8 @@
  * `assistant.message` {model, content, reasoningText?, toolRequests: [{toolCallId, name,
  * arguments}]}, preceded by its `session.usage_record`. A call runs between `tool.execution_start`
  * and `tool.execution_complete` {toolCallId, success, result.content | error, shellExecution.exitCode}.
- * Turn markers, hooks, the system prompt and session bookkeeping carry nothing to replay.
+ * Turn markers, hooks, the system prompt and session bookkeeping carry nothing to replay; a
+ * sub-agent's events (a top-level `agentId`) are its own session, not the main agent's steps.
  */
 import { BoundedMap } from "../../engine/boundedMap";
 import type { TraceEvent, Usage } from "../../engine/events";
@@ -47,6 +48,8 @@ export class CopilotEventsTranslator implements LineTranslator {
 
   feed(value: unknown): LineOutcome {
     if (!isRecord(value) || typeof value.type !== "string") return { events: [], error: `expected an event {"type", "data", "timestamp"} with a string "type"` };
+    // A sub-agent's events carry its `agentId`; the main agent's and the session's have none.
+    if (typeof value.agentId === "string" && value.agentId !== "") return { events: [], ignored: "sub-agent event" };
     const data = isRecord(value.data) ? value.data : undefined;
     // `--output-format json` ends with the run's summary, the one line without data.
     if (!data && value.type === "result") return { events: [], ignored: "the run's summary (printed on stdout)" };
