@@ -302,7 +302,7 @@ export function checkWalk(entries: WalkEntry[]): void {
 // ---- live: Cline watcher against replay --------------------------------------------------------
 
 /** One write of the task file: the first `count` messages, the last perhaps streamed part-way, or the text cut mid-write. */
-export interface ClineWrite { count: number; partialChars?: number; cutAt?: number }
+export interface ClineWrite { count: number; partialChars?: number; cutAt?: number; garbage?: string }
 
 export const clineWritesArb = (n: number): fc.Arbitrary<ClineWrite[]> => fc.array(
   fc.record({
@@ -327,8 +327,8 @@ function realisticWrites(writes: ClineWrite[]): ClineWrite[] {
       const growing = w.count > frontier || (streamed !== undefined && streamed.count === w.count && partialChars >= streamed.chars);
       if (!growing) partialChars = undefined;
     }
-    // Cut writes are never parsed, so they say nothing about what was shown.
-    if (w.cutAt === undefined) {
+    // Cut or invalid writes are never parsed, so they say nothing about what was shown.
+    if (w.cutAt === undefined && w.garbage === undefined) {
       if (w.count > frontier || (streamed?.count === w.count && partialChars === undefined)) streamed = undefined;
       frontier = Math.max(frontier, w.count);
       if (partialChars !== undefined) streamed = { count: w.count, chars: partialChars };
@@ -391,7 +391,7 @@ export function checkClineLive(layout: "classic" | "v4", final: unknown, writes:
       fs.utimesSync(file, stamp, stamp);
       watcher.poll();
     };
-    for (const w of realisticWrites(writes)) write(layout === "classic" ? classicFileAt(messages, w) : sessionFileAt(final as Record<string, unknown>, messages, w));
+    for (const w of realisticWrites(writes)) write(w.garbage !== undefined ? w.garbage : layout === "classic" ? classicFileAt(messages, w) : sessionFileAt(final as Record<string, unknown>, messages, w));
     const finalText = JSON.stringify(final);
     write(finalText);
     assert.ok(!errors.some((m) => /listener failed/.test(m)), errors.join("\n"));
@@ -519,3 +519,17 @@ export function checkRooLongText(text: string, updates: number): void {
   const ms = cpuMsSince(started);
   assert.ok(ms < MAX_READ_MS, `a ${text.length}-character unbroken text took ${ms.toFixed(0)} ms of CPU live`);
 }
+
+/**
+ * Writes the way a non-atomic writer leaves a task file between two reads: the whole file in
+ * pieces (a prefix of its bytes), emptied and rewritten, briefly invalid, rolled back to fewer
+ * messages, or grown to more. No streaming of partial messages: each message is shown whole.
+ */
+export const clineChunkedWritesArb = (n: number): fc.Arbitrary<ClineWrite[]> => fc.array(
+  fc.oneof(
+    { weight: 3, arbitrary: fc.record({ count: fc.integer({ min: 0, max: n }) }) },
+    { weight: 3, arbitrary: fc.record({ count: fc.integer({ min: 0, max: n }), cutAt: fc.nat() }) },
+    { weight: 1, arbitrary: fc.record({ count: fc.constant(0), garbage: fc.constantFrom("", "[", "[]", "{", "[{\"ts\":", "null", "[1,2", "\u0000\u0000") }) },
+  ),
+  { minLength: 1, maxLength: 16 },
+);

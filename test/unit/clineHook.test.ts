@@ -478,3 +478,42 @@ describe("Cline hook chained to the user's own PreToolUse", () => {
     assert.equal(lastJsonObject("no json here"), undefined);
   });
 });
+
+describe("Cline hook: deadline and floods", () => {
+  it("counts the deadline from the start of the hook, not from when it asks the channel", async () => {
+    const dir = tempDir("lsh-");
+    const silent = net.createServer(() => { /* reads, never replies */ });
+    await new Promise<void>((r) => silent.listen(endpointFor(dir), r));
+    try {
+      // 250 of 300 ms already spent starting up: at most the remaining 50 ms are spent waiting.
+      const began = Date.now();
+      assert.deepEqual(await runHook(SDK_INPUT, { LOOP_SENTINEL_CHANNEL_DIR: dir, LOOP_SENTINEL_HOOK_DEADLINE_MS: "300" }, "/nonexistent", () => 250), { cancel: false });
+      const took = Date.now() - began;
+      assert.ok(took < 200, `took ${took} ms, the whole deadline again`);
+      // Past the deadline already: the channel is not asked at all.
+      let connections = 0;
+      silent.on("connection", () => connections++);
+      assert.deepEqual(await runHook(SDK_INPUT, { LOOP_SENTINEL_CHANNEL_DIR: dir }, "/nonexistent", () => 400), { cancel: false });
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(connections, 0);
+    } finally { silent.close(); }
+  });
+
+  it("the server queues a flood of hooks (thousands at once) instead of refusing all but 511", async function () {
+    if (process.platform !== "linux") this.skip();
+    const ss = spawnSync("ss", ["-xlnH"], { encoding: "utf8" });
+    if (ss.status !== 0) this.skip(); // no iproute2 here
+    const dir = tempDir("lsh-");
+    const server = new HookServer({ dir, answer: () => ({ known: true, action: "allow" }) });
+    await server.listen();
+    try {
+      const row = spawnSync("ss", ["-xlnH"], { encoding: "utf8" }).stdout.split("\n").find((l) => l.includes(server.endpoint));
+      assert.ok(row, "the endpoint is not listed as listening");
+      // For a listening socket, ss shows the accept queue's size in Send-Q (the 3rd column).
+      const queue = Number(row!.trim().split(/\s+/)[3]);
+      const somaxconn = Number(fs.readFileSync("/proc/sys/net/core/somaxconn", "utf8"));
+      assert.equal(queue, Math.min(somaxconn, 8192), row);
+      assert.ok(queue >= Math.min(somaxconn, 3000), `queue of ${queue}`);
+    } finally { await server.close(); }
+  });
+});

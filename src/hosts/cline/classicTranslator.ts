@@ -60,9 +60,14 @@ interface CompleteRow {
 interface PendingCall {
   id: string;
   name: string;
-  /** Output seen before the result header (command output, MCP response). */
+  /** Output seen before the result header (MCP response, browser result). */
   output?: string;
+  /** Command output by the row that showed it (its ts): a row read again replaces its part, never adds it twice. */
+  outputRows?: Map<string, string>;
 }
+
+/** How many command-output rows remember the call they belong to (rows far back are not re-read as news). */
+const OUTPUT_ROW_OWNERS = 64;
 
 function kindOf(m: ClineMessage): string {
   return `${m.type ?? "?"}:${m.type === "ask" ? m.ask : m.say}`;
@@ -137,6 +142,8 @@ export class ClineClassicTranslator {
    * identical row milliseconds later; the model said it once.
    */
   private readonly lastComplete: { text?: CompleteRow; reasoning?: CompleteRow } = {};
+  /** The call each recent command-output row belongs to, by row. */
+  private readonly outputOwners = new Map<string, string>();
   /** Ids of the calls emitted last: a call row that moves to another index is not a new call. */
   private readonly recentCalls: string[] = [];
   /** The task's first user message. */
@@ -251,13 +258,18 @@ export class ClineClassicTranslator {
         } else if (!m.partial) this.waiting(out, ts);
         return;
       case "command_output": {
-        const call = lastOf(this.pending, "execute_command");
+        // Output may come in several rows, each growing: keep the latest text of each row, under the
+        // call the row first followed. A row read again (the file rewritten, emptied, rolled back,
+        // or the row pushed down by a hook row) must not add its text again, nor to a later call.
+        const row = m.ts !== undefined ? `ts${m.ts}` : `at${index}`;
+        const owner = this.outputOwners.get(row);
+        const call = owner !== undefined ? this.pending.find((c) => c.id === owner) : lastOf(this.pending, "execute_command");
         if (call) {
-          // Output may come in several messages, each growing: keep the latest text of each.
-          const full = m.text ?? "";
-          const previous = state.tail;
-          call.output = (call.output ?? "").slice(0, (call.output ?? "").length - previous.length) + full;
-          state.tail = full;
+          if (owner === undefined) {
+            this.outputOwners.set(row, call.id);
+            if (this.outputOwners.size > OUTPUT_ROW_OWNERS) this.outputOwners.delete(this.outputOwners.keys().next().value!);
+          }
+          (call.outputRows ??= new Map()).set(row, m.text ?? "");
         }
         return;
       }
@@ -436,7 +448,8 @@ export class ClineClassicTranslator {
       from = at + 1;
       const text = blocks[at].text;
       const failed = resultFailed(text);
-      const output = call.output !== undefined && !failed ? call.output : text;
+      const shown = call.outputRows ? [...call.outputRows.values()].join("") : call.output;
+      const output = shown !== undefined && !failed ? shown : text;
       out.push(withTs(failed ? { t: "tool_result", id: call.id, ok: false, error: output } : { t: "tool_result", id: call.id, ok: true, output }, ts));
     }
     this.pending = [];

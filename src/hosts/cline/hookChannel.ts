@@ -11,6 +11,15 @@ import {
 
 /** A connection that sends no complete line within this long is dropped. */
 const SERVER_READ_MS = 2_000;
+/**
+ * Connections waiting to be accepted: an agent running many calls at once (or several agents) can
+ * start thousands of hooks together; Node's default of 511 refuses the rest at once. The system
+ * caps it (net.core.somaxconn, 4096 on current Linux).
+ */
+const LISTEN_BACKLOG = 8_192;
+/** A connection refused because the server's queue is full is tried again after about this long. */
+const RETRY_MS = 10;
+const RETRY_MAX_MS = 80;
 
 export interface HookServerOptions {
   dir: string;
@@ -38,7 +47,7 @@ export class HookServer {
     await new Promise<void>((resolve, reject) => {
       const failed = (err: Error) => reject(new Error(`cannot serve the Cline hook channel at ${this.endpoint}: ${err.message}`));
       server.once("error", failed);
-      server.listen(this.endpoint, () => { server.off("error", failed); resolve(); });
+      server.listen({ path: this.endpoint, backlog: LISTEN_BACKLOG }, () => { server.off("error", failed); resolve(); });
     });
     if (process.platform !== "win32") { try { fs.chmodSync(this.endpoint, 0o600); } catch { /* the folder is private anyway */ } }
     this.server = server;
@@ -78,24 +87,51 @@ export class HookServer {
   }
 }
 
-/** Asks one endpoint; undefined on any failure or when the deadline passes. */
+/**
+ * Asks one endpoint; undefined on any failure or when the deadline passes. A connection refused
+ * because the server's queue is full (a flood of hooks at once) is tried again until the deadline.
+ */
 function askOne(endpoint: string, line: string, deadline: number): Promise<HookReply | undefined> {
   return new Promise((resolve) => {
     let done = false;
-    let buf = "";
-    const finish = (r: HookReply | undefined) => { if (done) return; done = true; clearTimeout(timer); socket.destroy(); resolve(r); };
+    let socket: net.Socket | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    let tries = 0;
+    const finish = (r: HookReply | undefined) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearTimeout(retry);
+      socket?.destroy();
+      resolve(r);
+    };
     const timer = setTimeout(() => finish(undefined), Math.max(0, deadline - Date.now()));
-    const socket = net.createConnection(endpoint);
-    socket.setEncoding("utf8");
-    socket.on("connect", () => socket.write(line));
-    socket.on("data", (chunk: string) => {
-      buf += chunk;
-      const nl = buf.indexOf("\n");
-      if (nl >= 0) finish(parseReply(buf.slice(0, nl)));
-      else if (buf.length > MAX_LINE_BYTES) finish(undefined);
-    });
-    socket.on("error", () => finish(undefined));
-    socket.on("close", () => finish(buf.includes("\n") ? parseReply(buf.slice(0, buf.indexOf("\n"))) : undefined));
+    const attempt = () => {
+      retry = undefined;
+      if (done) return;
+      let buf = "";
+      let connected = false;
+      const s = net.createConnection(endpoint);
+      socket = s;
+      s.setEncoding("utf8");
+      s.on("connect", () => { connected = true; s.write(line); });
+      s.on("data", (chunk: string) => {
+        buf += chunk;
+        const nl = buf.indexOf("\n");
+        if (nl >= 0) finish(parseReply(buf.slice(0, nl)));
+        else if (buf.length > MAX_LINE_BYTES) finish(undefined);
+      });
+      s.on("error", (err: NodeJS.ErrnoException) => {
+        const queueFull = !connected && (err.code === "EAGAIN" || err.code === "ECONNREFUSED");
+        if (!queueFull || Date.now() + RETRY_MS >= deadline) { finish(undefined); return; }
+        s.destroy();
+        // Backing off (with jitter) keeps a flood of hooks from hammering a server that is catching up.
+        const wait = Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** tries++) * (0.5 + Math.random());
+        retry = setTimeout(attempt, Math.min(wait, Math.max(0, deadline - Date.now() - 1)));
+      });
+      s.on("close", () => { if (socket === s && !retry) finish(buf.includes("\n") ? parseReply(buf.slice(0, buf.indexOf("\n"))) : undefined); });
+    };
+    attempt();
   });
 }
 

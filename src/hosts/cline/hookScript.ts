@@ -13,6 +13,7 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { performance } from "node:perf_hooks";
 import { askChannel } from "./hookChannel";
 import { boundedInput, channelDir, clineOutputFor, HOOK_DEADLINE_MS, parseHookInput, type ClineHookOutput } from "./hookProtocol";
 import { CHAINED_NAME } from "./hookInstall";
@@ -36,11 +37,27 @@ function readStdin(): Promise<string> {
   });
 }
 
-async function ownVerdict(stdinText: string, env: NodeJS.ProcessEnv): Promise<ClineHookOutput> {
+/**
+ * What is left of the hook's deadline, counted from the start of this process (Node's own start-up
+ * and reading stdin spend part of it), not from the moment the channel is asked.
+ */
+export function remainingMs(env: NodeJS.ProcessEnv, sinceStartMs: number): number {
+  const given = Number(env.LOOP_SENTINEL_HOOK_DEADLINE_MS ?? HOOK_DEADLINE_MS);
+  const deadline = Number.isFinite(given) && given > 0 ? given : HOOK_DEADLINE_MS;
+  return Math.max(0, deadline - sinceStartMs);
+}
+
+/** Milliseconds since this process started (performance.now() counts from the process's time origin). */
+function sinceProcessStart(): number {
+  return performance.now();
+}
+
+async function ownVerdict(stdinText: string, env: NodeJS.ProcessEnv, sinceStart: () => number): Promise<ClineHookOutput> {
   const query = parseHookInput(stdinText);
   if (!query) return clineOutputFor(undefined);
-  const deadline = Number(env.LOOP_SENTINEL_HOOK_DEADLINE_MS ?? HOOK_DEADLINE_MS);
-  const reply = await askChannel(channelDir(env), { ...query, input: boundedInput(query.input) }, Number.isFinite(deadline) && deadline > 0 ? deadline : HOOK_DEADLINE_MS);
+  const left = remainingMs(env, sinceStart());
+  if (left <= 0) return clineOutputFor(undefined); // the deadline passed while Node started: fail open
+  const reply = await askChannel(channelDir(env), { ...query, input: boundedInput(query.input) }, left);
   return clineOutputFor(reply);
 }
 
@@ -94,15 +111,21 @@ export function mergeOutputs(a: ClineHookOutput, b: ClineHookOutput | undefined)
   return out;
 }
 
-export async function runHook(stdinText: string, env: NodeJS.ProcessEnv = process.env, chained = path.join(__dirname, CHAINED_NAME)): Promise<ClineHookOutput> {
+/**
+ * The hook's answer. `sinceStart` gives the milliseconds the deadline already spent: since this
+ * process started when run as the hook; tests that call it in-process start the clock at the call.
+ */
+export async function runHook(stdinText: string, env: NodeJS.ProcessEnv = process.env, chained = path.join(__dirname, CHAINED_NAME), sinceStart?: () => number): Promise<ClineHookOutput> {
+  const began = performance.now();
+  const spent = sinceStart ?? (() => performance.now() - began);
   const theirs = fs.existsSync(chained) ? runChained(chained, stdinText) : Promise.resolve(undefined);
-  const [ours, user] = await Promise.all([ownVerdict(stdinText, env).catch(() => clineOutputFor(undefined)), theirs]);
+  const [ours, user] = await Promise.all([ownVerdict(stdinText, env, spent).catch(() => clineOutputFor(undefined)), theirs]);
   return mergeOutputs(ours, user);
 }
 
 if (require.main === module) {
   readStdin()
-    .then((text) => runHook(text))
+    .then((text) => runHook(text, process.env, path.join(__dirname, CHAINED_NAME), sinceProcessStart))
     .catch(() => clineOutputFor(undefined))
     .then((out) => { process.stdout.write(JSON.stringify(out) + "\n"); process.exit(0); });
 }
