@@ -118,8 +118,9 @@ class ToolProgressDetector implements Detector {
     // A call answering otherwise than it did last time tells that what it looks at changed (a flaky
     // test passing, then failing), even when this answer was seen before.
     const news = this.isNews(call) || (before !== undefined && before !== result.outputHash && !isNoOp(call));
-    // (a no-op program repeated among others is no shape the exact detectors follow: it weighs in full)
-    const repeat = before === result.outputHash && !isNoOp(call);
+    // (a no-op program repeated among others, or an answer with nothing of its own such as `ls -d .`,
+    // is no shape the exact detectors follow: it weighs in full)
+    const repeat = before === result.outputHash && !isNoOp(call) && hasOwnWords(result.text, call.command ?? call.target ?? "");
     if (step && step.request === call.requestIndex && !neutral(call)) {
       step.counted++;
       if (!repeat) step.allRepeats = false;
