@@ -10,6 +10,8 @@ export const COMMANDS = {
   disconnectKilo: "loopSentinel.disconnectKilo",
   installClineHook: "loopSentinel.installClineHook",
   removeClineHook: "loopSentinel.removeClineHook",
+  installAgentHook: "loopSentinel.installAgentHook",
+  removeAgentHook: "loopSentinel.removeAgentHook",
 } as const;
 
 /** Titles as shown in the Command Palette (category "Loop Sentinel"). */
@@ -24,6 +26,8 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   disconnectKilo: "Disconnect Kilo Code",
   installClineHook: "Install Cline Hook (refuse looping tool calls)",
   removeClineHook: "Remove Cline Hook",
+  installAgentHook: "Install Hook for Claude Code, Copilot CLI or Codex…",
+  removeAgentHook: "Remove Hook from Claude Code, Copilot CLI or Codex…",
 };
 
 /** Commands behind the panel's buttons: not in the Command Palette (they need a session). */

@@ -8,6 +8,7 @@ import { performance } from "node:perf_hooks";
 import type { Intervention } from "../engine/session";
 import { createHostAdapters } from "../hosts/registry";
 import { setupClineHook } from "./clineHookSetup";
+import { setupAgentHook } from "./agentHookSetup";
 import { COMMANDS, INTERNAL_COMMANDS } from "./commandIds";
 import { DiagnosticsPanel, type RenderReport } from "./diagnosticsPanel";
 import { SessionManager, type ConfirmAnswer, type OverallState, type SessionSnapshot, type SessionSummary } from "./sessionManager";
@@ -196,6 +197,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   });
   manager.addAdapters(adapters);
   context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line)));
+  context.subscriptions.push(setupAgentHook(context, (line) => log.info(line)));
   log.info(`hosts: ${adapters.length ? adapters.map((a) => a.label).join(", ") : "no host adapter available"}`);
 
   const activationMs = performance.now() - started;
