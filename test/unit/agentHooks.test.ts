@@ -122,6 +122,14 @@ describe("agent hooks: the ladder on an identical-call loop", () => {
     assert.deepEqual(verdicts.slice(4), ["5:pre=block,perm=allow", "6:pre=block,perm=allow", "7:pre=allow,perm=stop,post=allow"]);
   });
 
+  it("Copilot: a call after the interrupt is the user resuming the session: counts start afresh", () => {
+    const { state } = identicalLoop("copilot", 7);
+    const session = new LoopSession();
+    const v = decideAgentCall({ agent: "copilot", point: "pre", sessionId: "s1", toolName: "bash", input: { command: "ls" }, claudeShaped: false }, state, (e) => session.push(e));
+    assert.equal(v.action, "allow");
+    assert.equal(state.stop, undefined);
+  });
+
   it("Codex: after the stop every further call of the turn is refused, saying so; a new turn starts afresh", () => {
     const { verdicts, state } = identicalLoop("codex", 9);
     assert.deepEqual(verdicts.slice(6), ["7:pre=stop", "8:pre=stop", "9:pre=stop"]);
