@@ -24,9 +24,10 @@ import type { CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
 import type { WatchControl } from "./watchControl";
 import { runOpencodeWatch } from "./watchOpencode";
+import { runAgentsWatch } from "./watchAgents";
 import { quoted } from "../engine/printable";
 
-export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--refusal-idle MS] [--json] [--poll MS] [--config FILE] [--set key=value] [--no-hook-channel] [--channel-dir DIR]\n  loop-sentinel watch --opencode URL [--password-env VAR] [--user NAME] [--json] [--config FILE] [--set key=value]";
+export const WATCH_USAGE = "watch --cline-data DIR [--interrupt PID] [--interrupt-on stop|abort|block|warn] [--refusal-idle MS] [--json] [--poll MS] [--config FILE] [--set key=value] [--no-hook-channel] [--channel-dir DIR]\n  loop-sentinel watch --opencode URL [--password-env VAR] [--user NAME] [--json] [--config FILE] [--set key=value]\n  loop-sentinel watch --agents [--json] [--config FILE] [--set key=value]";
 
 /** Exit code when the guard interrupted the agent because it looped. */
 export const EXIT_INTERRUPTED = 3;
@@ -44,7 +45,11 @@ const RUNG: Record<Action, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
 export const DEFAULT_REFUSAL_IDLE_MS = 10_000;
 
 export async function runWatch(argv: string[], io: CliIO, control: WatchControl = {}): Promise<number> {
-  const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "refusal-idle", "poll", "config", "set", "opencode", "password-env", "user", "channel-dir"], ["json", "no-hook-channel"]);
+  const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "refusal-idle", "poll", "config", "set", "opencode", "password-env", "user", "channel-dir"], ["json", "no-hook-channel", "agents"]);
+  if (args.flags.has("agents")) {
+    if (args.flags.has("cline-data") || args.flags.has("opencode")) throw new UsageError("watch one kind of agent at a time: --agents, --cline-data or --opencode");
+    return runAgentsWatch(loadCliConfig(flag(args, "config"), args.flags.get("set") ?? [], io.err), args.flags.has("json"), io, control.signal);
+  }
   if (args.flags.has("opencode")) {
     if (args.flags.has("cline-data")) throw new UsageError("watch one kind of agent at a time: --cline-data or --opencode");
     return runOpencodeWatch(args, io, control);

@@ -17,6 +17,8 @@ export const COMMANDS = {
   openWalkthrough: "loopSentinel.openWalkthrough",
   replayExample: "loopSentinel.replayExample",
   chooseMode: "loopSentinel.chooseMode",
+  installAgentHook: "loopSentinel.installAgentHook",
+  removeAgentHook: "loopSentinel.removeAgentHook",
 } as const;
 
 /** Titles as shown in the Command Palette (category "Loop Sentinel"). */
@@ -38,6 +40,8 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   openWalkthrough: "Get Started",
   replayExample: "Try on an Example Session",
   chooseMode: "Choose Warn-Only or Intervene…",
+  installAgentHook: "Install Hook for Claude Code, Copilot CLI or Codex…",
+  removeAgentHook: "Remove Hook from Claude Code, Copilot CLI or Codex…",
 };
 
 /**
@@ -57,6 +61,7 @@ export const COMMAND_WHEN: Partial<Record<keyof typeof COMMANDS, string>> = {
   disconnectKilo: "loopSentinel.kiloConnected",
   installClineHook: "loopSentinel.clineFound && !loopSentinel.clineHookInstalled && !isWindows",
   removeClineHook: "loopSentinel.clineHookInstalled",
+  removeAgentHook: "loopSentinel.agentHookInstalled",
 };
 
 /** Commands behind the panel's buttons: not in the Command Palette (they need a session). */

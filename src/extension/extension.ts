@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createHostAdapters } from "../hosts/registry";
 import { setupClineHook } from "./clineHookSetup";
+import { setupAgentHook } from "./agentHookSetup";
 import { COMMANDS, CONTEXT_KEYS, INTERNAL_COMMANDS } from "./commandIds";
 import { TaskNotifier, toastFor, type Toast } from "./notifier";
 import { CLINE_EXTENSION_ID } from "../hosts/cline/locations";
@@ -252,6 +253,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   });
   manager.addAdapters(adapters);
   context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line), thenRefresh));
+  context.subscriptions.push(setupAgentHook(context, (line) => log.info(line)));
   log.info(`hosts: ${adapters.length ? adapters.map((a) => a.label).join(", ") : "no host adapter available"}`);
 
   const activationMs = performance.now() - started;

@@ -6,11 +6,13 @@ import type { HostAdapter, HostEnvironment } from "./hostAdapter";
 import { createRooAdapters } from "./roo";
 import { createClineAdapters } from "./cline";
 import { createOpencodePluginAdapters } from "./opencode";
+import { createAgentHookAdapters } from "./hookAgents";
 
 const FACTORIES: Array<{ name: string; create(env: HostEnvironment): HostAdapter[] }> = [
   { name: "Roo Code / Kilo Code", create: createRooAdapters },
   { name: "Cline", create: createClineAdapters },
   { name: "Kilo Code 7 / opencode (plugin)", create: createOpencodePluginAdapters },
+  { name: "Claude Code / Copilot CLI / Codex (hooks)", create: createAgentHookAdapters },
 ];
 
 export function createHostAdapters(env: HostEnvironment): HostAdapter[] {

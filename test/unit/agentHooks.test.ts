@@ -10,6 +10,8 @@ import { decideAgentCall, newSessionState, type AgentSessionState } from "../../
 import type { TraceEvent } from "../../src/engine/events";
 import { boundedLog, decideHeadless, MAX_LOG_EVENTS, sessionsDir } from "../../src/hosts/hookAgents/headlessState";
 import { fromChannelQuery, toChannelQuery } from "../../src/hosts/hookAgents/channelQuery";
+import { parseHookArgs, runAgentHook } from "../../src/hosts/hookAgents/hookMain";
+import { AgentHookService } from "../../src/hosts/hookAgents/service";
 import { agentHookStatus, installAgentHook, uninstallAgentHook, uninstallAllAgentHooks, hookFileFor } from "../../src/hosts/hookAgents/install";
 import { parseClaudeCode } from "../../src/formats/claudeCode";
 
@@ -120,6 +122,14 @@ describe("agent hooks: the ladder on an identical-call loop", () => {
     assert.deepEqual(verdicts.slice(4), ["5:pre=block,perm=allow", "6:pre=block,perm=allow", "7:pre=allow,perm=stop,post=allow"]);
   });
 
+  it("Copilot: a call after the interrupt is the user resuming the session: counts start afresh", () => {
+    const { state } = identicalLoop("copilot", 7);
+    const session = new LoopSession();
+    const v = decideAgentCall({ agent: "copilot", point: "pre", sessionId: "s1", toolName: "bash", input: { command: "ls" }, claudeShaped: false }, state, (e) => session.push(e));
+    assert.equal(v.action, "allow");
+    assert.equal(state.stop, undefined);
+  });
+
   it("Codex: after the stop every further call of the turn is refused, saying so; a new turn starts afresh", () => {
     const { verdicts, state } = identicalLoop("codex", 9);
     assert.deepEqual(verdicts.slice(6), ["7:pre=stop", "8:pre=stop", "9:pre=stop"]);
@@ -209,6 +219,38 @@ describe("agent hooks: headless state between hook processes", () => {
     let out = "";
     for (let i = 1; i <= 5; i++) out = run(JSON.stringify({ session_id: "x", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: `t${i}` })).stdout;
     assert.equal(JSON.parse(out).hookSpecificOutput.permissionDecision, "deny");
+  });
+});
+
+describe("agent hooks: a running Loop Sentinel answers over the channel", () => {
+  it("the hook takes the running guard's answer, keeps no session file, and the guard's sessions hold the calls", async () => {
+    const channel = path.join(tempDir("lsa-"), "ch");
+    // A generous deadline: a loaded machine must not make the hook fall back to deciding alone.
+    const env = { ...process.env, LOOP_SENTINEL_CHANNEL_DIR: channel, LOOP_SENTINEL_HOOK_DEADLINE_MS: "10000" };
+    const fedKeys = new Set<string>();
+    const sessions = new Map<string, LoopSession>();
+    const service = new AgentHookService({
+      feed: (key, e) => { fedKeys.add(key); let s = sessions.get(key); if (!s) { s = new LoopSession(); sessions.set(key, s); } return s.push(e); },
+    });
+    const server = await service.serve(env);
+    try {
+      const args = parseHookArgs(["codex"])!;
+      let out: Record<string, unknown> | undefined;
+      for (let i = 1; i <= 5; i++) {
+        out = await runAgentHook(args, JSON.stringify({ session_id: "cx", turn_id: "t", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: `c${i}` }), env);
+      }
+      assert.equal((out!.hookSpecificOutput as Record<string, unknown>).permissionDecision, "deny");
+      assert.deepEqual([...fedKeys], ["codex:cx"]);
+      assert.ok(!fs.existsSync(sessionsDir(channel)), "no headless state: the guard answered");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("off or warn-only in the window: refusals are held, guidance still goes", () => {
+    const service = new AgentHookService({ feed: () => [{ event: 0, detector: "tool-repeat", action: "block", message: "m", evidence: { events: [] } as never, key: "k", summary: "s", toolCallId: "c1" }], mayAct: () => false });
+    const reply = service.answer(toChannelQuery({ agent: "claude", point: "pre", sessionId: "s", toolCallId: "c1", toolName: "Bash", input: {}, claudeShaped: true }));
+    assert.deepEqual(reply, { known: true, action: "allow" });
   });
 });
 

@@ -155,6 +155,13 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
 
   if (call.point === "permission") return permissionVerdict(state, now);
 
+  // Copilot's run was interrupted and a call comes again: the user resumed it, which is a new user
+  // message (Copilot's hooks see none). Counts start afresh, as they do for the others.
+  if (call.point === "pre" && state.stop?.delivered && call.agent === "copilot") {
+    state.stop = undefined;
+    take(feed({ t: "user", text: `(session resumed after Loop Sentinel's stop, ${++state.nextId})`, ts: now }));
+  }
+
   const key = inputKey(call.toolName, call.input);
   if (call.point === "pre") {
     let id = call.toolCallId;

@@ -46,7 +46,9 @@ export class AgentHookService {
     let state = this.sessions.get(key);
     if (!state) { state = newSessionState(call.agent, call.sessionId); this.sessions.set(key, state); }
     const verdict = decideAgentCall(call, state, (e) => this.options.feed(key, e, call));
-    const reply: HookReply = this.options.mayAct && !this.options.mayAct() ? { known: true, action: "allow" } : { known: true, action: verdict.action };
+    // Off or warn-only here: nothing is refused or ended; guidance still goes (the engine's mode makes it so).
+    const held = this.options.mayAct && !this.options.mayAct() && verdict.action !== "warn";
+    const reply: HookReply = { known: true, action: held ? "allow" : verdict.action };
     if (reply.action !== "allow" && verdict.message) reply.message = verdict.message;
     this.options.onAnswer?.(call, reply);
     return reply;

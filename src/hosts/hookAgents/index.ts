@@ -1,0 +1,90 @@
+/**
+ * Claude Code (CLI and VS Code extension), GitHub Copilot CLI and Codex, guarded through Loop
+ * Sentinel's tool-call hook (`loop-sentinel hooks install`, or the palette's commands). While this
+ * window runs, the hook asks it over the local channel, so their sessions show in the status bar
+ * and the panel like any other host's; the hook carries every action itself (the agent's answer
+ * to the hook is the only way in), so nothing is left for act() to do. Plain Node: no `vscode`.
+ */
+import type { Intervention } from "../../engine/session";
+import type { HookServer } from "../cline/hookChannel";
+import { Emitter, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
+import { AGENT_NAMES, type AgentName } from "./dialect";
+import { agentHookStatus } from "./install";
+import { AgentHookService, agentSessionTitle } from "./service";
+
+/** What the hook does with each rung in each agent (the status and the panel say it so). */
+export function hookOutcome(agent: AgentName, iv: Pick<Intervention, "action">): string {
+  switch (iv.action) {
+    case "warn": return "Loop Sentinel's hook adds this guidance after the call's result; the model reads it in its next request";
+    case "block": return "Loop Sentinel's hook refuses the call with this guidance; the model reads it as the call's error";
+    case "abort": return "Loop Sentinel's hook refuses the agent's next tool call with this guidance (a response cannot be cut mid-stream through the hooks)";
+    case "stop":
+      if (agent === "claude") return "Loop Sentinel's hook refuses the call and ends the run";
+      if (agent === "copilot") return "Loop Sentinel's hook ends the run at the call's permission request";
+      return "Loop Sentinel's hook refuses this and every further call of the turn (Codex lets no hook end a run)";
+  }
+}
+
+class AgentHooksAdapter implements HostAdapter {
+  readonly hostId = "agent-hooks";
+  readonly label = "Claude Code / Copilot CLI / Codex";
+  private readonly statusEmitter = new Emitter<HostStatus>();
+  private readonly eventEmitter = new Emitter<HostSessionEvent>();
+  readonly onStatusChange = this.statusEmitter.subscribe;
+  readonly onEvent = this.eventEmitter.subscribe;
+  private server: HookServer | undefined;
+  private readonly agentOf = new Map<string, AgentName>();
+  private current: HostStatus = { hostId: this.hostId, label: this.label, state: "inactive", detail: "starting", sessions: 0 };
+
+  constructor(private readonly env: HostEnvironment) {}
+
+  async start(): Promise<void> {
+    const service = new AgentHookService({
+      feed: (key, event, call) => {
+        let caused: Intervention[] = [];
+        if (!this.agentOf.has(key)) { this.agentOf.set(key, call.agent); this.refresh(); }
+        this.eventEmitter.fire({ hostId: this.hostId, taskId: key, title: agentSessionTitle(call), event, onInterventions: (ivs) => { caused = ivs; } });
+        return caused;
+      },
+      mayAct: () => this.env.mayIntervene?.() ?? true,
+    });
+    try {
+      this.server = await service.serve(process.env, (m) => this.env.log(`agent hooks: ${m}`));
+    } catch (err) {
+      this.env.log(`agent hooks: no hook channel (${(err as Error).message}); the hooks decide on their own`);
+    }
+    this.refresh();
+  }
+
+  private refresh(): void {
+    const installed = AGENT_NAMES.filter((a) => { try { return agentHookStatus(a, undefined).state === "installed"; } catch { return false; } });
+    const detail = installed.length === 0
+      ? "no agent hook installed user-wide (Loop Sentinel: Install Agent Hook); a project's hook is answered here too"
+      : `hook installed for ${installed.join(", ")}; ${this.server ? "answered here, so their sessions show here" : "this window cannot answer it: the hook decides on its own"}`;
+    const state = this.server ? (installed.length > 0 || this.agentOf.size > 0 ? "watching" : "inactive") : "error";
+    const next: HostStatus = { hostId: this.hostId, label: this.label, state, detail, sessions: this.agentOf.size };
+    if (next.state === this.current.state && next.detail === this.current.detail && next.sessions === this.current.sessions) return;
+    this.current = next;
+    this.statusEmitter.fire(next);
+  }
+
+  status(): HostStatus { return this.current; }
+
+  async act(taskId: string, iv: Intervention): Promise<ActionOutcome> {
+    return this.handledByHost(taskId, iv);
+  }
+
+  handledByHost(taskId: string, iv: Intervention): ActionOutcome {
+    return { done: hookOutcome(this.agentOf.get(taskId) ?? "claude", iv), ok: true };
+  }
+
+  dispose(): void {
+    void this.server?.close();
+    this.statusEmitter.dispose();
+    this.eventEmitter.dispose();
+  }
+}
+
+export function createAgentHookAdapters(env: HostEnvironment): HostAdapter[] {
+  return [new AgentHooksAdapter(env)];
+}
