@@ -18,6 +18,7 @@
  * Cost: O(characters) per chunk, no string per word; memory: one token table per channel, bounded
  * by window passages.
  */
+import type { CallRecord } from "../ledger";
 import { STREAM_STRENGTH, type Detector, type DetectorContext, type DetectorDefinition, type DetectorSettings, type DetectorStatus, type Finding } from "../detector";
 import { excerpt } from "../guidance";
 import { numberSetting, type StreamChannel, type StreamLine, type StreamSentence } from "../streamText";
@@ -150,6 +151,9 @@ const MIN_TURN_RUN = 2;
 /** A user reply with this many content tokens brings matter of its own ("yes", "continue", "just do it" bring none). */
 const MIN_USER_TOKENS = 4;
 
+/** Tool results remembered (by the ledger's output hash, clock times masked) to tell a new one. */
+const RECENT_RESULTS = 64;
+
 /** Events kept as evidence of a run. */
 const MAX_EVIDENCE = 12;
 
@@ -163,6 +167,9 @@ class TextProgressDetector implements Detector {
   private readonly window: number;
   private readonly stalePairShare: number;
   private runs = 0;
+  /** Output hashes of the latest tool results ("": none), to tell a new one. */
+  private resultHashes: string[] = new Array<string>(RECENT_RESULTS).fill("");
+  private resultNext = 0;
   private strongest = { run: 0, detail: "" };
 
   constructor(settings: DetectorSettings) {
@@ -199,6 +206,8 @@ class TextProgressDetector implements Detector {
       s.turnFresh = 0;
       s.turnFreshName = false;
       s.turnHead = "";
+      // the next turn's words are compared with this one's, the open passage's too (its counts go on)
+      s.passage++;
       if (tokens < MIN_TURN_TOKENS) continue; // a bare acknowledgement says too little to judge
       // (known words put together anew are an answer of its own, as in a passage)
       const stale = !freshName && fresh <= TURN_STALE_SHARE * tokens && freshPairs <= TURN_STALE_PAIR_SHARE * pairs;
@@ -221,6 +230,21 @@ class TextProgressDetector implements Detector {
     }
     if (said >= MIN_USER_TOKENS) for (const s of this.channels.values()) { s.turnRun = 0; s.turnEvents = []; }
     return found.length ? found : undefined;
+  }
+
+  /**
+   * A tool result the session has not seen lately is news: the text around it is about new matter,
+   * so the passage runs end (the same plan restated before each of several new reads is work). The
+   * turn runs do not: a turn is judged on its answer.
+   */
+  onToolResult(call: CallRecord): Finding[] | void {
+    const h = call.result?.outputHash;
+    if (h === undefined) return;
+    const seen = this.resultHashes;
+    for (let k = 0; k < seen.length; k++) if (seen[k] === h) return;
+    seen[this.resultNext] = h;
+    this.resultNext = (this.resultNext + 1) % seen.length;
+    for (const s of this.channels.values()) if (s.run > 0) { s.run = 0; s.runEvents = []; s.runHeads = []; }
   }
 
   onSentence(x: StreamSentence, ctx: DetectorContext): Finding[] | void {
@@ -280,7 +304,6 @@ class TextProgressDetector implements Detector {
     const degenerate = 2 * s.distinct <= s.tokens;
     const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
     const head = s.head;
-    if ((globalThis as any).TP_DEBUG) (globalThis as any).TP_DEBUG(`${channel} ev=${event} tok=${s.tokens} fresh=${s.fresh} pairs=${s.pairs} fp=${s.freshPairs} name=${s.freshName} ${stale ? "STALE" : ""} run=${s.run} | ${head.slice(0, 90)}`);
     s.passage++;
     s.tokens = 0;
     s.fresh = 0;
@@ -323,11 +346,13 @@ class TextProgressDetector implements Detector {
    */
   reset(newTurn?: boolean): void {
     if (newTurn) {
+      // (the results seen are kept too: the same output after a reply is no news)
       // a new key: the ladder starts afresh each turn, a run carried over warns again once it grows
       for (const [channel, s] of this.channels) if (s.run > 0) s.runKey = `${this.id}:${channel}:${++this.runs}`;
       return;
     }
     this.channels.clear();
+    this.resultHashes.fill("");
     this.strongest = { run: 0, detail: "" };
   }
 

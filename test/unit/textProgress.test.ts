@@ -1,0 +1,77 @@
+/**
+ * text-progress: a run of passages, or of turns, that brings no content word, name or number the
+ * recent text did not already have is a loop in any wording or language; text that adds facts,
+ * or puts known ones together anew, is not.
+ */
+import * as assert from "node:assert/strict";
+import type { TraceEvent } from "../../src/engine/events";
+import { ContentTokens, NAME_TOKEN } from "../../src/engine/words";
+import { prose, request, runOnly, streamOf } from "./streamTestKit";
+
+const user = (text: string): TraceEvent => ({ t: "user", text });
+const tp = (events: TraceEvent[]) => runOnly(["text-progress"], events);
+
+describe("content tokens", () => {
+  it("keep stems of long words, names whole, CJK pairs, and drop function words and lone digits", () => {
+    const t = new ContentTokens();
+    t.read("The timeout is configured twice in parse_snapshot at line 42; step 3.");
+    const kinds = Array.from(t.kinds.subarray(0, t.count));
+    // timeout, configured (stem), twice, parse_snapshot (name), line, 42 (name); "step" is a word, "3" is not
+    assert.equal(t.count, 7);
+    assert.equal(kinds.filter((k) => k === NAME_TOKEN).length, 2);
+    t.read("configure configuration"); // one stem
+    assert.equal(t.hashes[0], t.hashes[1]);
+    t.read("缓存层读取了过期的令牌");
+    assert.equal(t.count, 10); // 11 characters, 10 pairs
+    t.read("Je pense que cette correction est dans le fichier");
+    assert.equal(t.count, 3); // pense, correction, fichier
+  });
+});
+
+describe("text-progress", () => {
+  const facts = "The deadline in parse_snapshot is applied twice, and the inner value overrides the outer one, so the setting does not matter and deleting the later one resolves the problem.";
+  it("warns on a thought re-derived over and over with nothing new, then aborts once the run is twice as long", () => {
+    const words = facts.split(" ");
+    const copies = Array.from({ length: 14 }, (_, i) => [...words.slice(i % 5), ...words.slice(0, i % 5)].join(" ")).join("\n\n");
+    const found = tp([user("Why is the timeout ignored?"), ...request(streamOf("reasoning", prose(80, 3) + "\n\n" + copies + "\n"))]);
+    assert.deepEqual(found.map((i) => i.action), ["warn", "abort"]);
+    assert.match(found[0].summary, /passages in a row with nothing new/);
+  });
+
+  // (a walk through known facts that puts them together anew: the recorded corpus session
+  // msa_deepseek_django12470, replayed by recordedSessions and labelledCases, stays quiet)
+
+  it("stays quiet on an enumeration whose parallel sentences each add a code and a number", () => {
+    const codes = ["OB", "OF", "OA", "OC", "OD", "OE", "OG", "OH", "OI", "OK"];
+    const text = codes.map((c, i) => `For '${c}' the format_value branch at line ${100 + 7 * i} pads the value to ${10 + i} characters and uses the ISO format.`).join("\n");
+    assert.deepEqual(runOnly(["text-progress", "near-duplicate"], [user("Check every code."), ...request(streamOf("reasoning", text + "\n"))]), []);
+  });
+
+  it("catches the same question asked after every short reply, in French, on its third copy", () => {
+    const q = "Voulez-vous que je garde l'ancien schéma pour la migration, ou que je le supprime et reconstruise la table ?";
+    const events: TraceEvent[] = [user("Migre la base de données vers le nouveau schéma.")];
+    const replies = ["oui", "non", "vas-y", "d'accord"];
+    for (let turn = 0; turn < 5; turn++) {
+      if (turn > 0) events.push(user(replies[turn - 1]));
+      events.push(...request(streamOf("text", q + "\n")));
+    }
+    const found = tp(events);
+    assert.equal(found.length >= 1, true);
+    assert.equal(found[0].action, "warn");
+    // the user message after the third copy
+    assert.equal(events[found[0].event].t, "user");
+    assert.equal(events.slice(0, found[0].event).filter((e) => e.t === "user").length, 3);
+  });
+
+  it("stays quiet when the user's replies bring matter of their own", () => {
+    const q = "Should I change the config loader or patch the retry handler first? Please confirm before I touch anything.";
+    const events: TraceEvent[] = [user("Fix the retry bug.")];
+    ["Patch the retry handler, the loader is fine already.", "Use the exponential backoff helper from utils.", "Also cap the delay at thirty seconds please."].forEach((r) => events.push(...request(streamOf("text", q + "\n")), user(r)));
+    events.push(...request(streamOf("text", q + "\n")));
+    assert.deepEqual(tp(events), []);
+  });
+
+  it("stays quiet on long varied reasoning", () => {
+    assert.deepEqual(tp([user("go"), ...request(streamOf("reasoning", Array.from({ length: 30 }, (_, i) => prose(50, 300 + i)).join("\n\n")))]), []);
+  });
+});
