@@ -408,7 +408,8 @@ export class RooConnection {
   /** A message of the task auto-approval is held for: answer its calls, or see the loop end. */
   private whileHeld(taskId: string, a: TaskActivity, m: RooMessage, verdicts: Intervention[] | undefined): void {
     if (m.partial === true) return;
-    if (m.type === "ask" && (m.ask === "completion_result" || RESUME_ASKS.has(m.ask ?? ""))) { this.releaseHold("the task finished or stopped"); return; }
+    // A resume question our own cancel raised (an action in progress) is not the loop ending.
+    if (m.type === "ask" && (m.ask === "completion_result" || (RESUME_ASKS.has(m.ask ?? "") && a.acting === 0))) { this.releaseHold("the task finished or stopped"); return; }
     if (this.currentTask() !== taskId) { this.releaseHold("the task is no longer the current one"); return; }
     // Only a call the engine has just seen (a complete ask is often sent twice).
     if (m.type !== "ask" || !APPROVAL_ASKS.has(m.ask ?? "") || verdicts === undefined) return;
@@ -507,6 +508,8 @@ export class RooConnection {
   private async resendMissedWarning(taskId: string, a: TaskActivity, message: string): Promise<ActionOutcome> {
     const missed = `the guidance did not reach the model: ${this.options.label} started the next request without it`;
     if (this.disposed || a.acting > 0) return { ok: false, done: `${missed}; a stronger action followed` };
+    // Cancelling now would cancel the call waiting at its held ask; the refusal of the next repeat carries the guidance.
+    if (this.held?.taskId === taskId) return { ok: false, done: `${missed}; not re-sent while auto-approval is held: the refusal of the next repeat carries the guidance` };
     if (this.currentTask() !== taskId) return { ok: false, done: `${missed}, and the task is no longer current` };
     a.acting++;
     try {
