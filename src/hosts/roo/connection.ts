@@ -386,15 +386,20 @@ export class RooConnection {
       this.releaseHold("another task became the one to watch");
     }
     if (this.safeIsReady() !== true || (typeof this.api.pressPrimaryButton !== "function" && typeof this.api.approveCurrentAsk !== "function")) return;
-    // A hold an earlier life left (its restore needs the chat view, which may not have been open then).
-    await control.recover();
     if (this.safeConfiguration()?.autoApprovalEnabled !== true) return;
     const held: HeldLoop = { taskId, tool, target: iv.evidence.command ?? iv.evidence.path, timer: setTimeout(() => this.releaseHold(`nothing ended the loop within ${MAX_HOLD_MS / 60_000} minutes`), MAX_HOLD_MS) };
     this.held = held;
-    if (!(await control.hold()) && this.held === held) {
-      clearTimeout(held.timer);
-      this.held = undefined;
-    }
+    // Not awaited: the switch goes through Roo's chat view (seconds on a busy machine), and the
+    // task's next actions must not wait for it. Until it lands, Roo still approves by itself, and
+    // approving an ask already answered does nothing.
+    void (async () => {
+      // A hold an earlier life left (its restore needs the chat view, which may not have been open then).
+      await control.recover();
+      if (!(await control.hold()) && this.held === held) {
+        clearTimeout(held.timer);
+        this.held = undefined;
+      }
+    })().catch((err: unknown) => this.options.log(`${this.options.label}: auto-approval not held: ${String(err)}`));
   }
 
   private releaseHold(why: string): void {
