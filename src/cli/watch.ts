@@ -44,6 +44,14 @@ const RUNG: Record<Action, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
  */
 export const DEFAULT_REFUSAL_IDLE_MS = 10_000;
 
+/**
+ * An agent still running this long after the interrupt gets it again, then SIGTERM: the classic
+ * Cline CLI at its resume question takes the first SIGINT as "cancel" and exits on the second.
+ */
+const INTERRUPT_GRACE_MS = 3000;
+const FOLLOW_UP_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
+
+
 export async function runWatch(argv: string[], io: CliIO, control: WatchControl = {}): Promise<number> {
   const args = parseArgs(argv, ["cline-data", "interrupt", "interrupt-on", "refusal-idle", "poll", "config", "set", "opencode", "password-env", "user", "channel-dir"], ["json", "no-hook-channel", "agents"]);
   if (args.flags.has("agents")) {
@@ -102,12 +110,23 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
     return out;
   };
 
+  let signalledAt = 0;
+  let followUps = 0;
+  const signal = (sig: NodeJS.Signals, taskId: string | undefined, reason?: string) => {
+    let sent = true;
+    try { process.kill(pid!, sig); } catch (err) { sent = false; io.err(`loop-sentinel watch: could not interrupt ${pid}: ${(err as Error).message}`); }
+    signalledAt = Date.now();
+    if (sent) print(`${clock()}  sent ${sig} to ${pid}${reason ? ` (${reason})` : ""}`, { type: "interrupt", pid, signal: sig, taskId, ...(reason ? { reason } : {}) });
+  };
   const interrupt = (taskId: string, reason?: string) => {
     if (pid === undefined || interrupted) return;
     interrupted = true;
-    let sent = true;
-    try { process.kill(pid, "SIGINT"); } catch (err) { sent = false; io.err(`loop-sentinel watch: could not interrupt ${pid}: ${(err as Error).message}`); }
-    if (sent) print(`${clock()}  sent SIGINT to ${pid}${reason ? ` (${reason})` : ""}`, { type: "interrupt", pid, signal: "SIGINT", taskId, ...(reason ? { reason } : {}) });
+    signal("SIGINT", taskId, reason);
+  };
+  /** An interrupted agent that is still there after the grace gets the next signal. */
+  const followUp = () => {
+    if (pid === undefined || !interrupted || followUps >= FOLLOW_UP_SIGNALS.length || Date.now() - signalledAt < INTERRUPT_GRACE_MS) return;
+    signal(FOLLOW_UP_SIGNALS[followUps++], undefined, `still running ${INTERRUPT_GRACE_MS / 1000} s after the interrupt`);
   };
 
   /** A refused task that made no call since within the bound waits for a person: end it, or say so once. */
@@ -178,6 +197,7 @@ export async function runWatch(argv: string[], io: CliIO, control: WatchControl 
       watcher!.poll();
       checkRefused();
       if (pid !== undefined && !alive(pid)) { finish(); return; }
+      followUp();
       timer = setTimeout(loop, pollMs);
     };
     loop();

@@ -103,10 +103,11 @@ describe("loop-sentinel watch (headless guard for Cline)", () => {
     assert.match(text, new RegExp(`sent SIGINT to ${agent.pid}`));
   });
 
-  it("interrupts a classic task waiting at its resume question after a refusal, once no call came within the bound", async () => {
+  it("interrupts a classic task waiting at its resume question after a refusal, once no call came within the bound (again, if one SIGINT is not enough)", async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "ls-watch-"));
     const channel = fs.mkdtempSync(path.join(os.tmpdir(), "lsc-"));
-    const agent = spawn(process.execPath, ["-e", "process.on('SIGINT', () => process.exit(0)); setInterval(() => {}, 1000); console.log('ready');"], { stdio: ["ignore", "pipe", "ignore"] });
+    // As the classic Cline CLI at its resume question: the first SIGINT cancels, the second exits.
+    const agent = spawn(process.execPath, ["-e", "let n = 0; process.on('SIGINT', () => { if (++n >= 2) process.exit(0); }); setInterval(() => {}, 1000); console.log('ready');"], { stdio: ["ignore", "pipe", "ignore"] });
     const agentExit = new Promise<NodeJS.Signals | number | null>((r) => agent.once("exit", (code, signal) => r(signal ?? code)));
     await new Promise((r) => agent.stdout!.once("data", r));
     const { io, out } = capture();
@@ -125,6 +126,7 @@ describe("loop-sentinel watch (headless guard for Cline)", () => {
     assert.ok(interrupt.elapsedMs >= records.find((r) => r.type === "hook" && r.action === "block").elapsedMs + 400, out.join("\n"));
     assert.ok(Date.now() - refusedAt >= 0);
     assert.ok(!records.some((r) => r.type === "intervention" && r.action === "stop"), "interrupted without the stop rung");
+    assert.deepEqual(records.filter((r) => r.type === "interrupt").map((r) => r.signal), ["SIGINT", "SIGINT"]);
   });
 
   it("leaves a refused task alone when it makes a further call within the bound, and without --interrupt only says it waits", async () => {

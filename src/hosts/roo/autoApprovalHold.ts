@@ -102,15 +102,19 @@ export class AutoApprovalHold {
       if (this.o.switch.enabled() !== true) return false;
       // Written down first: a crash between the flip and the record would leave the switch off unrecorded.
       this.writeRecord({ pid: this.pid, holder: this.holder, at: (this.o.now ?? Date.now)(), label: this.o.label });
-      await this.o.switch.toggle();
-      if (await this.settles(false)) {
-        this.holding = true;
-        this.o.log(`${this.o.label}: auto-approval held (the next call of the loop waits for Loop Sentinel's answer)`);
-        return true;
+      try { await this.o.switch.toggle(); } catch (err) {
+        this.removeRecord();
+        this.o.log(`${this.o.label}: could not hold auto-approval: ${(err as Error).message}`);
+        return false;
       }
-      this.removeRecord();
-      this.o.log(`${this.o.label}: could not hold auto-approval (its chat view did not carry out the toggle); refusals may land one call late`);
-      return false;
+      // Held from here even when the flip is not seen yet: the chat view carries it out, late on a
+      // busy machine, and a flip that lands after we gave up would leave every call waiting for an
+      // answer nobody gives. Release looks at the switch itself and puts back only what is off.
+      this.holding = true;
+      this.o.log(await this.settles(false)
+        ? `${this.o.label}: auto-approval held (the next call of the loop waits for Loop Sentinel's answer)`
+        : `${this.o.label}: auto-approval hold asked for; ${this.o.label}'s chat view has not carried it out yet`);
+      return true;
     });
   }
 

@@ -386,15 +386,20 @@ export class RooConnection {
       this.releaseHold("another task became the one to watch");
     }
     if (this.safeIsReady() !== true || (typeof this.api.pressPrimaryButton !== "function" && typeof this.api.approveCurrentAsk !== "function")) return;
-    // A hold an earlier life left (its restore needs the chat view, which may not have been open then).
-    await control.recover();
     if (this.safeConfiguration()?.autoApprovalEnabled !== true) return;
     const held: HeldLoop = { taskId, tool, target: iv.evidence.command ?? iv.evidence.path, timer: setTimeout(() => this.releaseHold(`nothing ended the loop within ${MAX_HOLD_MS / 60_000} minutes`), MAX_HOLD_MS) };
     this.held = held;
-    if (!(await control.hold()) && this.held === held) {
-      clearTimeout(held.timer);
-      this.held = undefined;
-    }
+    // Not awaited: the switch goes through Roo's chat view (seconds on a busy machine), and the
+    // task's next actions must not wait for it. Until it lands, Roo still approves by itself, and
+    // approving an ask already answered does nothing.
+    void (async () => {
+      // A hold an earlier life left (its restore needs the chat view, which may not have been open then).
+      await control.recover();
+      if (!(await control.hold()) && this.held === held) {
+        clearTimeout(held.timer);
+        this.held = undefined;
+      }
+    })().catch((err: unknown) => this.options.log(`${this.options.label}: auto-approval not held: ${String(err)}`));
   }
 
   private releaseHold(why: string): void {
@@ -408,7 +413,8 @@ export class RooConnection {
   /** A message of the task auto-approval is held for: answer its calls, or see the loop end. */
   private whileHeld(taskId: string, a: TaskActivity, m: RooMessage, verdicts: Intervention[] | undefined): void {
     if (m.partial === true) return;
-    if (m.type === "ask" && (m.ask === "completion_result" || RESUME_ASKS.has(m.ask ?? ""))) { this.releaseHold("the task finished or stopped"); return; }
+    // A resume question our own cancel raised (an action in progress) is not the loop ending.
+    if (m.type === "ask" && (m.ask === "completion_result" || (RESUME_ASKS.has(m.ask ?? "") && a.acting === 0))) { this.releaseHold("the task finished or stopped"); return; }
     if (this.currentTask() !== taskId) { this.releaseHold("the task is no longer the current one"); return; }
     // Only a call the engine has just seen (a complete ask is often sent twice).
     if (m.type !== "ask" || !APPROVAL_ASKS.has(m.ask ?? "") || verdicts === undefined) return;
@@ -507,6 +513,8 @@ export class RooConnection {
   private async resendMissedWarning(taskId: string, a: TaskActivity, message: string): Promise<ActionOutcome> {
     const missed = `the guidance did not reach the model: ${this.options.label} started the next request without it`;
     if (this.disposed || a.acting > 0) return { ok: false, done: `${missed}; a stronger action followed` };
+    // Cancelling now would cancel the call waiting at its held ask; the refusal of the next repeat carries the guidance.
+    if (this.held?.taskId === taskId) return { ok: false, done: `${missed}; not re-sent while auto-approval is held: the refusal of the next repeat carries the guidance` };
     if (this.currentTask() !== taskId) return { ok: false, done: `${missed}, and the task is no longer current` };
     a.acting++;
     try {

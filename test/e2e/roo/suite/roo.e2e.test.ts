@@ -150,7 +150,9 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
       assert.ok(r.requests.length <= maxRequests, `${r.requests.length} requests (at most ${maxRequests})`);
       if (Number.isFinite(maxCalls)) assert.ok(toolCallsOf(r.taskId) <= maxCalls, `${toolCallsOf(r.taskId)} calls ran`);
       for (const iv of r.interventions.filter((i) => i.action === "warn" || i.action === "block")) {
-        const arrived = !!model.received(iv.message.slice(0, 60));
+        // Roo hands a refusal over inside JSON (`{"status":"denied","feedback":…}`): quotes arrive escaped.
+        const head = iv.message.slice(0, 60);
+        const arrived = !!model.received(head) || !!model.received(JSON.stringify(head).slice(1, -1));
         assert.ok(arrived ? iv.delivery !== "undelivered" : iv.delivery === "undelivered" && iv.ok === false,
           `${iv.action}: arrived=${arrived}, reported ${iv.delivery}: ${iv.outcome}`);
       }
