@@ -76,7 +76,7 @@ const EDITOR_SUBCOMMANDS: Record<string, ToolKind> = {
 
 const PATH_KEYS = ["path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path", "notebook_path", "uri"];
 const PATTERN_KEYS = ["regex", "pattern", "query", "search", "term", "q"];
-const SCOPE_DIR_KEYS = ["path", "dir", "directory", "dir_path", "cwd", "root", "target_directory"];
+const SCOPE_DIR_KEYS = ["path", "paths", "dir", "directory", "dir_path", "cwd", "root", "target_directory"];
 const SCOPE_FILTER_KEYS = ["include", "glob", "file_pattern", "filePattern", "type"];
 const COMMAND_KEYS = ["command", "cmd", "script", "commandLine"];
 const URL_KEYS = ["url", "href", "uri"];

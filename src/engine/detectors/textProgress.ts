@@ -364,7 +364,7 @@ class TextProgressDetector implements Detector {
 export const textProgress: DetectorDefinition = {
   id: "text-progress",
   title: "Text without progress",
-  shortTitle: "Text going nowhere",
+  shortTitle: "Idle text",
   description: "Thinking or visible text that keeps going without adding anything new: passage after passage re-using the same facts, names and numbers, whatever the wording or language.",
   channel: "stream",
   defaults: TEXT_PROGRESS_DEFAULTS,

@@ -266,7 +266,7 @@ function neutral(call: CallRecord): boolean {
 export const toolProgress: DetectorDefinition = {
   id: "tool-progress",
   title: "Steps without progress",
-  shortTitle: "Steps going nowhere",
+  shortTitle: "Idle steps",
   description: "Step after step of tool calls that change nothing and answer nothing the session had not already seen, whatever the calls; or edits after which a failing command fails the very same way.",
   channel: "tool",
   defaults: TOOL_PROGRESS_DEFAULTS,

@@ -19,6 +19,7 @@ import * as fs from "node:fs";
 import type { TraceEvent } from "../../engine/events";
 import type { Intervention } from "../../engine/session";
 import { isRecord } from "../../engine/json";
+import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
 import { DirectClaudeBuilder, translateClaudeLine, type ClaudeLineState } from "../claude/transcriptLines";
 import type { AgentCall, AgentName, Verdict } from "./dialect";
 
@@ -54,6 +55,8 @@ export interface AgentSessionState {
   pendingRefusal?: string;
   /** The run was stopped: the message, the Codex turn it holds for, whether Copilot's interrupt went out. */
   stop?: { message: string; turnId?: string; delivered: boolean; askedAt?: number };
+  /** A looping response (thinking or text) was already refused once in this session. */
+  streamRefused?: boolean;
   nextId: number;
 }
 
@@ -65,6 +68,22 @@ export function newSessionState(agent: AgentName, sessionId: string): AgentSessi
 export type Feed = (event: TraceEvent) => Intervention[];
 
 const RANK: Record<string, number> = { warn: 1, block: 2, abort: 2, stop: 3 };
+
+const STREAM_DETECTORS: ReadonlySet<string> = new Set(DETECTOR_DEFINITIONS.filter((d) => d.channel === "stream").map((d) => d.id));
+
+/**
+ * The strongest finding, on the hooks' ladder. A looping response read from the transcript is
+ * already complete: it cannot be cut short, so however far its detector counted, its first catch
+ * refuses the next call with the guidance (what an abort does live) and only a loop that goes on
+ * after that ends the run.
+ */
+function strongestOnLadder(found: Intervention[], state: AgentSessionState): Intervention | undefined {
+  const best = strongest(found);
+  if (!best || best.action === "warn" || !STREAM_DETECTORS.has(best.detector)) return best;
+  if (best.action === "stop" && !state.streamRefused) { state.streamRefused = true; return { ...best, action: "block" }; }
+  state.streamRefused = true;
+  return best;
+}
 
 function remember(list: string[], id: string): void {
   list.push(id);
@@ -148,7 +167,7 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
     readTranscriptTail(state.transcript, (e) => {
       if (e.t === "tool_call") { if (state.calls.includes(e.id)) return; remember(state.calls, e.id); }
       if (e.t === "tool_result") { if (state.results.includes(e.id)) return; remember(state.results, e.id); }
-      if (e.t === "user") { state.stop = undefined; state.pendingRefusal = undefined; }
+      if (e.t === "user") { state.stop = undefined; state.pendingRefusal = undefined; state.streamRefused = undefined; }
       take(feed(e));
     });
   }
@@ -200,7 +219,7 @@ function stopText(agent: AgentName, message: string): string {
 }
 
 function preVerdict(call: AgentCall, state: AgentSessionState, found: Intervention[], now: number): Verdict {
-  const best = strongest(found);
+  const best = strongestOnLadder(found, state);
   if (state.stop) return heldStop(call, state, now);
   if (best?.action === "stop") {
     state.stop = { message: stopText(call.agent, best.message), turnId: state.turnId, delivered: false };
@@ -237,7 +256,7 @@ function permissionVerdict(state: AgentSessionState, now: number): Verdict {
 
 function postVerdict(call: AgentCall, state: AgentSessionState, found: Intervention[]): Verdict {
   const messages = state.pendingWarn.splice(0);
-  const best = strongest(found);
+  const best = strongestOnLadder(found, state);
   for (const iv of found) if (iv !== best && iv.action === "warn") messages.push(iv.message);
   if (best && best.action !== "warn" && best.action !== "stop") {
     // Found at the result: the call already ran. The guidance goes with it, and the next call is refused.
