@@ -182,6 +182,162 @@ describe("agent hooks: Claude's transcript read as it grows", () => {
   });
 });
 
+const RECORDED = path.join(REPO, "test/fixtures/recorded");
+const recordedLines = (rel: string) => fs.readFileSync(path.join(RECORDED, rel), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => l + "\n");
+const codexRollout = (run: string) => { const dir = path.join(RECORDED, "codex", run); return path.join("codex", run, fs.readdirSync(dir).find((f) => f.endsWith(".jsonl"))!); };
+
+describe("agent hooks: Codex's rollout file and Copilot's events.jsonl read as they grow", () => {
+  const loopThought = "Wait, maybe I should double-check whether the file really exists before I answer. Let me think about it again from the start, because I want to be completely sure. ".repeat(30);
+  const partial = '{"timestamp":"2026-11-26T13:01:58.000Z","type":"response_item","payload":{"type":"reas';
+  let savedHome: string | undefined;
+  beforeEach(() => { savedHome = process.env.COPILOT_HOME; });
+  afterEach(() => { if (savedHome === undefined) delete process.env.COPILOT_HOME; else process.env.COPILOT_HOME = savedHome; });
+
+  function codexLine(payload: Record<string, unknown>): string {
+    return JSON.stringify({ timestamp: "2026-11-26T13:01:55.671Z", type: "response_item", payload }) + "\n";
+  }
+  /** The recorded run's lines before the model's first step: session metadata, context, the user's message. */
+  function codexPreamble(): string[] {
+    const lines = recordedLines(codexRollout("listing-loop"));
+    return lines.slice(0, lines.findIndex((l) => l.includes('"type":"reasoning"')));
+  }
+
+  it("Codex: a reasoning loop in the rollout refuses the next call; the call the file shows is fed once; a partial line waits", () => {
+    const file = path.join(tempDir("lsa-codex-"), "rollout.jsonl");
+    fs.writeFileSync(file, codexPreamble().join(""));
+    fs.appendFileSync(file, codexLine({ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: loopThought }], content: null, encrypted_content: "eA==" }));
+    fs.appendFileSync(file, codexLine({ type: "function_call", status: "completed", id: "fc_1", name: "exec_command", arguments: '{"cmd":"ls src"}', call_id: "call_fake_1" }));
+    fs.appendFileSync(file, partial);
+    const session = new LoopSession();
+    const fed: TraceEvent[] = [];
+    const state = newSessionState("codex", "s1");
+    const call: AgentCall = { agent: "codex", point: "pre", sessionId: "s1", turnId: "t1", toolCallId: "call_fake_1", toolName: "Bash", input: { command: "ls src" }, transcriptPath: file, claudeShaped: true };
+    const v = decideAgentCall(call, state, (e) => { fed.push(e); return session.push(e); });
+    assert.equal(v.action, "block");
+    assert.match(v.message!, /thinking|repeat/i);
+    assert.deepEqual(fed.filter((e) => e.t === "tool_call").map((e) => (e as { id: string }).id), ["call_fake_1"], "the hook's copy of the call was not fed again");
+    assert.ok(fed.some((e) => e.t === "user"), "the user's message was read from the file");
+    assert.equal(state.transcript!.offset, fs.statSync(file).size - partial.length);
+    assert.deepEqual(JSON.parse(JSON.stringify(state.transcript)), state.transcript, "the cursor is plain JSON");
+  });
+
+  it("Codex: an output read after its call (a later hook call) is paired with it, once, and nothing is read twice", () => {
+    const file = path.join(tempDir("lsa-codex-"), "rollout.jsonl");
+    fs.writeFileSync(file, codexPreamble().join(""));
+    fs.appendFileSync(file, codexLine({ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "List the folder." }], content: null }));
+    fs.appendFileSync(file, codexLine({ type: "function_call", name: "exec_command", arguments: '{"cmd":"ls src"}', call_id: "call_a" }));
+    const fed: TraceEvent[] = [];
+    const session = new LoopSession();
+    const state = newSessionState("codex", "s1");
+    const feed = (e: TraceEvent) => { fed.push(e); return session.push(e); };
+    const pre = (id: string, cmd: string): AgentCall => ({ agent: "codex", point: "pre", sessionId: "s1", turnId: "t1", toolCallId: id, toolName: "Bash", input: { command: cmd }, transcriptPath: file, claudeShaped: true });
+    assert.equal(decideAgentCall(pre("call_a", "ls src"), state, feed).action, "allow");
+    assert.deepEqual(state.transcript!.open, ["call_a"]);
+    // The next call: its file now shows the first call's output and the second call (no post hook ran between).
+    fs.appendFileSync(file, codexLine({ type: "function_call_output", call_id: "call_a", output: "Chunk ID: fa2310\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\ntotal.js\n" }));
+    fs.appendFileSync(file, codexLine({ type: "reasoning", id: "rs_2", summary: [{ type: "summary_text", text: "Now read it." }], content: null }));
+    fs.appendFileSync(file, codexLine({ type: "function_call", name: "exec_command", arguments: '{"cmd":"cat src/total.js"}', call_id: "call_b" }));
+    assert.equal(decideAgentCall(pre("call_b", "cat src/total.js"), state, feed).action, "allow");
+    const results = fed.filter((e) => e.t === "tool_result");
+    assert.equal(results.length, 1);
+    assert.deepEqual(results[0], { t: "tool_result", id: "call_a", ok: true, output: "total.js\n", ts: results[0].ts });
+    assert.deepEqual(fed.filter((e) => e.t === "tool_call").map((e) => (e as { id: string }).id), ["call_a", "call_b"]);
+    assert.deepEqual(state.transcript!.open, ["call_b"]);
+    assert.equal(fed.filter((e) => e.t === "request").length, 2, "the first response was not opened again");
+  });
+
+  /** Replays a recorded Copilot run through the hook: at each requested call, its pre (and post once the file shows the result). */
+  function replayCopilot(lines: string[], sessionId: string): { verdicts: string[]; fed: TraceEvent[] } {
+    const home = tempDir("lsa-copilot-");
+    process.env.COPILOT_HOME = home;
+    const file = path.join(home, "session-state", sessionId, "events.jsonl");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, "");
+    const session = new LoopSession();
+    const state = newSessionState("copilot", sessionId);
+    const fed: TraceEvent[] = [];
+    const verdicts: string[] = [];
+    const feed = (e: TraceEvent) => { fed.push(e); return session.push(e); };
+    const args = new Map<string, { name: string; input: Record<string, unknown> }>();
+    for (const line of lines) {
+      fs.appendFileSync(file, line);
+      const ev = JSON.parse(line) as { type: string; data: Record<string, unknown> };
+      if (ev.type === "assistant.message") {
+        for (const r of (ev.data.toolRequests as { toolCallId: string; name: string; arguments: Record<string, unknown> }[] | undefined) ?? []) args.set(r.toolCallId, { name: r.name, input: r.arguments });
+      }
+      if (ev.type === "tool.execution_start") {
+        const a = args.get(ev.data.toolCallId as string)!;
+        verdicts.push(decideAgentCall({ agent: "copilot", point: "pre", sessionId, toolName: a.name, input: a.input, claudeShaped: false }, state, feed).action);
+      }
+      if (ev.type === "tool.execution_complete") {
+        const a = args.get(ev.data.toolCallId as string)!;
+        const result = ev.data.result as { content?: string } | undefined;
+        verdicts.push(decideAgentCall({ agent: "copilot", point: "post", sessionId, toolName: a.name, input: a.input, result: { ok: ev.data.success !== false, text: result?.content ?? "" }, claudeShaped: false }, state, feed).action);
+      }
+    }
+    return { verdicts, fed };
+  }
+
+  it("Copilot: a reasoning loop in events.jsonl refuses the next call; the call the file shows is fed once; a partial line waits", () => {
+    const lines = recordedLines("copilot-cli/listing-loop/events.jsonl");
+    const first = lines.findIndex((l) => l.startsWith('{"type":"assistant.message"'));
+    const looping = JSON.parse(lines[first]) as { data: Record<string, unknown> };
+    looping.data.reasoningText = loopThought;
+    const home = tempDir("lsa-copilot-");
+    process.env.COPILOT_HOME = home;
+    const file = path.join(home, "session-state", "sess-1", "events.jsonl");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const copilotPartial = '{"type":"tool.execution_start","data":{"toolCallId":"call_38_0","toolName":"ba';
+    fs.writeFileSync(file, lines.slice(0, first).join("") + JSON.stringify(looping) + "\n" + copilotPartial);
+    const session = new LoopSession();
+    const fed: TraceEvent[] = [];
+    const state = newSessionState("copilot", "sess-1");
+    const v = decideAgentCall({ agent: "copilot", point: "pre", sessionId: "sess-1", toolName: "bash", input: { command: "ls src", description: "Run ls src" }, claudeShaped: false }, state, (e) => { fed.push(e); return session.push(e); });
+    assert.equal(v.action, "block");
+    assert.match(v.message!, /thinking|repeat/i);
+    assert.equal(fed.filter((e) => e.t === "tool_call").length, 1, "the file's copy of the call was not fed beside the hook's");
+    assert.ok(fed.some((e) => e.t === "reasoning"), "the reasoning was read from the file");
+    assert.equal(state.transcript!.path, file);
+    assert.equal(state.transcript!.offset, fs.statSync(file).size - copilotPartial.length);
+  });
+
+  it("Copilot: a session id that is not a plain name reads no file", () => {
+    process.env.COPILOT_HOME = tempDir("lsa-copilot-");
+    const state = newSessionState("copilot", "..");
+    decideAgentCall({ agent: "copilot", point: "pre", sessionId: "..", toolName: "bash", input: { command: "ls" }, claudeShaped: false }, state, () => []);
+    assert.equal(state.transcript, undefined);
+  });
+
+  it("productive recorded runs read as they grow are let through, each call and result fed once", () => {
+    const copilot = replayCopilot(recordedLines("copilot-cli/productive/events.jsonl"), "sess-p");
+    assert.ok(copilot.verdicts.length >= 4);
+    assert.deepEqual(copilot.verdicts.filter((v) => v !== "allow"), []);
+    assert.equal(copilot.fed.filter((e) => e.t === "tool_call").length, copilot.verdicts.length / 2);
+    assert.equal(copilot.fed.filter((e) => e.t === "tool_result").length, copilot.verdicts.length / 2);
+    assert.ok(copilot.fed.some((e) => e.t === "reasoning" || e.t === "text"));
+
+    const file = path.join(tempDir("lsa-codex-"), "rollout.jsonl");
+    fs.writeFileSync(file, "");
+    const session = new LoopSession();
+    const state = newSessionState("codex", "s1");
+    const fed: TraceEvent[] = [];
+    const verdicts: string[] = [];
+    for (const line of recordedLines(codexRollout("productive"))) {
+      fs.appendFileSync(file, line);
+      const rec = JSON.parse(line) as { type: string; payload: Record<string, unknown> };
+      if (rec.type === "response_item" && rec.payload.type === "function_call") {
+        const input = JSON.parse(rec.payload.arguments as string) as Record<string, unknown>;
+        verdicts.push(decideAgentCall({ agent: "codex", point: "pre", sessionId: "s1", turnId: "t1", toolCallId: rec.payload.call_id as string, toolName: "Bash", input: { command: input.cmd }, transcriptPath: file, claudeShaped: true }, state, (e) => { fed.push(e); return session.push(e); }).action);
+      }
+    }
+    assert.ok(verdicts.length >= 3);
+    assert.deepEqual(verdicts.filter((v) => v !== "allow"), []);
+    const callIds = fed.filter((e) => e.t === "tool_call").map((e) => (e as { id: string }).id);
+    assert.equal(new Set(callIds).size, callIds.length);
+    assert.equal(callIds.length, verdicts.length);
+  });
+});
+
 describe("agent hooks: headless state between hook processes", () => {
   it("keeps counts across calls in a private folder, and bounds the log", () => {
     const channel = path.join(tempDir("lsa-"), "ch");

@@ -5,8 +5,8 @@
  * event log, headlessState.ts) and in the extension or `watch` (the state lives in memory and the
  * events go to the window's engine sessions).
  *
- * Per call: first the transcript lines written since the last call are read (Claude's thinking,
- * text, calls and results: a reasoning loop is acted on here, at the next tool call, since a hook
+ * Per call: first the session file's lines written since the last call are read (Claude's
+ * transcript, Codex's rollout file, Copilot's events.jsonl: thinking, text, calls and results: a reasoning loop is acted on here, at the next tool call, since a hook
  * cannot cut a response mid-stream), then the hook's own call or result is counted unless the
  * transcript already brought it (matched by the call id). The strongest rung reached decides:
  * - warn: kept and added as context after the call's result (post);
@@ -16,12 +16,17 @@
  *   hook output can end: this and every further call of the turn is refused, saying so.
  */
 import * as fs from "node:fs";
+import * as path from "node:path";
 import type { TraceEvent } from "../../engine/events";
 import type { Intervention } from "../../engine/session";
 import { isRecord } from "../../engine/json";
 import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
 import { DirectClaudeBuilder, translateClaudeLine, type ClaudeLineState } from "../claude/transcriptLines";
+import { CodexRolloutTranslator } from "../codex/rolloutTranslator";
+import { CopilotEventsTranslator } from "../copilot/eventsTranslator";
+import { feedLineText, type LineTranslator } from "../lineTranslation";
 import type { AgentCall, AgentName, Verdict } from "./dialect";
+import { copilotHome } from "./install";
 
 /** Call and result ids remembered per session to tell the hook's copy from the transcript's. */
 const MAX_IDS = 512;
@@ -29,6 +34,8 @@ const MAX_IDS = 512;
 const MAX_TAIL_BYTES = 2 * 1024 * 1024;
 /** A transcript first seen longer than this (a resumed session) is read from its last part only. */
 const MAX_FIRST_READ_BYTES = 1024 * 1024;
+/** Codex calls read from its file and not yet answered there, kept to pair their output read later. */
+const MAX_OPEN_FILE_CALLS = 64;
 /** Copilot gives no call id: its calls waiting for their result, matched by name and input. */
 const MAX_OPEN_CALLS = 32;
 
@@ -37,6 +44,8 @@ export interface TranscriptCursor {
   offset: number;
   messageId?: string;
   inRequest: boolean;
+  /** Codex: the ids of calls the file showed whose output it has not shown yet (a translator made afresh is told them). */
+  open?: string[];
 }
 
 /** What one agent session needs between hook calls (JSON: saved as it is by the headless hook). */
@@ -97,51 +106,109 @@ function inputKey(name: string, input: Record<string, unknown>): string {
 }
 
 /**
- * The transcript lines written since the cursor, as events. Only whole lines are taken; a
- * line still being written is read next time. A file that shrank (rewritten) is read afresh.
+ * The whole lines written since the cursor, as text (undefined: nothing new). A line still being
+ * written is read next time. A file that shrank (rewritten) is read afresh.
  */
-export function readTranscriptTail(cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
+function readNewLines(cursor: TranscriptCursor): string | undefined {
   let fd: number;
-  try { fd = fs.openSync(cursor.path, "r"); } catch { return; }
+  try { fd = fs.openSync(cursor.path, "r"); } catch { return undefined; }
   try {
     const size = fs.fstatSync(fd).size;
-    if (size < cursor.offset) { cursor.offset = 0; cursor.messageId = undefined; cursor.inRequest = false; }
+    if (size < cursor.offset) { cursor.offset = 0; cursor.messageId = undefined; cursor.inRequest = false; cursor.open = undefined; }
     let skipFirstLine = false;
     if (cursor.offset === 0 && size > MAX_FIRST_READ_BYTES) { cursor.offset = size - MAX_FIRST_READ_BYTES; skipFirstLine = true; }
     const length = Math.min(size - cursor.offset, MAX_TAIL_BYTES);
-    if (length <= 0) return;
+    if (length <= 0) return undefined;
     const buf = Buffer.allocUnsafe(length);
     const got = fs.readSync(fd, buf, 0, length, cursor.offset);
     const end = buf.lastIndexOf(10, got - 1);
-    if (end < 0) return;
+    if (end < 0) return undefined;
     // Started mid-file: the first, partial line is not ours to read.
     const start = skipFirstLine ? buf.indexOf(10) + 1 : 0;
-    const text = buf.toString("utf8", start, end);
     cursor.offset += end + 1;
-    const builder = new DirectClaudeBuilder(emit, cursor.inRequest);
-    const state: ClaudeLineState = { messageId: cursor.messageId, subAgentFile: false };
-    const issues = { fail: () => { /* a line we cannot read tells nothing */ }, ignore: () => { /* bookkeeping lines */ } };
-    for (const line of text.split("\n")) {
-      if (line.trim() === "") continue;
-      let value: unknown;
-      try { value = JSON.parse(line); } catch { continue; }
-      if (!isRecord(value)) continue;
-      translateClaudeLine(value, 0, builder, state, issues);
-    }
-    cursor.messageId = state.messageId;
-    cursor.inRequest = builder.inRequest;
+    return buf.toString("utf8", start, end);
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** Claude's transcript lines written since the cursor, as events. */
+export function readTranscriptTail(cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
+  const text = readNewLines(cursor);
+  if (text === undefined) return;
+  const builder = new DirectClaudeBuilder(emit, cursor.inRequest);
+  const state: ClaudeLineState = { messageId: cursor.messageId, subAgentFile: false };
+  const issues = { fail: () => { /* a line we cannot read tells nothing */ }, ignore: () => { /* bookkeeping lines */ } };
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try { value = JSON.parse(line); } catch { continue; }
+    if (!isRecord(value)) continue;
+    translateClaudeLine(value, 0, builder, state, issues);
+  }
+  cursor.messageId = state.messageId;
+  cursor.inRequest = builder.inRequest;
+}
+
 /**
- * The agents whose transcript the hook reads as it grows. Claude's lines are translated here;
- * Codex's rollout files and Copilot's events.jsonl get their line translators from
- * src/hosts/codex and src/hosts/copilot (the seam: add them to this switch).
+ * A translator made afresh for each read (its state stays bounded and nothing but the cursor is
+ * saved), told what the lines already read left open: the response still open, and for Codex the
+ * calls still unanswered, without which their output read now would be set aside as unpaired.
+ * What the telling itself yields is dropped: those events were fed when their lines were read.
  */
-function tailsTranscript(agent: AgentName): boolean {
-  return agent === "claude";
+function resumedTranslator(agent: "codex" | "copilot", cursor: TranscriptCursor): LineTranslator {
+  if (agent === "codex") {
+    const t = new CodexRolloutTranslator();
+    for (const id of cursor.open ?? []) t.feed({ type: "response_item", payload: { type: "function_call", call_id: id, name: "resumed", arguments: "{}" } });
+    if (cursor.open?.length && !cursor.inRequest) t.feed({ type: "event_msg", payload: { type: "task_complete" } });
+    else if (!cursor.open?.length && cursor.inRequest) t.feed({ type: "response_item", payload: { type: "message", role: "assistant", content: [] } });
+    return t;
+  }
+  const t = new CopilotEventsTranslator();
+  if (cursor.inRequest) t.feed({ type: "assistant.message", data: {} });
+  return t;
+}
+
+/**
+ * Codex's rollout file or Copilot's events.jsonl: the lines written since the cursor, as events.
+ * Copilot's file names its calls by ids its hooks never see (the hook numbers them itself), so its
+ * calls and results come from the hooks, which see every one, and from the file only the rest.
+ */
+export function readLineFileTail(agent: "codex" | "copilot", cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
+  const text = readNewLines(cursor);
+  if (text === undefined) return;
+  const translator = resumedTranslator(agent, cursor);
+  const open = new Set(cursor.open ?? []);
+  for (const line of text.split("\n")) {
+    for (const e of feedLineText(translator, line).events) {
+      if (e.t === "request") cursor.inRequest = true;
+      else if (e.t === "end") cursor.inRequest = false;
+      if (e.t === "tool_call" || e.t === "tool_result") {
+        if (agent === "copilot") continue;
+        if (e.t === "tool_call") open.add(e.id); else open.delete(e.id);
+      }
+      emit(e);
+    }
+  }
+  const ids = [...open];
+  cursor.open = ids.length > MAX_OPEN_FILE_CALLS ? ids.slice(ids.length - MAX_OPEN_FILE_CALLS) : ids;
+}
+
+/** Where Copilot keeps a session's events: no hook input names it. Undefined for an id that is not a plain name. */
+export function copilotEventsPath(sessionId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!/^[\w.-]+$/.test(sessionId) || /^\.+$/.test(sessionId)) return undefined;
+  return path.join(copilotHome(env), "session-state", sessionId, "events.jsonl");
+}
+
+/** The session file the hook reads as it grows, for the agents that write one. */
+function transcriptOf(call: AgentCall): string | undefined {
+  if (call.agent === "copilot") return copilotEventsPath(call.sessionId);
+  return call.transcriptPath;
+}
+
+function readTail(agent: AgentName, cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
+  if (agent === "claude") readTranscriptTail(cursor, emit);
+  else readLineFileTail(agent, cursor, emit);
 }
 
 function strongest(ivs: Intervention[]): Intervention | undefined {
@@ -162,9 +229,10 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
     if (state.stop && state.stop.turnId !== call.turnId) state.stop = undefined;
   }
 
-  if (call.transcriptPath && tailsTranscript(call.agent)) {
-    if (!state.transcript || state.transcript.path !== call.transcriptPath) state.transcript = { path: call.transcriptPath, offset: 0, inRequest: false };
-    readTranscriptTail(state.transcript, (e) => {
+  const transcriptPath = transcriptOf(call);
+  if (transcriptPath) {
+    if (!state.transcript || state.transcript.path !== transcriptPath) state.transcript = { path: transcriptPath, offset: 0, inRequest: false };
+    readTail(call.agent, state.transcript, (e) => {
       if (e.t === "tool_call") { if (state.calls.includes(e.id)) return; remember(state.calls, e.id); }
       if (e.t === "tool_result") { if (state.results.includes(e.id)) return; remember(state.results, e.id); }
       if (e.t === "user") { state.stop = undefined; state.pendingRefusal = undefined; state.streamRefused = undefined; }

@@ -41,12 +41,17 @@ export function loopSentinelHome(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "loop-sentinel");
 }
 
+/** Copilot CLI's home: its hooks and its sessions' events files live under it. */
+export function copilotHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.COPILOT_HOME || path.join(env.HOME || os.homedir(), ".copilot");
+}
+
 /** The settings file Loop Sentinel's hook goes into for this agent, user-wide or for one project. */
 export function hookFileFor(agent: AgentName, project: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const home = env.HOME || os.homedir();
   switch (agent) {
     case "claude": return project ? path.join(project, ".claude", "settings.json") : path.join(env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"), "settings.json");
-    case "copilot": return project ? path.join(project, ".github", "hooks", "loop-sentinel.json") : path.join(env.COPILOT_HOME || path.join(home, ".copilot"), "hooks", "loop-sentinel.json");
+    case "copilot": return project ? path.join(project, ".github", "hooks", "loop-sentinel.json") : path.join(copilotHome(env), "hooks", "loop-sentinel.json");
     case "codex": return project ? path.join(project, ".codex", "hooks.json") : path.join(env.CODEX_HOME || path.join(home, ".codex"), "hooks.json");
   }
 }
