@@ -17,25 +17,10 @@ import { performance } from "node:perf_hooks";
 import { askChannel } from "./hookChannel";
 import { boundedInput, channelDir, clineOutputFor, HOOK_DEADLINE_MS, parseHookInput, type ClineHookOutput } from "./hookProtocol";
 import { CHAINED_NAME } from "./hookInstall";
+import { readStdin } from "../hookStdin";
 
 /** Below classic Cline's 30 s limit for the whole hook. */
 const CHAINED_TIMEOUT_MS = 25_000;
-
-/** Cline writes one JSON document and closes stdin; a stuck pipe must not hold the call. */
-const STDIN_MS = 1_000;
-const MAX_STDIN_BYTES = 8 * 1024 * 1024;
-
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => { clearTimeout(timer); resolve(Buffer.concat(chunks).toString("utf8")); };
-    const timer = setTimeout(done, STDIN_MS);
-    process.stdin.on("data", (c: Buffer) => { size += c.length; if (size <= MAX_STDIN_BYTES) chunks.push(c); });
-    process.stdin.on("end", done);
-    process.stdin.on("error", done);
-  });
-}
 
 /**
  * What is left of the hook's deadline, counted from the start of this process (Node's own start-up

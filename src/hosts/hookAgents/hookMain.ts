@@ -19,24 +19,10 @@ import { channelDir, ensurePrivateDir, HOOK_DEADLINE_MS } from "../cline/hookPro
 import { agentChannelDir, toChannelQuery } from "./channelQuery";
 import { AGENT_NAMES, agentOutput, parseAgentCall, type AgentName, type Verdict } from "./dialect";
 import type * as HeadlessEntry from "./headlessEntry";
+import { readStdin } from "../hookStdin";
 
 /** The hook answers within this long or lets the call through (the agents wait 30 s and more). */
 const HOOK_BUDGET_MS = 5_000;
-const STDIN_MS = 1_000;
-const MAX_STDIN_BYTES = 8 * 1024 * 1024;
-
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => { clearTimeout(timer); resolve(Buffer.concat(chunks).toString("utf8")); };
-    const timer = setTimeout(done, STDIN_MS);
-    process.stdin.on("data", (c: Buffer) => { size += c.length; if (size <= MAX_STDIN_BYTES) chunks.push(c); });
-    process.stdin.on("end", done);
-    process.stdin.on("error", done);
-  });
-}
-
 export interface HookArgs { agent: AgentName; point?: string; settings: Record<string, unknown> }
 
 /** The engine bundle, beside this script (dist/agent-hook-engine.js, or its installed copy). */
