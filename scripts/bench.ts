@@ -229,4 +229,6 @@ function hooksOnly(): void {
 if (process.argv.includes("--generate")) generateMain(process.argv.slice(2));
 else if (process.argv.includes("--fingerprint")) fingerprintMain(process.argv.slice(2));
 else if (process.argv.includes("--hooks")) hooksOnly();
+// --parse-only and --write are the child processes of the whole-process rows: they do only that.
+else if (process.argv.includes("--parse-only") || process.argv.includes("--write")) main();
 else { main(); if (!process.argv.includes("--no-hooks")) hooksOnly(); }
