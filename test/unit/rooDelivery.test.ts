@@ -53,6 +53,32 @@ describe("Roo guidance delivery, on the real Roo's recorded events", () => {
     assert.ok(api.calls.some((c) => c.method === "cancelCurrentTask"));
   });
 
+  it("Architect mode with auto-approval held: a refusal decided on a call Roo forbids itself ends the loop at Roo's next request, not after a wait for an ask that never completes", async () => {
+    // Roo streams a partial command ask, refuses the call (the mode forbids it) and asks the model again:
+    // the ask never completes. Waiting for it let the real Roo make five more requests.
+    const api = new RecordedRoo(loadRecording("run1-architect.tool"), { autoApprovalEnabled: false, alwaysAllowExecute: true, allowedCommands: ["*"] });
+    let outcome: Promise<ActionOutcome> | undefined;
+    let requestsBeforeCancel = 0;
+    const conn = new RooConnection({
+      hostId: "roo-code", label: "Roo Code", api: api as unknown as RooApiLike, log: () => undefined,
+      timing: { ...TIMING, askCompleteTimeoutMs: 60_000 },
+      emit: (e) => {
+        if (e.event.t === "request" && !api.calls.length) requestsBeforeCancel++;
+        if (e.event.t === "tool_call" && !outcome) {
+          outcome = conn.act(e.taskId, { event: 0, detector: "tool-failure", action: "block", message: "Loop Sentinel refused this call: the mode forbids it.", evidence: { events: [], count: 4 }, key: "k", summary: "s", toolCallId: e.event.id });
+        }
+      },
+    });
+    await api.play();
+    assert.ok(outcome, "a tool call was seen");
+    const done = await outcome;
+    conn.dispose();
+    assert.match(done.done, /never reached its approval; cancelled the running request/);
+    assert.equal(api.calls[0]?.method, "cancelCurrentTask");
+    // The call was seen in the first request's answer; the cancel came as the second request began.
+    assert.ok(requestsBeforeCancel <= 2, `${requestsBeforeCancel} requests began before the cancel`);
+  });
+
   it("a productive task gets nothing: no message, no cancel", async () => {
     for (const name of ["run1-architect.productive", "run2-code.productive", "run3-code.productive6"]) {
       const { api, outcomes } = await runLive(name);

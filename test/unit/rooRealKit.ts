@@ -101,7 +101,9 @@ export class RecordedRoo {
   private clock = 0;
   readonly taskId: string;
 
-  constructor(private readonly lines: RecordedLine[]) {
+  /** `configuration`: what getConfiguration() answers (Roo's settings, e.g. auto-approval held off); none by default. */
+  constructor(private readonly lines: RecordedLine[], configuration?: Record<string, unknown>) {
+    if (configuration) (this as { getConfiguration?: () => Record<string, unknown> }).getConfiguration = () => ({ ...configuration });
     this.taskId = lines.find((l) => l.kind === "scenario-start")?.taskId ?? "task";
   }
 

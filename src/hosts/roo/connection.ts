@@ -567,8 +567,11 @@ export class RooConnection {
         // Roo would approve it as soon as it completes, and run it: cancel before that.
         return this.cancelThenGuide(taskId, iv.message, `cancelled before Roo auto-approved ${tool}`);
       }
-      const done = await this.waitForMessage(taskId, (m) => m.ts === info.ts && m.partial !== true, this.timing.askCompleteTimeoutMs);
-      if (!done) return this.cancelThenGuide(taskId, iv.message, `${tool} never reached its approval; cancelled the running request`);
+      // A mode that forbids the tool (Architect and `execute_command`) never completes the ask: Roo
+      // refuses the call itself and asks the model again. That new request ends the wait at once; a
+      // timeout alone let the loop run on for its whole length (5 requests on the real Roo 3.52).
+      const done = await this.waitForMessage(taskId, (m) => (m.ts === info.ts && m.partial !== true) || (m.type === "say" && m.say === "api_req_started" && m.ts > info.ts), this.timing.askCompleteTimeoutMs);
+      if (done?.ts !== info.ts) return this.cancelThenGuide(taskId, iv.message, `${tool} never reached its approval; cancelled the running request`);
     }
     if (a.lastAsk.answered) return this.cancelThenGuide(taskId, iv.message, `${tool} was auto-approved and ran; cancelled the running request`);
     return this.refuse(taskId, a, iv.message, tool);

@@ -24,7 +24,7 @@ interface RooApi {
   isReady(): boolean;
   cancelCurrentTask(): Promise<void>;
 }
-interface LsIntervention { action: string; detector: string; outcome: string; ok?: boolean; delivery?: string; message: string; event: number }
+interface LsIntervention { action: string; detector: string; outcome: string; ok?: boolean; delivery?: string; message: string; event: number; ts?: number }
 interface LsSnapshot { taskId: string; replay: boolean; interventions: LsIntervention[]; hostLabel: string }
 interface LsApi { snapshots(): LsSnapshot[]; overall(): { hosts?: Array<{ hostId: string; label: string; state: string }> } }
 
@@ -95,9 +95,16 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
       toolCalls: toolCallsOf(taskId),
       ran: ranOf(taskId),
       requestsWithGuidance: model.requests.filter((r) => r.inputs.some((t) => t.includes("Loop Sentinel"))).map((r) => r.n),
+      // When each request began and each intervention fired (ms after the task started): how many
+      // requests a rung costs depends on how long its action takes against how fast Roo asks again.
+      timeline: [
+        ...model.requests.map((r) => ({ ms: r.at - started, request: r.n })),
+        ...interventions.map((i) => ({ ms: (i.ts ?? 0) - started, action: i.action, event: i.event })),
+      ].sort((a, b) => a.ms - b.ms),
     };
-    report.push(row);
     console.log(`roo-e2e: ${JSON.stringify(row)}`);
+    // The artifact keeps Roo's own account too (complete messages, in order), to read a regression from.
+    report.push({ ...row, hostMessages: messages.filter((m) => m.taskId === taskId && m.partial !== true).map((m) => ({ ms: m.at - started, type: m.type, what: m.say ?? m.ask, text: m.text?.slice(0, 80) })) });
     return { taskId, interventions, requests: [...model.requests] as ModelRequest[], settingsBefore };
   }
 
@@ -137,11 +144,9 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
   for (const [name, mode, command, maxCalls, maxRequests] of [
     ["tool loop (Code mode)", "code", "ls", 7, 10],
     ["slow tool loop (Code mode, sleep 2; ls)", "code", "sleep 2; ls", 7, 10],
-    // Architect mode: Roo refuses the command itself, before any ask, and the model is asked again at
-    // once. Merged main measured 13-16 requests over two runs under each id (Roo, Zoo), up from at most 10
-    // at ad843ef; the ladder (warn, block, stop by tool-failure) is intact but each rung costs more
-    // requests. Cause not found yet: the bound is widened, not removed.
-    ["tool loop Roo itself refuses (Architect mode)", "architect", "ls", Infinity, 24],
+    // Architect mode: Roo refuses the command itself, before its ask completes, and asks the model again
+    // at once. Bound held at 10: a refusal that waited 5 s for that ask cost 13-16 requests.
+    ["tool loop Roo itself refuses (Architect mode)", "architect", "ls", Infinity, 10],
   ] as const) {
     test(`${name}: stopped within its thresholds; every warning reached the model or is reported undelivered; auto-approval settings as they were`, async () => {
       model.play({ kind: "tool-loop", command });
