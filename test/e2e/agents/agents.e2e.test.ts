@@ -2,7 +2,7 @@
  * Loop Sentinel's hook in the real Claude Code 2.1.332, Copilot CLI 1.0.102 and Codex 0.171.0
  * (from npm, offline, against the fake model): an identical-call loop gets guidance, then
  * refusals, then the end of the run (Claude, Copilot) or refusals to the end (Codex); a
- * reasoning loop in Claude's transcript is acted on at the next tool call; a productive run is
+ * reasoning loop in the agent's own session file is acted on at the next tool call; a productive run is
  * untouched; warn-only refuses nothing; with the hook absent or broken every call passes. What
  * the model received is read from the next request the fake model got.
  * Run: `npm run test:e2e:agents` (AGENTS=claude,copilot to pick).
@@ -67,8 +67,9 @@ for (const agent of AGENTS) {
       }
     });
 
-    if (agent === "claude") {
-      it("a reasoning loop in the transcript is acted on at the next tool call", async () => {
+    {
+      // Claude's transcript, Codex's rollout file and Copilot's events.jsonl: each is read by the hook.
+      it("a reasoning loop in the agent's session file is acted on at the next tool call", async () => {
         const steps: Step[] = [
           { thinking: LOOP_THOUGHT.repeat(40), text: "Let me look.", call: { kind: "shell", command: "ls" } },
           { text: "Reading the test.", call: { kind: "read", path: "test.js" } },

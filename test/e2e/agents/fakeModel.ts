@@ -182,6 +182,17 @@ function responsesReply(res: http.ServerResponse, body: Json, step: Step, call: 
   const response = { id: `resp_${n}`, object: "response", created_at: Math.floor(n / 1000), model: body.model ?? "fake-model", status: "in_progress", output: [] };
   ev("response.created", { response });
   const items: Json[] = [];
+  if (step.thinking) {
+    // A reasoning summary, as the Responses API streams one: Codex keeps it in its rollout file.
+    const item = { type: "reasoning", id: `rs_${n}`, summary: [{ type: "summary_text", text: step.thinking }] };
+    ev("response.output_item.added", { output_index: items.length, item: { ...item, summary: [] } });
+    ev("response.reasoning_summary_part.added", { output_index: items.length, item_id: item.id, summary_index: 0, part: { type: "summary_text", text: "" } });
+    ev("response.reasoning_summary_text.delta", { output_index: items.length, item_id: item.id, summary_index: 0, delta: step.thinking });
+    ev("response.reasoning_summary_text.done", { output_index: items.length, item_id: item.id, summary_index: 0, text: step.thinking });
+    ev("response.reasoning_summary_part.done", { output_index: items.length, item_id: item.id, summary_index: 0, part: item.summary[0] });
+    ev("response.output_item.done", { output_index: items.length, item });
+    items.push(item);
+  }
   const text = step.text ?? (call ? undefined : "Done.");
   if (text) {
     const item = { type: "message", id: `msg_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
