@@ -10,6 +10,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { FakeModel, type ModelRequest } from "./fakeModel";
+import type { LoopSentinelApi } from "../../../../src/extension/extension";
+import { nextRender, screenshot } from "../../../integration/suite/helpers";
 
 const ROO_ID = process.env.LS_E2E_ROO_ID || "RooVeterinaryInc.roo-cline";
 const HOST_LABEL = process.env.LS_E2E_HOST_LABEL || "Roo Code";
@@ -25,7 +27,7 @@ interface RooApi {
   cancelCurrentTask(): Promise<void>;
 }
 interface LsIntervention { action: string; detector: string; outcome: string; ok?: boolean; delivery?: string; message: string; event: number; ts?: number }
-interface LsSnapshot { taskId: string; replay: boolean; interventions: LsIntervention[]; hostLabel: string }
+interface LsSnapshot { key: string; taskId: string; replay: boolean; interventions: LsIntervention[]; hostLabel: string }
 interface LsApi { snapshots(): LsSnapshot[]; overall(): { hosts?: Array<{ hostId: string; label: string; state: string }> } }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -139,6 +141,14 @@ suite(`real ${HOST_LABEL} (${ROO_ID}) with Loop Sentinel`, function () {
     console.log(`roo-e2e: cancelled stream closed by Roo: ${r.requests[0].closedEarly}; characters streamed in it: ${r.requests[0].sentChars}`);
     assert.ok(model.received(abort.message.slice(0, 60)), "guidance reached the model");
     assert.equal(abort.delivery, "delivered", abort.outcome);
+    // The panel on the real Roo's task, in words; this picture is the one the README and walkthrough show.
+    const key = ls.snapshots().find((s) => !s.replay && s.taskId === r.taskId)!.key;
+    const rendered = nextRender(ls as unknown as LoopSentinelApi, (rep) => rep.selected === key && (rep.texts?.badges.length ?? 0) > 0);
+    await vscode.commands.executeCommand("loopSentinel.showDiagnostics", key);
+    const report = await rendered;
+    assert.equal(report.texts!.badges[0], "Aborted a response", JSON.stringify(report.texts!.badges));
+    await screenshot(`panel-real-roo-reasoning-${HOST_LABEL.replace(/\W+/g, "-").toLowerCase()}.png`);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
   for (const [name, mode, command, maxCalls, maxRequests] of [
