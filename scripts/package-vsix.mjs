@@ -10,7 +10,9 @@ import { extensionReadme } from "./vsix-readme.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 const WALKTHROUGH = fs.readdirSync(path.join(root, "media/walkthrough")).map((f) => `media/walkthrough/${f}`);
-const SHIPPED = ["dist/extension.js", "dist/opencode-plugin.js", "dist/cline-hook.js", "dist/uninstall.js", "media/panel.js", "media/panel.css", "media/icon.png", ...WALKTHROUGH, "LICENSE", "CHANGELOG.md"];
+// The README's pictures (inlined into the VSIX README, and shipped as files as the walkthrough's are).
+const README_MEDIA = fs.readdirSync(path.join(root, "media/readme")).map((f) => `media/readme/${f}`);
+const SHIPPED = ["dist/extension.js", "dist/opencode-plugin.js", "dist/cline-hook.js", "dist/agent-hook.js", "dist/agent-hook-engine.js", "dist/uninstall.js", "media/panel.js", "media/panel.css", "media/icon.png", ...WALKTHROUGH, ...README_MEDIA, "LICENSE", "CHANGELOG.md"];
 // --out FILE: where the VSIX goes; --no-build: pack the dist/ already built (the unit test that reads the package).
 const outArg = process.argv.indexOf("--out");
 const noBuild = process.argv.includes("--no-build");

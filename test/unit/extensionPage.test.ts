@@ -139,6 +139,21 @@ describe("the Get Started walkthrough", function () {
     }
   });
 
+  it("every file the extension opens from its own folder ships in the package (hook programs included)", () => {
+    const files = vsix();
+    // What the extension's code reads beside itself: context.asAbsolutePath("...") and the file names it builds them from.
+    const wanted = new Set<string>();
+    const srcDir = path.join(ROOT, "src/extension");
+    for (const f of fs.readdirSync(srcDir).filter((n) => n.endsWith(".ts"))) {
+      const text = fs.readFileSync(path.join(srcDir, f), "utf8");
+      for (const m of text.matchAll(/asAbsolutePath\(\s*["'`]([^"'`$]+)["'`]\s*\)/g)) wanted.add(m[1]);
+    }
+    assert.ok(wanted.has("dist/agent-hook.js"), `found: ${[...wanted].join(", ")}`);
+    // The agents' hook loads its engine bundle from beside itself when no running guard answers.
+    wanted.add("dist/agent-hook-engine.js");
+    for (const f of wanted) assert.ok(files.has(`extension/${f}`), `${f} is packed`);
+  });
+
   it("the example session it replays is packed and shows every step: a warning, a refused call, a stop", () => {
     assert.ok(vsix().has(`extension/${EXAMPLE_SESSION}`));
     const [session] = readSessions([path.join(ROOT, EXAMPLE_SESSION)], { lenient: false });
