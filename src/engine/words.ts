@@ -673,10 +673,40 @@ export function wordsKey(words: readonly string[], n: number): string {
 
 
 /**
+ * A fixed set of 32-bit hashes by open addressing. A Set of numbers boxes every value past the
+ * small-integer range (half of all hashes) on each lookup; this reads two typed arrays.
+ */
+class HashSet32 {
+  private readonly values: Uint32Array;
+  private readonly used: Uint8Array;
+  private readonly mask: number;
+
+  constructor(values: readonly number[]) {
+    let size = 16;
+    while (size < 4 * values.length) size *= 2;
+    this.values = new Uint32Array(size);
+    this.used = new Uint8Array(size);
+    this.mask = size - 1;
+    for (const v of values) {
+      let slot = (v ^ (v >>> 15)) & this.mask;
+      while (this.used[slot] === 1 && this.values[slot] !== v) slot = (slot + 1) & this.mask;
+      this.values[slot] = v;
+      this.used[slot] = 1;
+    }
+  }
+
+  has(v: number): boolean {
+    const values = this.values, used = this.used, mask = this.mask;
+    for (let slot = (v ^ (v >>> 15)) & mask; used[slot] === 1; slot = (slot + 1) & mask) if (values[slot] === v) return true;
+    return false;
+  }
+}
+
+/**
  * Words that carry no content in the languages the tokenizer reads (English, French, Spanish,
  * German), four letters or longer (shorter words are never content words), as hashes of the word.
  */
-const STOP_WORDS = new Set(
+const STOP_WORDS = new HashSet32(
   (
     "that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each " +
     "like make sure need needs still again maybe let's okay well yeah thing things something really actually think know going want looks look seems seem same first next last make done good right wait hmm hmmm " +
