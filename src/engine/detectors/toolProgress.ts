@@ -126,8 +126,7 @@ class ToolProgressDetector implements Detector {
       if (!repeat) step.allRepeats = false;
       if (news || ctx.epoch !== this.epochAtStep) step.progress = true;
       if (step.events.length < MAX_EVIDENCE) step.events.push(call.eventIndex);
-      const d = describeCall(call, 40);
-      if (step.described.length < MAX_DESCRIBED && !step.described.includes(d)) step.described.push(d);
+      if (step.described.length < MAX_DESCRIBED) { const d = describeCall(call, 40); if (!step.described.includes(d)) step.described.push(d); }
     }
     if ((call.kind === "edit" || call.kind === "write") && result.ok && call.mutating && !call.unchanging) this.edits++;
     const edit = this.noteOutcome(call);
