@@ -1,71 +1,92 @@
 /**
  * A Map that forgets its least recently used entries past a size: detector memory stays bounded.
  * Values are never undefined: a get that answers undefined found nothing.
+ *
+ * Recency is a doubly linked list through the entries, oldest first: a hit moves its entry to the
+ * end by relinking it, one map lookup in all. (Keeping recency in the Map's own order takes a
+ * delete and a re-insert per hit, each hashing the key again: three lookups, and the Map's table
+ * fills with deleted slots that its iterators step over.)
  */
+interface Entry<K, V> {
+  key: K;
+  value: V;
+  older: Entry<K, V> | undefined;
+  newer: Entry<K, V> | undefined;
+}
+
 export class BoundedMap<K, V extends {} | null> {
-  private readonly map = new Map<K, V>();
-  /**
-   * The most recently used key, while it is in the map (hasNewest): refreshing it would move it to
-   * where it already is, so a get or set of it skips the delete and re-insert (most of the cost).
-   */
-  private newest: K | undefined;
-  private hasNewest = false;
-  /** The latest key a get or peek did not find, while nothing was added since: setting it needs no delete first. */
-  private missed: K | undefined;
-  private hasMissed = false;
-  /**
-   * One live iterator over the keys, kept from eviction to eviction: every key it has passed was
-   * evicted, so its next key is the oldest. A new iterator would start at the front of the map's
-   * table and step over every evicted entry still there (up to its capacity) each time.
-   */
-  private evictionOrder: Iterator<K> | undefined;
+  private readonly map = new Map<K, Entry<K, V>>();
+  /** The least and the most recently used entries (undefined: empty). */
+  private oldest: Entry<K, V> | undefined;
+  private newest: Entry<K, V> | undefined;
   constructor(private readonly capacity: number) {}
 
   get(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v === undefined) { this.missed = key; this.hasMissed = true; return v; }
-    if (!this.hasNewest || key !== this.newest) { this.map.delete(key); this.map.set(key, v); this.newest = key; this.hasNewest = true; }
-    return v;
+    const e = this.map.get(key);
+    if (e === undefined) return undefined;
+    if (e !== this.newest) { this.unlink(e); this.append(e); }
+    return e.value;
   }
 
   /** Reads without refreshing recency. */
   peek(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v === undefined) { this.missed = key; this.hasMissed = true; }
-    return v;
+    return this.map.get(key)?.value;
   }
 
   set(key: K, value: V): void {
-    if (this.hasNewest && key === this.newest) { this.map.set(key, value); return; }
-    // A key just looked up and not found is not in the map: nothing to move.
-    if (!this.hasMissed || key !== this.missed) this.map.delete(key);
-    this.hasMissed = false;
-    this.map.set(key, value);
-    this.newest = key;
-    this.hasNewest = true;
+    const e = this.map.get(key);
+    if (e !== undefined) {
+      e.value = value;
+      if (e !== this.newest) { this.unlink(e); this.append(e); }
+      return;
+    }
+    const added: Entry<K, V> = { key, value, older: undefined, newer: undefined };
+    this.map.set(key, added);
+    this.append(added);
     if (this.map.size > this.capacity) this.evictOldest();
   }
 
   private evictOldest(): void {
-    this.evictionOrder ??= this.map.keys();
-    const oldest = this.evictionOrder.next().value as K;
-    this.map.delete(oldest);
-    if (this.hasNewest && oldest === this.newest) this.hasNewest = false;
+    const e = this.oldest!;
+    this.unlink(e);
+    this.map.delete(e.key);
   }
 
   delete(key: K): void {
+    const e = this.map.get(key);
+    if (e === undefined) return;
+    this.unlink(e);
     this.map.delete(key);
-    if (this.hasNewest && key === this.newest) this.hasNewest = false;
   }
 
   clear(): void {
     this.map.clear();
-    this.evictionOrder = undefined;
-    this.hasNewest = false;
-    this.hasMissed = false;
+    this.oldest = undefined;
+    this.newest = undefined;
   }
 
   get size(): number { return this.map.size; }
-  values(): IterableIterator<V> { return this.map.values(); }
-  entries(): IterableIterator<[K, V]> { return this.map.entries(); }
+
+  /** Values, least recently used first. */
+  *values(): IterableIterator<V> {
+    for (let e = this.oldest; e !== undefined;) { const next = e.newer; yield e.value; e = next; }
+  }
+
+  /** Entries, least recently used first. */
+  *entries(): IterableIterator<[K, V]> {
+    for (let e = this.oldest; e !== undefined;) { const next = e.newer; yield [e.key, e.value]; e = next; }
+  }
+
+  private unlink(e: Entry<K, V>): void {
+    if (e.older) e.older.newer = e.newer; else this.oldest = e.newer;
+    if (e.newer) e.newer.older = e.older; else this.newest = e.older;
+    e.older = undefined;
+    e.newer = undefined;
+  }
+
+  private append(e: Entry<K, V>): void {
+    e.older = this.newest;
+    if (this.newest) this.newest.newer = e; else this.oldest = e;
+    this.newest = e;
+  }
 }

@@ -222,6 +222,24 @@ export function resultContent(text: string, maxChars: number): string {
   return contentLines(text.length > maxChars ? text.slice(0, maxChars) : text).join("\n");
 }
 
+/**
+ * Whether test holds for one of the lines resultContent(text, maxChars) joins, read in order and
+ * only up to the first that does: a caller looking for one line need not cut and clean them all.
+ */
+export function someContentLine(text: string, maxChars: number, test: (line: string) => boolean): boolean {
+  const cut = text.length > maxChars ? text.slice(0, maxChars) : text;
+  const tags = cut.includes("<");
+  const prefixes = cut.includes(":");
+  for (let start = 0; start <= cut.length;) {
+    const end = cut.indexOf("\n", start);
+    const stop = end < 0 ? cut.length : end;
+    const line = contentLine(cut.slice(start, stop), tags, prefixes);
+    if (line !== undefined && test(line)) return true;
+    start = stop + 1;
+  }
+  return false;
+}
+
 /** Whether errorLine finds any line in the text (it answers "" when not), reading only up to the first. */
 export function hasContentLine(text: string): boolean {
   const tags = text.includes("<");

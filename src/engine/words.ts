@@ -673,10 +673,40 @@ export function wordsKey(words: readonly string[], n: number): string {
 
 
 /**
+ * A fixed set of 32-bit hashes by open addressing. A Set of numbers boxes every value past the
+ * small-integer range (half of all hashes) on each lookup; this reads two typed arrays.
+ */
+class HashSet32 {
+  private readonly values: Uint32Array;
+  private readonly used: Uint8Array;
+  private readonly mask: number;
+
+  constructor(values: readonly number[]) {
+    let size = 16;
+    while (size < 4 * values.length) size *= 2;
+    this.values = new Uint32Array(size);
+    this.used = new Uint8Array(size);
+    this.mask = size - 1;
+    for (const v of values) {
+      let slot = (v ^ (v >>> 15)) & this.mask;
+      while (this.used[slot] === 1 && this.values[slot] !== v) slot = (slot + 1) & this.mask;
+      this.values[slot] = v;
+      this.used[slot] = 1;
+    }
+  }
+
+  has(v: number): boolean {
+    const values = this.values, used = this.used, mask = this.mask;
+    for (let slot = (v ^ (v >>> 15)) & mask; used[slot] === 1; slot = (slot + 1) & mask) if (values[slot] === v) return true;
+    return false;
+  }
+}
+
+/**
  * Words that carry no content in the languages the tokenizer reads (English, French, Spanish,
  * German), four letters or longer (shorter words are never content words), as hashes of the word.
  */
-const STOP_WORDS = new Set(
+const STOP_WORDS = new HashSet32(
   (
     "that this with from then when have will into also just only does what which there their because since while after before should would could about them they were been being here where these those some such than very more most other each " +
     "like make sure need needs still again maybe let's okay well yeah thing things something really actually think know going want looks look seems seem same first next last make done good right wait hmm hmmm " +
@@ -691,7 +721,10 @@ export const NAME_TOKEN = 1;
 /** Letters of a plain word a token keeps: "configured", "configure", "configuration" are one token. */
 const STEM_CHARS = 6;
 
-/** Whether a code unit is a CJK ideograph, kana or hangul syllable: text with no spaces between words, read in character pairs. */
+/**
+ * Whether a code unit is a CJK ideograph, kana or hangul syllable: text with no spaces between words,
+ * read in character pairs. (Callers test c >= 0x3040 first: the ASCII text of most chunks then costs one compare.)
+ */
 function isCjk(c: number): boolean {
   return (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff);
 }
@@ -716,7 +749,7 @@ export class ContentTokens {
     let prevCjk = -1;
     while (i < end) {
       const c = text.charCodeAt(i);
-      if (isCjk(c)) {
+      if (c >= 0x3040 && isCjk(c)) {
         if (prevCjk >= 0) this.push(Math.imul(Math.imul(0x811c9dc5 ^ prevCjk, 0x01000193) ^ c, 0x01000193) >>> 0, 0);
         prevCjk = c;
         i++;
@@ -730,7 +763,7 @@ export class ContentTokens {
       for (;;) {
         while (i < end) {
           const d = text.charCodeAt(i);
-          if (isCjk(d)) break;
+          if (d >= 0x3040 && isCjk(d)) break;
           const kd = d < 0x80 ? ASCII_CLASS[d] : charClass(d);
           if (kd >= 0 && kd < WORD_CHAR) break;
           const lower = kd === UPPER_CHAR ? lowerCode(d) : d;
@@ -747,7 +780,7 @@ export class ContentTokens {
         if (j !== 46 && j !== 45 && j !== 47 && j !== 39 && j !== 0x2019) break;
         const n = text.charCodeAt(i + 1);
         const kn = n < 0x80 ? ASCII_CLASS[n] : charClass(n);
-        if (isCjk(n) || (kn >= 0 && kn < WORD_CHAR)) break;
+        if ((n >= 0x3040 && isCjk(n)) || (kn >= 0 && kn < WORD_CHAR)) break;
         if (j === 39 || j === 0x2019) apostrophe = true; else name = true;
         full = Math.imul(full ^ j, 0x01000193);
         length++;

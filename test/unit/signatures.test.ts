@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, isBannerLine, searchHalvesOfDiff } from "../../src/engine/signatures";
+import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, isBannerLine, resultContent, searchHalvesOfDiff, someContentLine } from "../../src/engine/signatures";
 import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 
 const tools = createToolKnowledge();
@@ -181,5 +181,35 @@ describe("command exit status in the host's envelope", () => {
     assert.ok(!commandExitedNonZero(roo("Exit code: 0", "ok")));
     assert.ok(!commandExitedNonZero(roo("Exit code: 0", "CI log: Command failed with exit code 2.")), "an exit code in the output is not the command's");
     assert.ok(!commandExitedNonZero("Command failed with exit code 1."), "other envelopes are the host's business");
+  });
+});
+
+describe("someContentLine", () => {
+  // Results with envelopes, tags, stream prefixes, blank lines and a cut inside a line: the lazy reader
+  // must see exactly the lines resultContent joins, in order, and stop at the first that passes.
+  const results = [
+    "Command: npm test\nDirectory: (root)\nOutput: 2 failing\n  at a.test.ts:3\nExit Code: 1",
+    "<returncode>1</returncode><output>error: missing file\n\nsecond line</output>",
+    "stdout: hello\n\n\nstderr: world\n",
+    "",
+    "\n\n",
+    "one line without a break",
+    "x".repeat(50) + "\n" + "y".repeat(50),
+  ];
+  for (const [i, text] of results.entries()) {
+    for (const max of [4000, 60, 10, 0]) {
+      it(`reads the lines resultContent joins (result ${i}, first ${max} characters)`, () => {
+        const seen: string[] = [];
+        assert.equal(someContentLine(text, max, (line) => { seen.push(line); return false; }), false);
+        const expected = resultContent(text, max);
+        assert.deepEqual(seen, expected === "" ? [] : expected.split("\n"));
+      });
+    }
+  }
+
+  it("stops at the first line that passes", () => {
+    const seen: string[] = [];
+    assert.equal(someContentLine("a\nb\nc", 4000, (line) => { seen.push(line); return line === "b"; }), true);
+    assert.deepEqual(seen, ["a", "b"]);
   });
 });

@@ -34,6 +34,16 @@ const NOT_FOUND = /no such file or directory|does not exist|not found/i;
 
 /** Whether a search result says it found nothing. */
 export function foundNothing(ok: boolean, text: string): boolean {
+  // search-spiral and tool-progress ask about one result in turn: the answer is kept for the latest one
+  if (text !== lastNothingText || ok !== lastNothingOk) { lastNothing = judgeFoundNothing(ok, text); lastNothingText = text; lastNothingOk = ok; }
+  return lastNothing;
+}
+
+let lastNothingText: string | undefined;
+let lastNothingOk = false;
+let lastNothing = false;
+
+function judgeFoundNothing(ok: boolean, text: string): boolean {
   // Without tags to strip (`<`), the error line is a piece of the text itself: when the text holds
   // none of the phrases, only the answer without a line at all says "nothing found", and that
   // needs no more than its first line read (most answers have hits: the error-line scan was the cost).

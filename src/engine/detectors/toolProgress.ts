@@ -25,7 +25,7 @@ import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { isTrivialCommand } from "../shellCommands";
 import { isPlanTool } from "../toolKnowledge";
-import { commandExitedNonZero, errorLine, ownCopy, resultContent } from "../signatures";
+import { commandExitedNonZero, errorLine, ownCopy, someContentLine } from "../signatures";
 import { foundNothing } from "./searchSpiral";
 
 /**
@@ -126,8 +126,7 @@ class ToolProgressDetector implements Detector {
       if (!repeat) step.allRepeats = false;
       if (news || ctx.epoch !== this.epochAtStep) step.progress = true;
       if (step.events.length < MAX_EVIDENCE) step.events.push(call.eventIndex);
-      const d = describeCall(call, 40);
-      if (step.described.length < MAX_DESCRIBED && !step.described.includes(d)) step.described.push(d);
+      if (step.described.length < MAX_DESCRIBED) { const d = describeCall(call, 40); if (!step.described.includes(d)) step.described.push(d); }
     }
     if ((call.kind === "edit" || call.kind === "write") && result.ok && call.mutating && !call.unchanging) this.edits++;
     const edit = this.noteOutcome(call);
@@ -248,11 +247,14 @@ function isNoOp(call: CallRecord): boolean {
 /** Whether a text holds a word (two or more letters or digits, per-run noise aside) that the call's input does not. */
 function hasOwnWords(text: string, input: string): boolean {
   const lowered = input.toLowerCase();
-  for (const m of resultContent(text, WORD_CHARS).matchAll(WORD)) {
-    const w = m[0].toLowerCase();
-    if (!NOISE.test(w) && !STATUS_WORDS.has(w) && !lowered.includes(w)) return true;
-  }
-  return false;
+  // line by line, up to the first own word (a word never runs across a line break)
+  return someContentLine(text, WORD_CHARS, (line) => {
+    for (const m of line.matchAll(WORD)) {
+      const w = m[0].toLowerCase();
+      if (!NOISE.test(w) && !STATUS_WORDS.has(w) && !lowered.includes(w)) return true;
+    }
+    return false;
+  });
 }
 
 /** Words of the envelopes and status lines hosts wrap answers in ("Error: (none)", "Exit code: 0"): no content of their own. */
