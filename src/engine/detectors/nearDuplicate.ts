@@ -17,7 +17,11 @@
  * through its cluster.
  *
  * Cost per unit: O(window × unit words), units being ≥ minWords words; memory: window units.
- * count = catches since the user last spoke (one per request): the first aborts, a second stops.
+ * count = catches since the user last spoke (one per request), plus one once the caught thought has
+ * two copies more or its copies are all but word for word the same: the first catch of a reworded
+ * thought warns, the grown thought or a second catch aborts, a third stops.
+ * Units that are only loosely alike (synonyms swapped in, the frame kept in order, nothing new named)
+ * need a copy more.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { STREAM_STRENGTH } from "../detector";
@@ -28,9 +32,9 @@ import { channelName } from "./streamRepeat";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
   enabled: true,
-  warnAt: 0,
-  blockAt: 1,
-  stopAt: 2,
+  warnAt: 1,
+  blockAt: 2,
+  stopAt: 3,
   /** Alike units (this one included) that make a loop. */
   minCopies: 3,
   /** Word 3-gram Jaccard similarity from which two units are alike (0..1)... */
@@ -155,6 +159,35 @@ const CHAIN_SIMILARITY = 0.55;
 /** Units this alike are the same words: repeated among new material, they are a refrain. */
 const REFRAIN_SIMILARITY = 0.9;
 
+/**
+ * A thought restated with synonyms swapped in (40% of its words changed, "I need to change X so the
+ * maximum comes from the options" / "I must modify X so the cap is taken from the config") keeps
+ * fewer of its words than the word-set test asks, but its frame: the words it keeps stay in their
+ * order. Loosely alike: this word-set Jaccard, this share of the longer unit's words in one common
+ * order, and nothing named (a number, an identifier) that the earlier unit did not name. Being loose,
+ * such a likeness needs a copy more than minCopies.
+ */
+const LOOSE_WORD_SET_SIMILARITY = 0.3;
+const LOOSE_ORDER_SHARE = 0.55;
+/** Units longer than this are not compared loosely (the common order costs their product). */
+const LOOSE_MAX_WORDS = 80;
+const LOOSE_EXTRA_COPIES = 1;
+
+/** Length of the longest common subsequence of two id runs (one row of the table kept). */
+function commonOrderLength(a: readonly number[], b: readonly number[], row: Int32Array): number {
+  row.fill(0, 0, b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = 0;
+    const x = a[i - 1];
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = x === b[j - 1] ? diagonal + 1 : above > row[j - 1] ? above : row[j - 1];
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
 /** Word-pair Jaccard below which two units with the same words do not say the same thing in other words. */
 const MIN_PAIR_SIMILARITY = 0.1;
 
@@ -239,6 +272,18 @@ interface Unit {
   /** The unit's text (openers stripped), and the names and numbers it gives (read when a comparison needs them). */
   text: string;
   facts?: Set<number>;
+  /** The names it gives, as namesIn reads them (for the loose likeness only). */
+  names?: Set<string>;
+}
+
+const WORD_RUN = /[\p{L}\p{N}_]+(?:[./\\-][\p{L}\p{N}_]+)*/gu;
+const NAME_LIKE = /[\p{N}_./\\]|\p{Ll}\p{Lu}|^\p{Lu}{2,}$/u;
+
+/** The names and numbers a text gives: words with a digit, an underscore, a path or file separator, an inner capital, or all in capitals. */
+function namesIn(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.slice(0, MAX_UNIT_WORDS * 12).matchAll(WORD_RUN)) if (NAME_LIKE.test(m[0]) && m[0].length >= 2) names.add(m[0].toLowerCase());
+  return names;
 }
 
 /**
@@ -277,6 +322,9 @@ class NearDuplicateDetector implements Detector {
   private table = new WordTable(kindOfWord);
   private lineWords = new Map<StreamChannel, LineWords>();
   private factTokens = new ContentTokens();
+  /** Clusters caught in this request, and whether the catch was already the grown one (the harder rung). */
+  private caughtThisRequest = new Map<string, { count: number; grown: boolean }>();
+  private orderRow = new Int32Array(LOOSE_MAX_WORDS + 1);
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -294,6 +342,7 @@ class NearDuplicateDetector implements Detector {
     for (const words of this.lineWords.values()) words.usable = false;
     if (this.headings.size > 0) this.headings = new Map();
     this.counter.newRequest();
+    if (this.caughtThisRequest.size > 0) this.caughtThisRequest = new Map();
     this.strongest = { alike: 0, detail: "" };
   }
 
@@ -347,13 +396,13 @@ class NearDuplicateDetector implements Detector {
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     // every field set from the start (those read later as undefined): all units share one shape, so
     // reading them in the comparison loop stays fast
-    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined };
+    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined, names: undefined };
     let recentOfChannel = this.recent.get(channel);
     if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
     const recent = recentOfChannel[unitKind];
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     // made for the first alike unit (most units have none)
-    let alike: Array<{ unit: Unit; similarity: number }> | undefined;
+    let alike: Array<{ unit: Unit; similarity: number; loose: boolean }> | undefined;
     // walking back from the newest: what was said between each earlier unit and this one
     let novelSince = 0, repeatsSince = 0;
     for (let i = recent.length - 1; i >= 0; i--) {
@@ -369,13 +418,21 @@ class NearDuplicateDetector implements Detector {
       const uShingles = (u.shingles ??= this.table.distinctShingles(u.ids, 3));
       unit.shingles ??= this.table.holdShingles(ids, 3);
       let similarity = this.table.jaccardWithHeldShingles(uShingles, 3, this.minSimilarity);
+      let loose = false;
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
         unit.distinct ??= this.table.holdWords(ids);
-        const bag = bagSimilarity(this.table, u, unit, this.minWordSetSimilarity);
+        const canBeLoose = ids.length <= LOOSE_MAX_WORDS && u.ids.length <= LOOSE_MAX_WORDS;
+        const bag = bagSimilarity(this.table, u, unit, canBeLoose ? Math.min(LOOSE_WORD_SET_SIMILARITY, this.minWordSetSimilarity) : this.minWordSetSimilarity);
+        if (bag < this.minWordSetSimilarity) {
+          if (!canBeLoose || bag < LOOSE_WORD_SET_SIMILARITY) continue;
+          // synonyms swapped in: the frame kept in its order, and nothing named that was not named before
+          if (commonOrderLength(u.ids, ids, this.orderRow) < LOOSE_ORDER_SHARE * Math.max(u.ids.length, ids.length)) continue;
+          if (this.namesSomethingNew(unit, u)) continue;
+          loose = true;
+        }
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
-        if (bag < this.minWordSetSimilarity) continue;
         const uPairs = (u.pairs ??= this.table.distinctShingles(u.ids, 2));
         unit.pairs ??= this.table.holdShingles(ids, 2);
         if (this.table.jaccardWithHeldShingles(uPairs, 2, MIN_PAIR_SIMILARITY) < MIN_PAIR_SIMILARITY) continue;
@@ -396,7 +453,7 @@ class NearDuplicateDetector implements Detector {
       // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
       const uLabel = labelOfUnit(u), unitLabel = labelOfUnit(unit);
       if (uLabel && unitLabel && uLabel.join(" ") !== unitLabel.join(" ") && namesItems(uLabel, unitLabel, u.labelText, unit.labelText)) continue;
-      (alike ??= []).push({ unit: u, similarity });
+      (alike ??= []).push({ unit: u, similarity, loose });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit (found last,
     // walking back) names it
@@ -415,11 +472,23 @@ class NearDuplicateDetector implements Detector {
     if (alike?.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
     const copies = Math.max(alike?.length ?? 0, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
-    if (copies < this.minCopies || !alike) return;
+    // only loosely alike to what came before: one copy more
+    const needed = alike?.every((a) => a.loose) ? this.minCopies + LOOSE_EXTRA_COPIES : this.minCopies;
+    if (copies < needed || !alike) return;
     const key = this.clusterOf(unit);
-    const count = this.counter.catch(key, channel);
-    if (count === undefined) return;
+    // the first catch warns; the hard rungs need more evidence (aborting productive reasoning costs
+    // the whole response): the thought restated twice more, copies all but word for word the same,
+    // or a catch again in a later request
     const similarity = Math.min(...alike.map((a) => a.similarity));
+    const grown = copies >= needed + 2 || similarity >= REFRAIN_SIMILARITY;
+    let caught = this.counter.catch(key, channel);
+    if (caught === undefined) {
+      const before = this.caughtThisRequest.get(key);
+      if (!before || before.grown || !grown) return;
+      caught = before.count;
+    }
+    this.caughtThisRequest.set(key, { count: caught, grown });
+    const count = caught + (grown ? 1 : 0);
     const span = excerpt(text, 200);
     return {
       detector: this.id,
@@ -496,6 +565,16 @@ class NearDuplicateDetector implements Detector {
     return bNew;
   }
 
+  /**
+   * Whether a unit names something (a number, a path, an identifier, a code in capitals) the other
+   * does not. Hyphenated words ("re-run", "double-check") are words here: a synonym, not a fact.
+   */
+  private namesSomethingNew(unit: Unit, before: Unit): boolean {
+    const known = (before.names ??= namesIn(before.text));
+    for (const f of (unit.names ??= namesIn(unit.text))) if (!known.has(f)) return true;
+    return false;
+  }
+
   private factsOf(u: Unit): Set<number> {
     if (u.facts) return u.facts;
     const t = this.factTokens;
@@ -552,6 +631,7 @@ class NearDuplicateDetector implements Detector {
     this.headings.clear();
     this.recent.clear();
     this.counter.reset();
+    this.caughtThisRequest.clear();
     this.strongest = { alike: 0, detail: "" };
   }
 
