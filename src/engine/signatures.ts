@@ -467,8 +467,8 @@ export function replacementOf(input: Record<string, unknown>): { target: string;
   return targets.length === 0 ? undefined : { target: targets.join("\n---\n"), text: texts.join("\n---\n") };
 }
 
-/** A write or edit result saying that nothing changed ("No changes detected", "0 replacements", an empty diff). */
-const NOTHING_CHANGED = /\bno (?:changes?|modifications?|differences?|edits?)\b(?! (?:added|to commit))|\b(?:0|zero) (?:replacements?|occurrences? (?:were )?(?:replaced|changed)|changes?|edits?|substitutions?|lines? changed)\b|\bnothing (?:to (?:change|replace|update|apply)|(?:was |has been )?changed)\b|\b(?:is|are|was|were|remains?|left) (?:already )?unchanged\b|\bidentical to (?:the )?(?:current|existing)\b|\bempty (?:diff|patch)\b/i;
+/** A write or edit result saying that nothing changed ("No changes detected", "0 replacements", an empty diff, old and new text the same). */
+const NOTHING_CHANGED = /\bno (?:changes?|modifications?|differences?|edits?)\b(?! (?:added|to commit))|\b(?:0|zero) (?:replacements?|occurrences? (?:were )?(?:replaced|changed)|changes?|edits?|substitutions?|lines? changed)\b|\bnothing (?:to (?:change|replace|update|apply)|(?:was |has been )?changed)\b|\b(?:is|are|was|were|remains?|left) (?:already )?unchanged\b|\bidentical to (?:the )?(?:current|existing)\b|\bempty (?:diff|patch)\b|\b(?:old|search)[_ ]?(?:string|text) and (?:the )?(?:new|replace)(?:[_ ]?(?:string|text)|ment)? (?:must (?:be different|differ)|are (?:exactly )?(?:the same|identical))\b/i;
 
 export function saysNothingChanged(text: string): boolean {
   return NOTHING_CHANGED.test(text.slice(0, 300));
