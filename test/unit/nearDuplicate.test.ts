@@ -71,6 +71,12 @@ describe("near-duplicate", () => {
       assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
     });
 
+    it("leaves alone one sentence frame kept in order over other subjects each time (hypotheses in turn)", () => {
+      const subjects = [["build script", "old schema", "default timeout"], ["search service", "migration table", "build cache"], ["webhook client", "lock file", "stale token"], ["upload handler", "empty header", "first row"], ["state reducer", "quoted comma", "locale string"]];
+      const text = lead + subjects.map(([a, b, c], k) => `Hypothesis ${k + 1}: so the fix is to make the ${a} stop treating the ${b} as the ${c} whenever the cache is cold.`).join("\n\n") + "\n\n";
+      assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
+    });
+
     it("leaves alone a plan settling step by step in the same words, each step with a new line number", () => {
       const text = lead + [
         "I could insert the tenant check at line 42 of session.ts, before the key is built, so the key includes the tenant.",

@@ -164,11 +164,13 @@ const REFRAIN_SIMILARITY = 0.9;
  * maximum comes from the options" / "I must modify X so the cap is taken from the config") keeps
  * fewer of its words than the word-set test asks, but its frame: the words it keeps stay in their
  * order. Loosely alike: this word-set Jaccard, this share of the longer unit's words in one common
- * order, and nothing named (a number, an identifier) that the earlier unit did not name. Being loose,
- * such a likeness needs a copy more than minCopies.
+ * order, this content-word Jaccard (one frame over other subjects keeps its order, not its content),
+ * and nothing named (a number, an identifier) that the earlier unit did not name. Being loose, such a
+ * likeness needs a copy more than minCopies.
  */
 const LOOSE_WORD_SET_SIMILARITY = 0.3;
 const LOOSE_ORDER_SHARE = 0.55;
+const LOOSE_CONTENT_SIMILARITY = 0.4;
 /** Units longer than this are not compared loosely (the common order costs their product). */
 const LOOSE_MAX_WORDS = 80;
 const LOOSE_EXTRA_COPIES = 1;
@@ -439,7 +441,9 @@ class NearDuplicateDetector implements Detector {
         // and what it is about: one sentence shape filled with other things ("The log shows the
         // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
         // shares its frame, not its content words
-        if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < MIN_CONTENT_SIMILARITY) continue;
+        // (loosely alike, most of what it is about must be the same: one sentence frame over other
+        // subjects, "make the build script stop treating the old schema as ...", keeps its order too)
+        if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < (loose ? LOOSE_CONTENT_SIMILARITY : MIN_CONTENT_SIMILARITY)) continue;
         similarity = bag;
       }
       const uWords = this.wordsOfUnit(u), words = this.wordsOfUnit(unit);
