@@ -760,7 +760,8 @@ function respelled(command: string, k: number): string {
   switch (k % 4) {
     case 1: return command.replace(" ", "  ");
     case 2: return last > 0 ? [...words.slice(0, last), `'${words[last]}'`].join(" ") : command;
-    case 3: return last >= 2 ? [...words.slice(0, last), "-v", words[last]].join(" ") : [words[0], "-v", ...words.slice(1)].join(" ");
+    // a runner's own flag (`npx --yes jest`), else a verbose flag before the operand
+    case 3: return /^(?:npx|bunx|pnpx)$/.test(words[0]) ? [words[0], "--yes", ...words.slice(1)].join(" ") : last >= 2 ? [...words.slice(0, last), "-v", words[last]].join(" ") : [words[0], "-v", ...words.slice(1)].join(" ");
     default: return command;
   }
 }
