@@ -29,6 +29,7 @@ import { excerpt } from "../guidance";
 import { CatchCounter, numberSetting, stripOpeners, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { ContentTokens, NAME_TOKEN, WordTable, countWords, idsFrom, wordsKey, wordsOf } from "../words";
 import { channelName } from "./streamRepeat";
+import { SectionScopes } from "./sectionScope";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -327,6 +328,8 @@ class NearDuplicateDetector implements Detector {
   /** Clusters caught in this request, and whether the catch was already the grown one (the harder rung). */
   private caughtThisRequest = new Map<string, { count: number; grown: boolean }>();
   private orderRow = new Int32Array(LOOSE_MAX_WORDS + 1);
+  /** The heading each unit is compared under, connectors ("To be sure:") passed over. */
+  private sections = new SectionScopes();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -345,6 +348,7 @@ class NearDuplicateDetector implements Detector {
     if (this.headings.size > 0) this.headings = new Map();
     this.counter.newRequest();
     if (this.caughtThisRequest.size > 0) this.caughtThisRequest = new Map();
+    this.sections.clear();
     this.strongest = { alike: 0, detail: "" };
   }
 
@@ -363,7 +367,8 @@ class NearDuplicateDetector implements Detector {
     let words = this.lineWords.get(x.channel);
     if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(x.channel, words); }
     // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
-    const found = this.compare(x.channel, "sentence", x.text, x.section, x.event, x.lineHead, x);
+    const section = this.sections.of(x.channel, x.section);
+    const found = this.compare(x.channel, "sentence", x.text, section, x.event, x.lineHead, x, section !== x.section);
     // too short to be a unit, its words are still the line's
     if (x.line !== words.line || x.at >= words.next) this.readSentenceWords(words, x);
     return found && [found];
@@ -372,24 +377,27 @@ class NearDuplicateDetector implements Detector {
   private readLine(line: StreamLine): Finding | undefined {
     // a list item's wrapped text is the item's (list items are list-template's)
     if (line.kind !== "prose" || line.continuation) return;
-    return this.compare(line.channel, "line", line.text, line.section, line.endEvent, line.text, line);
+    const section = this.sections.of(line.channel, line.section);
+    return this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, line, section !== line.section);
   }
 
   private readParagraph(p: StreamParagraph): Finding | undefined {
     if (p.lines.length < 2 || p.lines.some((l) => l.kind === "list")) return;
     // a paragraph of long lines is judged line by line already; of short lines, as a whole
     for (const l of p.lines) if (countWords(l.text, this.minWords) >= this.minWords) return;
-    return this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent);
+    const section = this.sections.of(p.channel, p.section);
+    return this.compare(p.channel, "paragraph", p.text, section, p.endEvent, p.text, undefined, section !== p.section);
   }
 
   /** Compares a unit with the recent ones of its kind and keeps it among them: the finding if it makes a loop. */
-  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, labelSource = text, from?: StreamSentence | StreamLine): Finding | undefined {
+  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, labelSource = text, from?: StreamSentence | StreamLine, afterConnector = false): Finding | undefined {
     // a sentence's words are read for its line too, and a line takes those its sentences read
     const sentence = unitKind === "sentence" ? (from as StreamSentence | undefined) : undefined, line = unitKind === "line" ? (from as StreamLine | undefined) : undefined;
     const scope = this.scopeOf(channel, section);
     // the body of a section under a title that restates, and a sentence of a run-on line (a thought
     // restated in short sentences), are judged from fewer words
-    const minWords = section !== "" && scope === "" ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
+    // (so is what follows a connector, "To be sure:": the thought said again after it)
+    const minWords = (section !== "" && scope === "") || afterConnector ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
     if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
@@ -636,6 +644,7 @@ class NearDuplicateDetector implements Detector {
     this.recent.clear();
     this.counter.reset();
     this.caughtThisRequest.clear();
+    this.sections.clear();
     this.strongest = { alike: 0, detail: "" };
   }
 
