@@ -64,12 +64,15 @@ const shortChant = gen("short-chant", "loop", "short-chant", (rng) => {
   const sep = variant === "alternation" ? rng.pick([" ", "\n", " "]) : variant === "block" ? rng.pick(["\n", "\n", "\n\n"]) : rng.pick([" ", "\n", "\n\n"]);
   // a chant is not always byte-exact: the separator wanders between a space and a newline
   const noisy = rng.chance(0.25);
+  // or each copy is a response of its own, nothing done and nobody asking between ("I am done." per request)
+  const perRequest = variant !== "block" && rng.chance(0.25);
   const marks: number[] = [];
   for (let c = 0; c < 10; c++) {
     const copy = lines.map((l) => l + (noisy ? rng.pick([" ", "\n"]) : sep)).join("");
-    marks.push(s.b.stream(s.channel, copy, true));
+    if (perRequest && c > 0) { s.b.end(); s.b.request(); }
+    marks.push(s.b.stream(s.channel, perRequest ? copy.trim() : copy, true));
   }
-  Object.assign(s.params, { variant, period, block: lines.join(sep).length + sep.length, noisy });
+  Object.assign(s.params, { variant, period, block: lines.join(sep).length + sep.length, noisy, perRequest });
   return loopCase("short-chant", s, marks);
 });
 

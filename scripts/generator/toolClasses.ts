@@ -727,13 +727,18 @@ const repeatedFailure: CaseGenerator = {
     const batch = rng.chance(0.2);
     const fetchTool = rng.pick(["fetch", "web_fetch", "WebFetch"]);
     const resource = rng.pick(["users", "items"]);
-    Object.assign(params, { shape, copies, batch });
+    const respell = rng.chance(0.4);
+    Object.assign(params, { shape, copies, batch, respell });
     const copyStarts: number[] = [];
     for (let k = 0; k < copies; k++) {
       copyStarts.push(b.at);
       const reasoning = maybeReasoning(rng, "the error");
       const extra = batch ? companion(rng, host, k) : [];
-      if (shape === "same-command") b.step([...extra, { call: host.shell(command), outcome: host.shellResult(command, `${err}\n(${rng.int(1, 60)}.${rng.int(10, 99)}s)`, rng.pick([1, 2]), rng) }], reasoning);
+      if (shape === "same-command") {
+        // retried with its spelling varied: a space doubled, an argument quoted, a flag for the runner
+        const spelled = respell ? respelled(command, k) : command;
+        b.step([...extra, { call: host.shell(spelled), outcome: host.shellResult(spelled, `${err}\n(${rng.int(1, 60)}.${rng.int(10, 99)}s)`, rng.pick([1, 2]), rng) }], reasoning);
+      }
       else if (shape === "same-read") {
         const p = `src/missing/${rng.pick(WORDS)}.ts`;
         const path = k === 0 ? p : (params.path as string);
@@ -747,6 +752,19 @@ const repeatedFailure: CaseGenerator = {
     return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
   },
 };
+
+/** The k-th retry's spelling of a command: the same program on the same operands, written another way. */
+function respelled(command: string, k: number): string {
+  const words = command.split(" ");
+  const last = words.length - 1;
+  switch (k % 4) {
+    case 1: return command.replace(" ", "  ");
+    case 2: return last > 0 ? [...words.slice(0, last), `'${words[last]}'`].join(" ") : command;
+    // a runner's own flag (`npx --yes jest`), else a verbose flag before the operand
+    case 3: return /^(?:npx|bunx|pnpx)$/.test(words[0]) ? [words[0], "--yes", ...words.slice(1)].join(" ") : last >= 2 ? [...words.slice(0, last), "-v", words[last]].join(" ") : [words[0], "-v", ...words.slice(1)].join(" ");
+    default: return command;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // 10. Mixed-outcome re-runs (look-alike)

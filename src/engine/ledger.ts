@@ -5,7 +5,7 @@
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
 import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand, samePathNamed, waitSeconds } from "./shellCommands";
-import { callSignature, callTarget, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
+import { callSignature, callTarget, commandExitedNonZero, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
 import { BoundedMap } from "./boundedMap";
@@ -248,7 +248,8 @@ export class ToolLedger {
     // `npm install`, the same heredoc written again): it did what it did the first time.
     const last = this.lastCommandChange;
     const sameAgain = call.kind === "command" && last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.inputHash === call.inputHash && last.outputHash === call.result.outputHash;
-    if (ok && call.mutating && !call.unchanging && !sameAgain && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
+    // (a command the host ran but whose exit status says it failed changed nothing to count on either)
+    if (ok && call.mutating && !call.unchanging && !sameAgain && !(call.kind === "command" && commandExitedNonZero(text)) && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
       this.epochValue++;
       this.noteWritten(call);
       this.lastCommandChange = call.kind === "command" ? { inputHash: call.inputHash, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;

@@ -172,11 +172,19 @@ export function failedExitStatus(text: string): boolean {
  * Whether a command result says in its first line that the command exited non-zero, though the host
  * reported the tool call itself as a success: Roo Code's execute_command answers "Command executed in
  * terminal within working directory '…'. Command failed with exit code 1. Output:" ("Exit code: 0" on
- * success). The ledger keeps Roo's own verdict (the tool ran); failure counting reads this.
+ * success), or a status line of its own: first ("Exit code 1") or last past a blank line (pi's
+ * "Command exited with code 2"). The ledger keeps the host's own verdict (the tool ran); failure
+ * counting reads this.
  */
 export function commandExitedNonZero(text: string): boolean {
   const roo = /^Command executed in terminal\b[^\n]*?(?:Command failed with exit code (-?\d+)|Exit code: (-?\d+)|(Command execution was not successful))/.exec(text.slice(0, 600));
-  return roo !== null && (roo[3] !== undefined || (roo[1] ?? roo[2]) !== "0");
+  if (roo !== null) return roo[3] !== undefined || (roo[1] ?? roo[2]) !== "0";
+  // other harnesses put the status on a line of its own before the output ("Exit code 1") or after
+  // it, past a blank line (pi's "Command exited with code 2"); a code quoted inside the output is not one
+  const head = /^Exit code:? (-?\d+)\n/.exec(text.slice(0, 40));
+  if (head) return head[1] !== "0";
+  const tail = /\n\n(?:Command exited with code|Process exited with code) (-?\d+)\s*$/.exec(text.slice(-80));
+  return tail !== null && tail[1] !== "0";
 }
 
 /** Lines that wrap a result rather than say what went wrong (harness envelopes, exit-code banners). */
@@ -477,8 +485,8 @@ export function replacementOf(input: Record<string, unknown>): { target: string;
   return targets.length === 0 ? undefined : { target: targets.join("\n---\n"), text: texts.join("\n---\n") };
 }
 
-/** A write or edit result saying that nothing changed ("No changes detected", "0 replacements", an empty diff). */
-const NOTHING_CHANGED = /\bno (?:changes?|modifications?|differences?|edits?)\b(?! (?:added|to commit))|\b(?:0|zero) (?:replacements?|occurrences? (?:were )?(?:replaced|changed)|changes?|edits?|substitutions?|lines? changed)\b|\bnothing (?:to (?:change|replace|update|apply)|(?:was |has been )?changed)\b|\b(?:is|are|was|were|remains?|left) (?:already )?unchanged\b|\bidentical to (?:the )?(?:current|existing)\b|\bempty (?:diff|patch)\b/i;
+/** A write or edit result saying that nothing changed ("No changes detected", "0 replacements", an empty diff, old and new text the same). */
+const NOTHING_CHANGED = /\bno (?:changes?|modifications?|differences?|edits?)\b(?! (?:added|to commit))|\b(?:0|zero) (?:replacements?|occurrences? (?:were )?(?:replaced|changed)|changes?|edits?|substitutions?|lines? changed)\b|\bnothing (?:to (?:change|replace|update|apply)|(?:was |has been )?changed)\b|\b(?:is|are|was|were|remains?|left) (?:already )?unchanged\b|\bidentical to (?:the )?(?:current|existing)\b|\bempty (?:diff|patch)\b|\b(?:old|search)[_ ]?(?:string|text) and (?:the )?(?:new|replace)(?:[_ ]?(?:string|text)|ment)? (?:must (?:be different|differ)|are (?:exactly )?(?:the same|identical))\b/i;
 
 export function saysNothingChanged(text: string): boolean {
   return NOTHING_CHANGED.test(text.slice(0, 300));

@@ -22,13 +22,70 @@ describe("near-duplicate", () => {
     const text = "The user says the form submits twice.\n\n" + copies.join("\n\n") + "\n\n";
     const events = [user, ...request(streamOf("reasoning", text))];
     const ivs = only(events);
-    assert.equal(ivs.length, 1);
-    assert.equal(ivs[0].action, "abort");
+    // the third copy warns; the hard rung needs two copies more: the fifth aborts
+    assert.deepEqual(ivs.map((i) => i.action), ["warn", "abort"]);
     assert.equal(ivs[0].evidence.count, 3);
+    assert.equal(ivs[1].evidence.count, 5);
     assert.ok((ivs[0].evidence.similarity ?? 0) >= 0.5 && (ivs[0].evidence.similarity ?? 0) < 1);
     const thirdEnd = text.indexOf(copies[2]) + copies[2].length;
     const [a, b] = charRangeOf(events, ivs[0].event);
     assert.ok(thirdEnd >= a && thirdEnd <= b, `fired in ${a}-${b}, third copy ends at ${thirdEnd}`);
+    assert.deepEqual(only(events, { warnAt: 0 }).map((i) => i.action), ["abort"], "without the warning rung, the grown thought aborts");
+  });
+
+  it("aborts at the first catch when the copies are all but word for word the same (the evidence is already there)", () => {
+    const copy = (k: number) => `${THOUGHT}${k % 2 ? "" : " Then the test."}`;
+    const text = "The user says the form submits twice.\n\n" + [0, 1, 2].map(copy).join("\n\n") + "\n\n";
+    assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]).map((i) => i.action), ["abort"]);
+  });
+
+  describe("a thought restated with synonyms swapped in (a third or more of its words changed)", () => {
+    // each copy keeps the frame and what it names, and swaps its own words for synonyms
+    const copies = [
+      "The cache key for session.ts is built before the tenant is known, so every tenant reads the same entry and the stale value wins.",
+      "The lookup key in session.ts is made before the tenant is known, hence each tenant reads the same record and the old value wins.",
+      "The cache id for session.ts is computed before the tenant is resolved, so every tenant sees one shared entry and the old value wins.",
+      "The lookup key for session.ts gets built before the tenant is known, thus each tenant reads the same entry and an outdated value prevails.",
+      "The cache id in session.ts is made ahead of the tenant being known, so every tenant sees the same record and the stale value prevails.",
+    ];
+    const lead = "The user reports that tenants see each other's settings after a deploy.\n\n";
+
+    it("warns at the fourth copy, one more than a closer rewording needs, whatever the chunking", () => {
+      for (const seed of [1, 2, 3]) {
+        const text = lead + copies.join("\n\n") + "\n\n";
+        const events = [user, ...request(streamOf("reasoning", text, { max: 40, seed }))];
+        const ivs = only(events);
+        assert.equal(ivs[0]?.action, "warn", `seed ${seed}`);
+        const fourthEnd = text.indexOf(copies[3]) + copies[3].length;
+        const [, b] = charRangeOf(events, ivs[0].event);
+        assert.ok(b >= fourthEnd && b <= fourthEnd + 40, `fired at ${b}, fourth copy ends at ${fourthEnd}`);
+        const three = lead + copies.slice(0, 3).join("\n\n") + "\n\n";
+        assert.deepEqual(only([user, ...request(streamOf("reasoning", three, { max: 40, seed }))]), [], "three loose copies are not enough");
+      }
+    });
+
+    it("leaves alone parallel sentences in one frame that each name something new", () => {
+      const items = ["session.ts", "billing.ts", "tenant.ts", "export.ts", "quota.ts"];
+      const verbs = ["built", "made", "computed", "created", "built"];
+      const text = lead + items.map((f, k) => `The cache key in ${f} is ${verbs[k]} before the tenant is known, so each tenant reads the same entry for ${f.replace(".ts", "")} and the stale value wins.`).join("\n\n") + "\n\n";
+      assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
+    });
+
+    it("leaves alone one sentence frame kept in order over other subjects each time (hypotheses in turn)", () => {
+      const subjects = [["build script", "old schema", "default timeout"], ["search service", "migration table", "build cache"], ["webhook client", "lock file", "stale token"], ["upload handler", "empty header", "first row"], ["state reducer", "quoted comma", "locale string"]];
+      const text = lead + subjects.map(([a, b, c], k) => `Hypothesis ${k + 1}: so the fix is to make the ${a} stop treating the ${b} as the ${c} whenever the cache is cold.`).join("\n\n") + "\n\n";
+      assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
+    });
+
+    it("leaves alone a plan settling step by step in the same words, each step with a new line number", () => {
+      const text = lead + [
+        "I could insert the tenant check at line 42 of session.ts, before the key is built, so the key includes the tenant.",
+        "Or I could insert the tenant check at line 57 of session.ts, after the key is built, so the entry is checked on read.",
+        "Inserting the tenant check at line 63 of session.ts, where the entry is written, would make the key include the tenant too.",
+        "Line 42 is the right place: the key is built there and nothing reads the entry before it, so the check goes in at 42.",
+      ].join("\n\n") + "\n\n";
+      assert.deepEqual(only([user, ...request(streamOf("reasoning", text))]), []);
+    });
   });
 
   it("catches drifting paragraphs of short lines as a whole", () => {
@@ -50,7 +107,8 @@ describe("near-duplicate", () => {
     assert.ok(!text.includes("\n"));
     const events = [user, ...request(streamOf("reasoning", text))];
     const ivs = only(events);
-    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].action, "warn");
+    assert.equal(ivs.at(-1)?.action, "abort", "six copies are the grown thought");
     assert.match(ivs[0].summary, /same sentence in other words/);
     assert.notEqual(events[ivs[0].event].t, "end", "caught while the line is still streaming");
     assert.deepEqual(only(events, { sentenceUnits: false }), []);

@@ -182,6 +182,15 @@ describe("command exit status in the host's envelope", () => {
     assert.ok(!commandExitedNonZero(roo("Exit code: 0", "CI log: Command failed with exit code 2.")), "an exit code in the output is not the command's");
     assert.ok(!commandExitedNonZero("Command failed with exit code 1."), "other envelopes are the host's business");
   });
+
+  it("reads a status line of its own before the output or after it past a blank line (pi, Cline)", () => {
+    assert.ok(commandExitedNonZero("no such service: pricing\n\nCommand exited with code 1"));
+    assert.ok(commandExitedNonZero("\n> shop@1.0.0 build\nsrc/total.js(1,55): error TS2365\n\n\nCommand exited with code 2\n"));
+    assert.ok(commandExitedNonZero("Exit code 1\n--- FAIL: TestRetryBackoff (0.10s)\nFAIL"));
+    assert.ok(!commandExitedNonZero("Exit code 0\nok"));
+    assert.ok(!commandExitedNonZero("step 3: Command exited with code 1\nretrying\nall good"), "a status quoted inside the output is not the command's");
+    assert.ok(!commandExitedNonZero("CI log follows\nExit code 1\nthen green"), "only the first line can hold the status before the output");
+  });
 });
 
 describe("someContentLine", () => {

@@ -51,6 +51,29 @@ describe("stagnation", () => {
     assert.deepEqual(only(events.slice(0, ends[1] + 1)), [], "two reworded copies are not enough");
   });
 
+  it("catches a bare short message said word for word in request after request, at its 3rd copy", () => {
+    for (const short of ["I am done.", "No further action needed.", "I'll run the tests."]) {
+      const events: TraceEvent[] = [{ t: "user", text: "Fix the failing invoice test." }, ...request(streamOf("text", "The invoice test passes now; the rounding was off by one cent."))];
+      const ends: number[] = [];
+      for (let k = 0; k < 6; k++) { events.push(...request(streamOf("text", short, 1 + k))); ends.push(events.length - 1); }
+      const ivs = only(events);
+      assert.equal(ivs[0]?.event, ends[2], `"${short}": at the end of the 3rd copy`);
+      assert.deepEqual(only(events.slice(0, ends[1] + 1)), [], "two copies of a short message are not enough");
+    }
+  });
+
+  it("leaves short messages alone that change, or that a tool call or the user's reply comes between", () => {
+    const shorts = ["Running the tests.", "Fixing the import.", "Running the tests.", "Done."];
+    const changing: TraceEvent[] = [{ t: "user", text: "go" }, ...shorts.flatMap((m, k) => request(streamOf("text", m, 1 + k)))];
+    assert.deepEqual(only(changing), []);
+    const acting: TraceEvent[] = [{ t: "user", text: "go" }];
+    for (let k = 0; k < 6; k++) { const c = call("execute_command", { command: `npm test -- --shard=${k + 1}/6` }, `shard ${k + 1}: ${10 + k} passing`); acting.push(...step("I'll run the tests.", c)); }
+    assert.deepEqual(only(acting), [], "the same short plan before each new call is work");
+    const replied: TraceEvent[] = [{ t: "user", text: "go" }];
+    for (const reply of ["ok", "and now?", "anything else?", "thanks", "still there?"]) replied.push(...request(streamOf("text", "I am done.")), { t: "user", text: reply });
+    assert.deepEqual(only(replied), [], "a user who keeps replying gets an answer each time");
+  });
+
   it("stays quiet when a user message comes between the copies", () => {
     const events: TraceEvent[] = [{ t: "user", text: "hi" }, ...request(streamOf("text", MSG)), { t: "user", text: "hi again" }, ...request(streamOf("text", MSG))];
     assert.deepEqual(only(events), []);
@@ -122,7 +145,10 @@ describe("stagnation", () => {
     assert.deepEqual(only(events, { enabled: false }), []);
     assert.deepEqual(only(events, { monologueCopies: 4 }), []);
     assert.equal(only(events, { monologueCopies: 3 }).length, 1);
-    assert.deepEqual(only(events, { minWords: 20 }), []);
+    // a message under minWords counts only word for word, from its 3rd copy
+    const ends = events.map((e, i) => (e.t === "end" ? i : -1)).filter((i) => i >= 0);
+    assert.deepEqual(only(events.slice(0, ends[1] + 1), { minWords: 20 }), []);
+    assert.equal(only(events, { minWords: 20 })[0]?.event, ends[2]);
   });
 
   describe("calls whose results the host never reports (Roo shows no read result)", () => {

@@ -25,6 +25,35 @@ describe("tool-failure", () => {
     assert.ok(ivs.some((iv) => iv.action === "stop"));
   });
 
+  it("counts one program run with its runner's flags and quoting varied as one attempt, the exit status read from pi's trailer", () => {
+    const out = "cmd/ledger/main.go:22:2: undefined: config.LoadTimeout\n\nCommand exited with code 1";
+    const cmds = ["go run ./cmd/ledger", "go run -v ./cmd/ledger", "go run './cmd/ledger'", "go run -race ./cmd/ledger", "go run  ./cmd/ledger"];
+    const evs: TraceEvent[] = [{ t: "user", text: "get the ledger command running" }];
+    // the host reports the call itself as done: only the trailer says it failed
+    cmds.forEach((command, i) => evs.push(...step(`g${i}`, "bash", { command }, true, out)));
+    const ivs = feedOnly("tool-failure", evs);
+    assert.equal(ivs[0]?.action, "warn");
+    assert.equal(ivs[0].evidence.count, 3, "warned at the third failure");
+  });
+
+  it("takes a command that changes things but exited non-zero as no change: its retries stay one streak", () => {
+    const cmds = ["docker compose up -d pricing", "docker compose up -d 'pricing'", "docker compose  up -d pricing", "docker compose up -d pricing --quiet-pull"];
+    const evs: TraceEvent[] = [{ t: "user", text: "bring the pricing service up" }];
+    cmds.forEach((command, i) => evs.push(...step(`d${i}`, "bash", { command }, true, "no such service: pricing\n\nCommand exited with code 1")));
+    assert.equal(feedOnly("tool-failure", evs)[0]?.action, "warn");
+    // the same command succeeding each time is work done each time: no failure streak
+    const up: TraceEvent[] = [{ t: "user", text: "bring the pricing service up" }];
+    cmds.forEach((command, i) => up.push(...step(`u${i}`, "bash", { command }, true, " Container pricing-1  Started\n\nCommand exited with code 0")));
+    assert.deepEqual(feedOnly("tool-failure", up), []);
+  });
+
+  it("keeps programs apart that one runner with the same flag starts (npx -y eslint / npx -y prettier)", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "lint and format" }];
+    const cmds = ["npx -y eslint src", "npx -y prettier --check src", "npx -y tsc --noEmit", "npx -y stylelint src"];
+    cmds.forEach((command, i) => evs.push(...step(`n${i}`, "bash", { command }, true, "npm ERR! code ENOTFOUND\nnpm ERR! network request failed\n\nCommand exited with code 1")));
+    assert.deepEqual(feedOnly("tool-failure", evs), [], "four programs failing on one network error are four first tries");
+  });
+
   it("stays quiet for two failures", () => {
     assert.deepEqual(feed(fetches(2)), []);
   });

@@ -146,6 +146,14 @@ describe("class 4: writes that change nothing", () => {
     assertInTime(t, "tool-repeat");
   });
 
+  it("catches an edit applied once and then sent again, answered that old and new text are the same (opencode's wording)", () => {
+    const t = new Trace("Bump the importer limit.");
+    const edit = { filePath: "/w/.env.example", oldString: "IMPORTER_LIMIT=95", newString: "IMPORTER_LIMIT=95  # updated" };
+    t.call("edit", edit, true, "Edit applied successfully.");
+    for (let i = 0; i < 4; i++) t.copy().call("edit", edit, true, "Error: oldString and newString must be different", "Apply the change.");
+    assertInTime(t, "tool-repeat");
+  });
+
   it("stays silent on the same content written to many files, and on a rewrite after a formatter changed the file", () => {
     const t = new Trace("Create the package skeleton, then format it.");
     for (let i = 0; i < 5; i++) t.call("Write", { file_path: `/w/pkg/m${i}/__init__.py`, content: "" }, true, "File created successfully");
@@ -419,7 +427,8 @@ describe("signals behind the tool classes", () => {
 
   it("reads results that say nothing changed, and only those", () => {
     for (const t of ["No changes detected.", "Applied 0 replacements.", "0 occurrences replaced", "The file a.ts is unchanged", "Diff is empty; nothing to apply.", "No changes were made to the file."]) assert.equal(saysNothingChanged(t), true, t);
-    for (const t of ["Applied 3 replacements.", "Successfully modified file: a.ts (1 replacements).", "The content was successfully saved to a.ts.", "Changes successfully applied."]) assert.equal(saysNothingChanged(t), false, t);
+    for (const t of ["oldString and newString must be different", "No changes to make: old_string and new_string are exactly the same.", "The search text and replacement are identical"]) assert.equal(saysNothingChanged(t), true, t);
+    for (const t of ["Applied 3 replacements.", "Successfully modified file: a.ts (1 replacements).", "The content was successfully saved to a.ts.", "Changes successfully applied.", "Edited a.ts: the old and new tests now share one fixture.", "Replaced the search box text; both pages are the same height now."]) assert.equal(saysNothingChanged(t), false, t);
   });
 
   it("reads target and replacement from edit pairs, SEARCH/REPLACE blocks and patches", () => {

@@ -17,6 +17,7 @@ import { excerpt } from "../guidance";
 import { CatchCounter, SHORT_PHRASE_CHARS, isItemLabel, normalizedLine, numberSetting, stripOpeners, type StreamChannel, type StreamLine, type StreamParagraph } from "../streamText";
 import { textKey } from "../words";
 import { channelName } from "./streamRepeat";
+import { SectionScopes } from "./sectionScope";
 
 export const LINE_REPEAT_DEFAULTS: DetectorSettings = {
   enabled: true,
@@ -111,6 +112,7 @@ class LineRepeatDetector implements Detector {
     if (this.flow.size > 0) this.flow = new Map();
     if (this.tallies.size > 0) this.tallies = new Map();
     this.counter.newRequest();
+    this.sections.clear();
     this.strongest = { count: 0 };
   }
 
@@ -133,22 +135,26 @@ class LineRepeatDetector implements Detector {
     return found;
   }
 
+  /** The heading each line counts under, connectors ("To be sure:") passed over. */
+  private sections = new SectionScopes();
+
   private readLine(line: StreamLine): void {
     const before = this.flow.get(line.channel) ?? 0;
     this.flow.set(line.channel, before + line.text.length + 1);
     if (line.kind !== "prose" && line.kind !== "list") return;
+    const section = this.sections.of(line.channel, line.section);
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
     if (line.itemLabel ?? isItemLabel(line.text)) return;
     // normalised once, kept on the line for its paragraph
     const norm = stripOpeners(normalizedLine(line));
     if (norm.length < this.minLineChars) {
-      if (line.kind === "prose" && !line.continuation) this.countShort(line, norm, before);
+      if (line.kind === "prose" && !line.continuation) this.countShort(line, section, norm, before);
       return;
     }
     // list items count within their own list: steps re-traced in a new list are work, not a loop
     // (a list item's wrapped text belongs to its item: the same words under each item are a per-item note)
-    const scope = line.kind === "list" ? `${line.section}\u0000list ${line.list}\u0000${line.parent}` : line.continuation ? `${line.section}\u0000item\u0000${line.parent}` : line.section;
+    const scope = line.kind === "list" ? `${section}\u0000list ${line.list}\u0000${line.parent}` : line.continuation ? `${section}\u0000item\u0000${line.parent}` : section;
     this.count(line.channel, "line", scope, norm, line.text, line.endEvent);
   }
 
@@ -156,7 +162,7 @@ class LineRepeatDetector implements Detector {
     if (p.lines.length < 2) return; // a one-line paragraph is its line
     const norm = stripOpeners(p.lines.map(normalizedLine).join(" "));
     if (norm.length < this.minParagraphChars) return;
-    this.count(p.channel, "paragraph", p.section, norm, p.text, p.endEvent);
+    this.count(p.channel, "paragraph", this.sections.of(p.channel, p.section), norm, p.text, p.endEvent);
   }
 
   private count(channel: StreamChannel, unit: "line" | "paragraph", section: string, norm: string, text: string, event: number): void {
@@ -199,11 +205,11 @@ class LineRepeatDetector implements Detector {
    * file." / "Hmm." / the same sentence): the same line spread through work ("Let me check." before
    * each new step) has that work between its copies and starts over each time.
    */
-  private countShort(line: StreamLine, norm: string, before: number): void {
+  private countShort(line: StreamLine, section: string, norm: string, before: number): void {
     if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || !hasWords(norm, SHORT_LINE_MIN_WORDS)) return;
     let close = this.close.get(line.channel);
     if (!close) { close = new BoundedMap(MAX_TRACKED_LINES); this.close.set(line.channel, close); }
-    const id = `${line.section}\u0000${norm}`;
+    const id = `${section}\u0000${norm}`;
     const end = before + line.text.length + 1;
     const c = close.get(id);
     if (!c || before - c.end > this.shortLineGapChars) {
@@ -215,7 +221,7 @@ class LineRepeatDetector implements Detector {
     if (c.events.length < MAX_EVENTS) c.events.push(line.endEvent);
     if (c.streak > this.strongest.count) this.strongest = { count: c.streak, channel: line.channel, unit: "line", text: line.text };
     if (c.streak < this.minCopies + (norm.length < SHORT_PHRASE_CHARS ? 1 : 0)) return;
-    this.report(line.channel, line.section, norm, c.text, c.events, c.streak, `the same line ${c.streak} times with almost nothing between`);
+    this.report(line.channel, section, norm, c.text, c.events, c.streak, `the same line ${c.streak} times with almost nothing between`);
   }
 
   /**
@@ -231,6 +237,7 @@ class LineRepeatDetector implements Detector {
   }
 
   reset(): void {
+    this.sections.clear();
     this.close.clear();
     this.flow.clear();
     this.tallies.clear();

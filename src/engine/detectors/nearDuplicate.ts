@@ -17,7 +17,11 @@
  * through its cluster.
  *
  * Cost per unit: O(window × unit words), units being ≥ minWords words; memory: window units.
- * count = catches since the user last spoke (one per request): the first aborts, a second stops.
+ * count = catches since the user last spoke (one per request), plus one once the caught thought has
+ * two copies more or its copies are all but word for word the same: the first catch of a reworded
+ * thought warns, the grown thought or a second catch aborts, a third stops.
+ * Units that are only loosely alike (synonyms swapped in, the frame kept in order, nothing new named)
+ * need a copy more.
  */
 import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Finding } from "../detector";
 import { STREAM_STRENGTH } from "../detector";
@@ -25,12 +29,13 @@ import { excerpt } from "../guidance";
 import { CatchCounter, numberSetting, stripOpeners, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
 import { ContentTokens, NAME_TOKEN, WordTable, countWords, idsFrom, wordsKey, wordsOf } from "../words";
 import { channelName } from "./streamRepeat";
+import { SectionScopes } from "./sectionScope";
 
 export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
   enabled: true,
-  warnAt: 0,
-  blockAt: 1,
-  stopAt: 2,
+  warnAt: 1,
+  blockAt: 2,
+  stopAt: 3,
   /** Alike units (this one included) that make a loop. */
   minCopies: 3,
   /** Word 3-gram Jaccard similarity from which two units are alike (0..1)... */
@@ -155,6 +160,37 @@ const CHAIN_SIMILARITY = 0.55;
 /** Units this alike are the same words: repeated among new material, they are a refrain. */
 const REFRAIN_SIMILARITY = 0.9;
 
+/**
+ * A thought restated with synonyms swapped in (40% of its words changed, "I need to change X so the
+ * maximum comes from the options" / "I must modify X so the cap is taken from the config") keeps
+ * fewer of its words than the word-set test asks, but its frame: the words it keeps stay in their
+ * order. Loosely alike: this word-set Jaccard, this share of the longer unit's words in one common
+ * order, this content-word Jaccard (one frame over other subjects keeps its order, not its content),
+ * and nothing named (a number, an identifier) that the earlier unit did not name. Being loose, such a
+ * likeness needs a copy more than minCopies.
+ */
+const LOOSE_WORD_SET_SIMILARITY = 0.3;
+const LOOSE_ORDER_SHARE = 0.55;
+const LOOSE_CONTENT_SIMILARITY = 0.4;
+/** Units longer than this are not compared loosely (the common order costs their product). */
+const LOOSE_MAX_WORDS = 80;
+const LOOSE_EXTRA_COPIES = 1;
+
+/** Length of the longest common subsequence of two id runs (one row of the table kept). */
+function commonOrderLength(a: readonly number[], b: readonly number[], row: Int32Array): number {
+  row.fill(0, 0, b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = 0;
+    const x = a[i - 1];
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = x === b[j - 1] ? diagonal + 1 : above > row[j - 1] ? above : row[j - 1];
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
 /** Word-pair Jaccard below which two units with the same words do not say the same thing in other words. */
 const MIN_PAIR_SIMILARITY = 0.1;
 
@@ -239,6 +275,18 @@ interface Unit {
   /** The unit's text (openers stripped), and the names and numbers it gives (read when a comparison needs them). */
   text: string;
   facts?: Set<number>;
+  /** The names it gives, as namesIn reads them (for the loose likeness only). */
+  names?: Set<string>;
+}
+
+const WORD_RUN = /[\p{L}\p{N}_]+(?:[./\\-][\p{L}\p{N}_]+)*/gu;
+const NAME_LIKE = /[\p{N}_./\\]|\p{Ll}\p{Lu}|^\p{Lu}{2,}$/u;
+
+/** The names and numbers a text gives: words with a digit, an underscore, a path or file separator, an inner capital, or all in capitals. */
+function namesIn(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.slice(0, MAX_UNIT_WORDS * 12).matchAll(WORD_RUN)) if (NAME_LIKE.test(m[0]) && m[0].length >= 2) names.add(m[0].toLowerCase());
+  return names;
 }
 
 /**
@@ -277,6 +325,11 @@ class NearDuplicateDetector implements Detector {
   private table = new WordTable(kindOfWord);
   private lineWords = new Map<StreamChannel, LineWords>();
   private factTokens = new ContentTokens();
+  /** Clusters caught in this request, and whether the catch was already the grown one (the harder rung). */
+  private caughtThisRequest = new Map<string, { count: number; grown: boolean }>();
+  private orderRow = new Int32Array(LOOSE_MAX_WORDS + 1);
+  /** The heading each unit is compared under, connectors ("To be sure:") passed over. */
+  private sections = new SectionScopes();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -294,6 +347,8 @@ class NearDuplicateDetector implements Detector {
     for (const words of this.lineWords.values()) words.usable = false;
     if (this.headings.size > 0) this.headings = new Map();
     this.counter.newRequest();
+    if (this.caughtThisRequest.size > 0) this.caughtThisRequest = new Map();
+    this.sections.clear();
     this.strongest = { alike: 0, detail: "" };
   }
 
@@ -312,7 +367,8 @@ class NearDuplicateDetector implements Detector {
     let words = this.lineWords.get(x.channel);
     if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(x.channel, words); }
     // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
-    const found = this.compare(x.channel, "sentence", x.text, x.section, x.event, x.lineHead, x);
+    const section = this.sections.of(x.channel, x.section);
+    const found = this.compare(x.channel, "sentence", x.text, section, x.event, x.lineHead, x, section !== x.section);
     // too short to be a unit, its words are still the line's
     if (x.line !== words.line || x.at >= words.next) this.readSentenceWords(words, x);
     return found && [found];
@@ -321,24 +377,27 @@ class NearDuplicateDetector implements Detector {
   private readLine(line: StreamLine): Finding | undefined {
     // a list item's wrapped text is the item's (list items are list-template's)
     if (line.kind !== "prose" || line.continuation) return;
-    return this.compare(line.channel, "line", line.text, line.section, line.endEvent, line.text, line);
+    const section = this.sections.of(line.channel, line.section);
+    return this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, line, section !== line.section);
   }
 
   private readParagraph(p: StreamParagraph): Finding | undefined {
     if (p.lines.length < 2 || p.lines.some((l) => l.kind === "list")) return;
     // a paragraph of long lines is judged line by line already; of short lines, as a whole
     for (const l of p.lines) if (countWords(l.text, this.minWords) >= this.minWords) return;
-    return this.compare(p.channel, "paragraph", p.text, p.section, p.endEvent);
+    const section = this.sections.of(p.channel, p.section);
+    return this.compare(p.channel, "paragraph", p.text, section, p.endEvent, p.text, undefined, section !== p.section);
   }
 
   /** Compares a unit with the recent ones of its kind and keeps it among them: the finding if it makes a loop. */
-  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, labelSource = text, from?: StreamSentence | StreamLine): Finding | undefined {
+  private compare(channel: StreamChannel, unitKind: UnitKind, text: string, section: string, event: number, labelSource = text, from?: StreamSentence | StreamLine, afterConnector = false): Finding | undefined {
     // a sentence's words are read for its line too, and a line takes those its sentences read
     const sentence = unitKind === "sentence" ? (from as StreamSentence | undefined) : undefined, line = unitKind === "line" ? (from as StreamLine | undefined) : undefined;
     const scope = this.scopeOf(channel, section);
     // the body of a section under a title that restates, and a sentence of a run-on line (a thought
     // restated in short sentences), are judged from fewer words
-    const minWords = section !== "" && scope === "" ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
+    // (so is what follows a connector, "To be sure:": the thought said again after it)
+    const minWords = (section !== "" && scope === "") || afterConnector ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
     if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
@@ -347,13 +406,13 @@ class NearDuplicateDetector implements Detector {
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     // every field set from the start (those read later as undefined): all units share one shape, so
     // reading them in the comparison loop stays fast
-    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined };
+    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined, names: undefined };
     let recentOfChannel = this.recent.get(channel);
     if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
     const recent = recentOfChannel[unitKind];
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     // made for the first alike unit (most units have none)
-    let alike: Array<{ unit: Unit; similarity: number }> | undefined;
+    let alike: Array<{ unit: Unit; similarity: number; loose: boolean }> | undefined;
     // walking back from the newest: what was said between each earlier unit and this one
     let novelSince = 0, repeatsSince = 0;
     for (let i = recent.length - 1; i >= 0; i--) {
@@ -369,20 +428,30 @@ class NearDuplicateDetector implements Detector {
       const uShingles = (u.shingles ??= this.table.distinctShingles(u.ids, 3));
       unit.shingles ??= this.table.holdShingles(ids, 3);
       let similarity = this.table.jaccardWithHeldShingles(uShingles, 3, this.minSimilarity);
+      let loose = false;
       if (similarity < this.minSimilarity) {
         if (this.minWordSetSimilarity <= 0) continue;
         unit.distinct ??= this.table.holdWords(ids);
-        const bag = bagSimilarity(this.table, u, unit, this.minWordSetSimilarity);
+        const canBeLoose = ids.length <= LOOSE_MAX_WORDS && u.ids.length <= LOOSE_MAX_WORDS;
+        const bag = bagSimilarity(this.table, u, unit, canBeLoose ? Math.min(LOOSE_WORD_SET_SIMILARITY, this.minWordSetSimilarity) : this.minWordSetSimilarity);
+        if (bag < this.minWordSetSimilarity) {
+          if (!canBeLoose || bag < LOOSE_WORD_SET_SIMILARITY) continue;
+          // synonyms swapped in: the frame kept in its order, and nothing named that was not named before
+          if (commonOrderLength(u.ids, ids, this.orderRow) < LOOSE_ORDER_SHARE * Math.max(u.ids.length, ids.length)) continue;
+          if (this.namesSomethingNew(unit, u)) continue;
+          loose = true;
+        }
         // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
         // a small vocabulary (varied text on one topic) does not
-        if (bag < this.minWordSetSimilarity) continue;
         const uPairs = (u.pairs ??= this.table.distinctShingles(u.ids, 2));
         unit.pairs ??= this.table.holdShingles(ids, 2);
         if (this.table.jaccardWithHeldShingles(uPairs, 2, MIN_PAIR_SIMILARITY) < MIN_PAIR_SIMILARITY) continue;
         // and what it is about: one sentence shape filled with other things ("The log shows the
         // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
         // shares its frame, not its content words
-        if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < MIN_CONTENT_SIMILARITY) continue;
+        // (loosely alike, most of what it is about must be the same: one sentence frame over other
+        // subjects, "make the build script stop treating the old schema as ...", keeps its order too)
+        if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < (loose ? LOOSE_CONTENT_SIMILARITY : MIN_CONTENT_SIMILARITY)) continue;
         similarity = bag;
       }
       const uWords = this.wordsOfUnit(u), words = this.wordsOfUnit(unit);
@@ -396,7 +465,7 @@ class NearDuplicateDetector implements Detector {
       // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
       const uLabel = labelOfUnit(u), unitLabel = labelOfUnit(unit);
       if (uLabel && unitLabel && uLabel.join(" ") !== unitLabel.join(" ") && namesItems(uLabel, unitLabel, u.labelText, unit.labelText)) continue;
-      (alike ??= []).push({ unit: u, similarity });
+      (alike ??= []).push({ unit: u, similarity, loose });
     }
     // one key per drifting thought however far it drifts: the earliest alike unit (found last,
     // walking back) names it
@@ -415,11 +484,23 @@ class NearDuplicateDetector implements Detector {
     if (alike?.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
     const copies = Math.max(alike?.length ?? 0, members) + 1;
     if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
-    if (copies < this.minCopies || !alike) return;
+    // only loosely alike to what came before: one copy more
+    const needed = alike?.every((a) => a.loose) ? this.minCopies + LOOSE_EXTRA_COPIES : this.minCopies;
+    if (copies < needed || !alike) return;
     const key = this.clusterOf(unit);
-    const count = this.counter.catch(key, channel);
-    if (count === undefined) return;
+    // the first catch warns; the hard rungs need more evidence (aborting productive reasoning costs
+    // the whole response): the thought restated twice more, copies all but word for word the same,
+    // or a catch again in a later request
     const similarity = Math.min(...alike.map((a) => a.similarity));
+    const grown = copies >= needed + 2 || similarity >= REFRAIN_SIMILARITY;
+    let caught = this.counter.catch(key, channel);
+    if (caught === undefined) {
+      const before = this.caughtThisRequest.get(key);
+      if (!before || before.grown || !grown) return;
+      caught = before.count;
+    }
+    this.caughtThisRequest.set(key, { count: caught, grown });
+    const count = caught + (grown ? 1 : 0);
     const span = excerpt(text, 200);
     return {
       detector: this.id,
@@ -496,6 +577,16 @@ class NearDuplicateDetector implements Detector {
     return bNew;
   }
 
+  /**
+   * Whether a unit names something (a number, a path, an identifier, a code in capitals) the other
+   * does not. Hyphenated words ("re-run", "double-check") are words here: a synonym, not a fact.
+   */
+  private namesSomethingNew(unit: Unit, before: Unit): boolean {
+    const known = (before.names ??= namesIn(before.text));
+    for (const f of (unit.names ??= namesIn(unit.text))) if (!known.has(f)) return true;
+    return false;
+  }
+
   private factsOf(u: Unit): Set<number> {
     if (u.facts) return u.facts;
     const t = this.factTokens;
@@ -552,6 +643,8 @@ class NearDuplicateDetector implements Detector {
     this.headings.clear();
     this.recent.clear();
     this.counter.reset();
+    this.caughtThisRequest.clear();
+    this.sections.clear();
     this.strongest = { alike: 0, detail: "" };
   }
 

@@ -1,7 +1,8 @@
 /**
  * e. Across requests: the agent says the same thing again in a new request. Two shapes:
  * - monologue: the same message again, neither copy with a tool call, no user input between:
- *   the agent is talking to itself, each copy is a wasted request (fires at the 2nd copy);
+ *   the agent is talking to itself, each copy is a wasted request (fires at the 2nd copy; a message
+ *   too short to compare loosely, word for word the same, at the 3rd);
  * - no progress: the same thinking or message around tool calls that bring nothing new (each
  *   failed, or returned what the same call returned before, and nothing was written, edited or
  *   run that changes state), request after request (fires at the 3rd copy). A successful call
@@ -23,6 +24,12 @@ import { isTrivialCommand } from "../shellCommands";
 import { CatchCounter, PieceString, numberSetting } from "../streamText";
 import { WordTable, sortedJaccard, textKey, wordsOf } from "../words";
 
+function sameWords(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
 export const STAGNATION_DEFAULTS: DetectorSettings = {
   enabled: true,
   warnAt: 0,
@@ -34,7 +41,7 @@ export const STAGNATION_DEFAULTS: DetectorSettings = {
   monologueCopies: 2,
   /** Messages in a row, around tool calls that changed nothing, that make a loop. */
   noProgressCopies: 3,
-  /** Requests with fewer words than this never count (a bare "Done." is not stagnation). */
+  /** Requests with fewer words than this count only word for word, from the 3rd copy (a bare "Done." again is not yet stagnation). */
   minWords: 5,
   /** The no-progress shape needs messages at least this long (a bare "Running the tests." recurs in healthy work). */
   noProgressMinWords: 12,
@@ -235,11 +242,14 @@ class StagnationDetector implements Detector {
     // Answers to the same repeated nudge: a bare "Done." again is the loop, however short.
     const nudged = cur.afterUser !== undefined && cur.afterUser === prev.afterUser && cur.userTurn !== prev.userTurn;
     const short = prevSig.ids.length < this.minWords || curSig.ids.length < this.minWords;
-    if (short && !nudged) {
+    // a bare "I am done." word for word, request after request with nothing done and nobody asking
+    // in between, is the agent talking to itself however short (counted as answers to one nudge are)
+    const sameShort = short && !nudged && couldBeMonologue && curSig.ids.length > 0 && sameWords(prevSig.ids, curSig.ids);
+    if (short && !nudged && !sameShort) {
       this.streak = fresh;
       return;
     }
-    const exact = sortedJaccard(prevSig.shingles, curSig.shingles);
+    const exact = sameShort ? 1 : sortedJaccard(prevSig.shingles, curSig.shingles);
     // a message reworded each time keeps its words, not its word order
     // (answers to the same nudge are compared so however short: the nudge itself asks nothing new)
     const wordSimilarity = exact < this.minSimilarity && (nudged || Math.min(curSig.ids.length, prevSig.ids.length) >= this.paraphraseMinWords) ? this.wordSetJaccard(prevSig.ids, curSig.ids) : 0;
@@ -325,7 +335,7 @@ export const stagnation: DetectorDefinition = {
       tuning: true,
     },
     minWords: {
-      description: "Requests with fewer words than this never count. Example: `5` (the default): a bare \"Done.\" is not stagnation.",
+      description: "Requests with fewer words than this count only word for word the same, from the 3rd copy in a row with nothing done in between. Example: `5` (the default): one bare \"Done.\" after another is not stagnation, the third in a row is.",
       tuning: true,
     },
     noProgressMinWords: {

@@ -88,10 +88,13 @@ export function failureScope(call: CallRecord): Scopes {
   let sub = program;
   if (rest[0] && (RUNNERS.test(program) || (SUBCOMMAND_PROGRAMS.test(program) && RUNNERS.test(rest[0])))) {
     // `npx jest`, `uv run pytest`, `pnpm exec tsc`: the program is what is run.
-    const n = RUNNERS.test(program) ? 1 : 2;
-    program = [program, ...rest.slice(0, n)].join(" ");
+    const runner = RUNNERS.test(program) ? [program] : [program, rest[0]];
+    rest = rest.slice(runner.length - 1);
+    // the runner's own flags (`go run -race ./cmd/x`, `npx -y jest`) do not change what is run
+    while (rest.length > 1 && rest[0].startsWith("-")) rest = rest.slice(1);
+    program = [...runner, rest[0]].join(" ");
     sub = program;
-    rest = rest.slice(n);
+    rest = rest.slice(1);
   } else if (rest[0] && SUBCOMMAND_PROGRAMS.test(program)) {
     sub = `${program} ${rest[0]}`;
     rest = rest.slice(1);
