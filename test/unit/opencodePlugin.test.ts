@@ -22,6 +22,7 @@ import { readShellSettings } from "../../src/extension/settings";
 import { OpencodeTranslator, type HookCall } from "../../src/hosts/opencode/translator";
 import { SseParser } from "../../src/hosts/opencode/eventStream";
 import { main } from "../../src/cli/main";
+import { LoopSentinel } from "../../src/hosts/opencode/plugin";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures/opencode-plugin");
 const DIST_PLUGIN = path.resolve(__dirname, "../../../dist/opencode-plugin.js");
@@ -340,6 +341,53 @@ describe("OpenCode guard when the top rung lands on a call being asked for", () 
     assert.deepEqual(refusals, ["c4: Loop Sentinel refused this call", "c5: Loop Sentinel refused this call", "c6: Loop Sentinel stopped the task"]);
     assert.deepEqual(actions.done.map((d) => d.split(":")[0]), ["abort s", "prompt s noReply"]);
     assert.match(actions.done[1], /: Loop Sentinel stopped the task/);
+  });
+});
+
+describe("OpenCode plugin hook when a stop refuses the call being asked for", () => {
+  it("hands the refusal back only once the stop's abort has reached the server, so the agent is not asked again first", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-oc-stop-"));
+    const saved = { report: process.env.LOOP_SENTINEL_REPORT, config: process.env.LOOP_SENTINEL_CONFIG };
+    process.env.LOOP_SENTINEL_REPORT = path.join(dir, "report.jsonl");
+    process.env.LOOP_SENTINEL_CONFIG = path.join(dir, "settings.json");
+    try {
+      const order: string[] = [];
+      // The server answers an abort after a while, as a busy one does.
+      const client = {
+        session: {
+          abort: async () => { await new Promise((r) => setTimeout(r, 150)); order.push("abort landed"); return {}; },
+          prompt: async () => { order.push("reason posted"); return {}; },
+        },
+      };
+      const hooks = (await LoopSentinel({ client, directory: dir })) as Record<string, (i: never, o: never) => Promise<void>>;
+      const call = (name: string, i: unknown, o?: unknown) => hooks[name](i as never, (o ?? {}) as never);
+      const part = (p: Record<string, unknown>) => call("event", { event: { type: "message.part.updated", properties: { part: { sessionID: "s", messageID: "m", ...p } } } });
+      await call("event", { event: { type: "session.created", properties: { info: { id: "s" } } } });
+      await call("chat.message", { sessionID: "s" }, { message: { id: "u1" }, parts: [{ type: "text", text: "What does src/total.js export?" }] });
+      for (let i = 0; i < 7; i++) {
+        await part({ id: `st${i}`, type: "step-start" });
+        await part({ id: `t${i}`, type: "tool", tool: "read", callID: `c${i}`, state: { status: "pending", input: {} } });
+        try {
+          await call("tool.execute.before", { tool: "read", sessionID: "s", callID: `c${i}` }, { args: { filePath: "/w/src/total.js" } });
+        } catch (err) {
+          order.push(`c${i} refused: ${(err as Error).message.split(":")[0]}`);
+        }
+        await part({ id: `t${i}`, type: "tool", tool: "read", callID: `c${i}`, state: { status: "completed", input: { filePath: "/w/src/total.js" }, output: "1\texports.total = () => 0;\n" } });
+        await part({ id: `sf${i}`, type: "step-finish", tokens: { input: 100, output: 10, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0 });
+      }
+      const stopAt = order.indexOf("c6 refused: Loop Sentinel stopped the task");
+      assert.ok(stopAt > 0, order.join(" | "));
+      const landed = order.indexOf("abort landed");
+      assert.ok(landed >= 0 && landed < stopAt, `the abort landed before the refusal went back: ${order.join(" | ")}`);
+      assert.deepEqual(order.slice(0, 2), ["c4 refused: Loop Sentinel refused this call", "c5 refused: Loop Sentinel refused this call"], "a block is handed back at once");
+      await new Promise((r) => setTimeout(r, 300)); // the report's buffered lines are written
+    } finally {
+      process.env.LOOP_SENTINEL_REPORT = saved.report;
+      process.env.LOOP_SENTINEL_CONFIG = saved.config;
+      if (saved.report === undefined) delete process.env.LOOP_SENTINEL_REPORT;
+      if (saved.config === undefined) delete process.env.LOOP_SENTINEL_CONFIG;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

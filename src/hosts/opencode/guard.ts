@@ -75,6 +75,8 @@ interface Watched {
   chain: Promise<void>;
   /** A stop was carried out: nothing more until the user speaks. */
   stopped: boolean;
+  /** Settles once the stop's abort has reached the server (or failed). */
+  stopAborted?: Promise<void>;
   warnOnly: boolean;
   /** The settings it runs with, to notice the extension changing them. */
   settingsKey: string;
@@ -206,15 +208,18 @@ export class OpencodeGuard {
       case "abort":
         this.abortThenGuide(sessionId, w, iv, outcome);
         return;
-      case "stop":
+      case "stop": {
         w.stopped = true;
+        let aborted = () => {};
+        w.stopAborted = new Promise<void>((resolve) => { aborted = resolve; });
         this.chain(w, async () => {
-          await this.deps.actions.abort(sessionId);
+          try { await this.deps.actions.abort(sessionId); } finally { aborted(); }
           this.translator.expectEcho(sessionId, iv.message);
           await this.deps.actions.prompt(sessionId, iv.message, { noReply: true });
           outcome(true, "stopped the session and left the reason for its user");
         }, (err) => outcome(false, `stop failed: ${err}`));
         return;
+      }
     }
   }
 
@@ -232,6 +237,19 @@ export class OpencodeGuard {
   }
 
   /** Settles when every action queued so far has run (tests, and a clean shutdown). */
+  /**
+   * Before a call refused by a stop is handed back: waits (at most `ms`) for the stop's abort to
+   * reach the server. Handed back first, the refused call's error lets OpenCode ask the model once
+   * more before the abort lands (1 run in 4 on the real opencode 1.18.33).
+   */
+  async untilStopLands(sessionId: unknown, ms: number): Promise<void> {
+    const landed = typeof sessionId === "string" ? this.watched.peek(sessionId)?.stopAborted : undefined;
+    if (!landed) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([landed, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); })]);
+    clearTimeout(timer);
+  }
+
   async idle(): Promise<void> {
     await Promise.all([...this.watched.values()].map((w) => w.chain));
   }

@@ -17,6 +17,9 @@ import { JsonLinesFile, reportFilePath, SettingsFile, settingsFilePath } from ".
 
 interface PluginInputLike { client: ClientLike; directory?: string }
 
+/** The longest a call refused by a stop is held back while the stop's abort reaches the server. */
+const STOP_LANDS_MS = 2000;
+
 export const LoopSentinel = async (input: PluginInputLike) => {
   const env = process.env;
   const report = new JsonLinesFile(reportFilePath(env), (m) => console.error(`[loop-sentinel] ${m}`));
@@ -42,7 +45,12 @@ export const LoopSentinel = async (input: PluginInputLike) => {
     },
     "tool.execute.before": async (i: { tool?: unknown; sessionID?: unknown; callID?: unknown }, o: { args?: unknown }) => {
       record("tool.execute.before", i, o);
-      guard.beforeTool(i, o); // throws to refuse the call
+      try {
+        guard.beforeTool(i, o); // throws to refuse the call
+      } catch (refusal) {
+        await guard.untilStopLands(i.sessionID, STOP_LANDS_MS);
+        throw refusal;
+      }
     },
     "tool.execute.after": async (i: Record<string, unknown>, o: { output?: unknown }) => {
       record("tool.execute.after", i, o);
