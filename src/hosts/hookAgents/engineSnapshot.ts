@@ -16,17 +16,30 @@
  */
 import { createHash } from "node:crypto";
 import type { EngineConfig } from "../../engine/config";
+import { ChunkIndex, RepeatTracker } from "../../engine/detectors/streamRepeat";
+import { Item } from "../../engine/detectors/listTemplate";
+import { TokenMemory } from "../../engine/detectors/textProgress";
 import { LoopSession } from "../../engine/session";
+import { Paragraph, PieceString } from "../../engine/streamText";
+import { StructureTracker } from "../../engine/structure";
+import { StampedSet } from "../../engine/words";
+
+/**
+ * The classes a session makes only once events come (a tracker per stream channel, a paragraph, a
+ * list item): the rest are found in a fresh session. A class missing here is found by a short
+ * made-up session instead, which costs a cold engine far more (see engineClasses).
+ */
+const MADE_LATER: readonly (abstract new (...a: never[]) => object)[] = [ChunkIndex, RepeatTracker, Item, TokenMemory, Paragraph, PieceString, StructureTracker, StampedSet];
 
 /** A value: a JSON primitive, or a tagged array (a reference to a node, undefined, a number JSON cannot hold). */
 type Value = string | number | boolean | null | [string, ...(string | number)[]];
-/** A node: ["o", class, key, value, ...] | ["a", value, ...] | ["m", key, value, ...] | ["s", value, ...] | ["t", type, numbers...] | ["x", anchor]. */
+/** A node: ["o", class, key, value, ...] | ["a", value, ...] | ["m", key, value, ...] | ["s", value, ...] | ["t", type, base64 bytes] | ["x", anchor]. */
 type Node = (string | Value)[];
 export interface EngineSnapshot { nodes: Node[] }
 
 class Unsupported extends Error {}
 
-const TYPED: Record<string, new (xs: number[]) => ArrayLike<number>> = {
+const TYPED: Record<string, new (b: ArrayBuffer) => ArrayLike<number>> = {
   Uint8Array, Int8Array, Uint16Array, Int16Array, Uint32Array, Int32Array, Float32Array, Float64Array, Uint8ClampedArray,
 };
 
@@ -116,9 +129,7 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
         const view = o as unknown as Uint8Array;
         // A view of part of a buffer, or of one another views share, would come back as a copy of its own.
         if (!(type in TYPED) || proto !== TYPED[type].prototype || view.byteOffset !== 0 || view.byteLength !== view.buffer.byteLength) throw new Unsupported("typed array");
-        const node: Node = ["t", type];
-        for (let k = 0; k < view.length; k++) node.push(value(view[k]));
-        nodes[id] = node;
+        nodes[id] = ["t", type, Buffer.from(view.buffer, 0, view.byteLength).toString("base64")];
       } else {
         const node: Node = ["o", proto === Object.prototype ? "" : proto === null ? "null" : className(proto)];
         if (Object.getOwnPropertySymbols(o).length > 0) throw new Unsupported("symbol key");
@@ -149,11 +160,7 @@ function collectClasses(root: object, into: Map<string, object | null>): void {
     seen.add(v);
     const proto = Object.getPrototypeOf(v) as object | null;
     if (proto && proto !== Object.prototype && !Array.isArray(v) && !(v instanceof Map) && !(v instanceof Set) && !ArrayBuffer.isView(v)) {
-      try {
-        const name = className(proto);
-        const known = into.get(name);
-        if (known === undefined) into.set(name, proto); else if (known !== proto) into.set(name, null);
-      } catch { /* not a plain class instance: the writer would not have written it */ }
+      try { addClass(into, proto); } catch { /* not a plain class instance: the writer would not have written it */ }
     }
     if (v instanceof Map) for (const [k, x] of v) stack.push(k, x);
     else if (v instanceof Set) for (const x of v) stack.push(x);
@@ -164,16 +171,26 @@ function collectClasses(root: object, into: Map<string, object | null>): void {
   }
 }
 
-/**
- * The classes a session's graph can hold. Some objects are made only once events come (a tracker
- * per stream channel, a paragraph, a list item): a short made-up session brings them out.
- */
-let classCache: Map<string, object | null> | undefined;
-function engineClasses(config: EngineConfig): Map<string, object | null> {
-  if (classCache) return classCache;
+/** The classes a fresh session holds and those made later, by name; undefined for a name two classes share. */
+function knownClasses(fresh: LoopSession): Map<string, object | null> {
+  const classes = new Map<string, object | null>();
+  collectClasses(fresh, classes);
+  for (const cls of MADE_LATER) addClass(classes, cls.prototype as object);
+  return classes;
+}
+
+function addClass(into: Map<string, object | null>, proto: object): void {
+  const name = className(proto);
+  const known = into.get(name);
+  if (known === undefined) into.set(name, proto); else if (known !== proto) into.set(name, null);
+}
+
+/** Every class a short made-up session brings out: for a class the list above misses. */
+let probed: Map<string, object | null> | undefined;
+function probedClasses(config: EngineConfig): Map<string, object | null> {
+  if (probed) return probed;
   const classes = new Map<string, object | null>();
   const probe = new LoopSession(config);
-  collectClasses(probe, classes);
   const line = "The build fails because the config file is missing a key, so I will add it now.\n";
   const events = [
     { t: "user", text: "fix the build", ts: 1 },
@@ -187,7 +204,7 @@ function engineClasses(config: EngineConfig): Map<string, object | null> {
     { t: "end", ts: 7 },
   ] as const;
   for (const e of events) { probe.push({ ...e } as never); collectClasses(probe, classes); }
-  classCache = classes;
+  probed = classes;
   return classes;
 }
 
@@ -207,7 +224,8 @@ export function restoreSession(snap: EngineSnapshot, config: EngineConfig): Loop
   const anchors = new Map([...anchorsOf(session)].map(([o, name]) => [name, o]));
   const nodes = snap.nodes;
   if (!Array.isArray(nodes) || nodes.length === 0) return undefined;
-  const classes = engineClasses(config);
+  const classes = knownClasses(session);
+  let probedToo = false;
   const objects: unknown[] = new Array(nodes.length);
   try {
     // The functions, from the fresh session before its fields are overwritten.
@@ -223,6 +241,7 @@ export function restoreSession(snap: EngineSnapshot, config: EngineConfig): Loop
           if (cls === "") objects[i] = {};
           else if (cls === "null") objects[i] = Object.create(null);
           else {
+            if (!classes.has(cls) && !probedToo) { probedToo = true; for (const [name, proto] of probedClasses(config)) if (!classes.has(name)) classes.set(name, proto); }
             const proto = classes.get(cls);
             if (!proto) return undefined;
             objects[i] = Object.create(proto);
@@ -232,7 +251,16 @@ export function restoreSession(snap: EngineSnapshot, config: EngineConfig): Loop
         case "a": objects[i] = []; break;
         case "m": objects[i] = new Map(); break;
         case "s": objects[i] = new Set(); break;
-        case "t": if (!(n[1] as string in TYPED)) return undefined; break;
+        case "t": {
+          const bytes = Buffer.from(n[2] as string, "base64");
+          // Copied into a buffer of its own, aligned for the element size.
+          const copy = new ArrayBuffer(bytes.length);
+          new Uint8Array(copy).set(bytes);
+          const Typed = Object.hasOwn(TYPED, n[1] as string) ? TYPED[n[1] as string] : undefined;
+          if (!Typed || n.length !== 3) return undefined;
+          objects[i] = new Typed(copy);
+          break;
+        }
         case "x": if (!anchors.has(n[1] as string)) return undefined; objects[i] = anchors.get(n[1] as string); break;
         default: return undefined;
       }
@@ -247,13 +275,6 @@ export function restoreSession(snap: EngineSnapshot, config: EngineConfig): Loop
         default: throw new Unsupported("value");
       }
     };
-    for (let i = 0; i < nodes.length; i++) {
-      const n = nodes[i];
-      if (n[0] !== "t") continue;
-      const xs: number[] = [];
-      for (let k = 2; k < n.length; k++) xs.push(value(n[k] as Value) as number);
-      objects[i] = new TYPED[n[1] as string](xs);
-    }
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i];
       const o = objects[i];

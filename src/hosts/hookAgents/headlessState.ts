@@ -1,10 +1,12 @@
 /**
  * The hook guarding a run on its own (`claude -p`, `copilot -p`, `codex exec`, no VS Code and no
  * `watch`): each hook call is a new process, so a session's state is kept in a small file in a
- * private folder and the engine session is rebuilt at each call by replaying the session's
- * compact event log (bounded: the last MAX_LOG_EVENTS events, long texts cut), which gives the
- * same counts and rungs as one long-lived session would. Parallel calls of one session (Claude
- * runs independent tools at once) take turns on a lock file.
+ * private folder with the engine session itself as data (engineSnapshot.ts), read back at each
+ * call, which gives the same counts and rungs as one long-lived session would. Beside it, the
+ * session's compact event log (bounded: the last MAX_LOG_EVENTS events, long texts cut) rebuilds
+ * the engine session by replaying it when the snapshot does not fit (another engine build, other
+ * settings): replaying every call was most of a headless call's time. Parallel calls of one
+ * session (Claude runs independent tools at once) take turns on a lock file.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -15,6 +17,7 @@ import { isRecord } from "../../engine/json";
 import { LoopSession } from "../../engine/session";
 import { ensurePrivateDir } from "../cline/hookProtocol";
 import type { AgentCall, Verdict } from "./dialect";
+import { restoreSession, snapshotSession, type EngineSnapshot } from "./engineSnapshot";
 import { decideAgentCall, newSessionState, type AgentSessionState } from "./guard";
 
 const STATE_VERSION = 1;
@@ -27,7 +30,13 @@ const MAX_LOG_CHARS = 768 * 1024;
 /** A lock older than this is left over from a hook that was killed. */
 const STALE_LOCK_MS = 10_000;
 
-interface StateFile { v: number; state: AgentSessionState; log: TraceEvent[] }
+interface StateFile {
+  v: number;
+  state: AgentSessionState;
+  log: TraceEvent[];
+  /** The engine session after the last call, for the engine build and settings `key` names. */
+  engine?: { key: string; snapshot: EngineSnapshot };
+}
 
 /** The folder of session files: beside the hook channel's sockets, private to the user. */
 export function sessionsDir(channel: string): string {
@@ -118,6 +127,11 @@ export interface HeadlessOptions {
   config: EngineConfig;
   /** How long to wait for a parallel call of the same session. */
   lockWaitMs?: number;
+  /**
+   * The engine build deciding (the hook: its engine bundle's size, time and Node's version): a
+   * snapshot is read back only by the build that wrote it. Unset: this process's own code.
+   */
+  engineBuild?: string;
   now?: number;
 }
 
@@ -133,15 +147,21 @@ export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
   if (!lock(file, o.lockWaitMs ?? 2_000)) return { action: "allow" };
   try {
     const doc = load(file, call);
-    const session = new LoopSession(o.config);
-    for (const e of doc.log) session.push(e);
+    const key = `${o.engineBuild ?? `process ${process.pid}`} ${createHash("sha256").update(JSON.stringify(o.config)).digest("base64")}`;
+    let session = doc.engine?.key === key ? restoreSession(doc.engine.snapshot, o.config) : undefined;
+    if (!session) {
+      session = new LoopSession(o.config);
+      for (const e of doc.log) session.push(e);
+    }
+    const engine = session;
     const log = doc.log;
     const verdict = decideAgentCall(call, doc.state, (e) => {
       const kept = compact(e);
       log.push(kept);
-      return session.push(kept);
+      return engine.push(kept);
     }, o.now);
-    save(file, { v: STATE_VERSION, state: doc.state, log: boundedLog(log) });
+    const snapshot = snapshotSession(engine);
+    save(file, { v: STATE_VERSION, state: doc.state, log: boundedLog(log), engine: snapshot && { key, snapshot } });
     return verdict;
   } finally {
     fs.rmSync(`${file}.lock`, { force: true });

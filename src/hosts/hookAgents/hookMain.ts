@@ -35,10 +35,11 @@ export function engineBundleFor(script: string): string {
  * a cold start is compiling it. The cache is bound to the bundle's size, time and Node's version;
  * V8 rejects one that does not fit, and it is made anew.
  */
-function loadEngine(bundle: string, cacheDir: string): typeof HeadlessEntry {
+function loadEngine(bundle: string, cacheDir: string): { engine: typeof HeadlessEntry; build: string } {
   const source = fs.readFileSync(bundle, "utf8");
   const st = fs.statSync(bundle);
-  const cacheFile = path.join(cacheDir, `engine-${st.size}-${Math.round(st.mtimeMs)}-${process.version}.codecache`);
+  const build = `engine-${st.size}-${Math.round(st.mtimeMs)}-${process.version}`;
+  const cacheFile = path.join(cacheDir, `${build}.codecache`);
   let cachedData: Buffer | undefined;
   try { cachedData = fs.readFileSync(cacheFile); } catch { /* first run */ }
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
@@ -56,7 +57,7 @@ function loadEngine(bundle: string, cacheDir: string): typeof HeadlessEntry {
       } catch { /* next time */ }
     });
   }
-  return mod.exports;
+  return { engine: mod.exports, build };
 }
 
 /** The command line the agents run; undefined when it names no agent we know. */
@@ -89,8 +90,8 @@ export async function runAgentHook(args: HookArgs, stdinText: string, env: NodeJ
   else {
     const channel = channelDir(env);
     ensurePrivateDir(channel); // the code cache is read from there: only from a folder that is the user's alone
-    const engine = loadEngine(bundle, channel);
-    verdict = engine.decideHeadless(call, { channel, config: engine.configFrom(args.settings) });
+    const { engine, build } = loadEngine(bundle, channel);
+    verdict = engine.decideHeadless(call, { channel, config: engine.configFrom(args.settings), engineBuild: build });
   }
   return agentOutput(call, verdict);
 }
