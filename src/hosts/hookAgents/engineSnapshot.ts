@@ -14,12 +14,12 @@
  * A snapshot is only valid for the same engine build (the classes are found by name) and the same
  * settings: the caller keys it by both.
  */
-import { createHash } from "node:crypto";
 import type { EngineConfig } from "../../engine/config";
 import { ChunkIndex, RepeatTracker } from "../../engine/detectors/streamRepeat";
 import { Item } from "../../engine/detectors/listTemplate";
 import { TokenMemory } from "../../engine/detectors/textProgress";
 import { LoopSession } from "../../engine/session";
+import { hashText } from "../../engine/signatures";
 import { Paragraph, PieceString } from "../../engine/streamText";
 import { StructureTracker } from "../../engine/structure";
 import { StampedSet } from "../../engine/words";
@@ -33,7 +33,7 @@ const MADE_LATER: readonly (abstract new (...a: never[]) => object)[] = [ChunkIn
 
 /** A value: a JSON primitive, or a tagged array (a reference to a node, undefined, a number JSON cannot hold). */
 type Value = string | number | boolean | null | [string, ...(string | number)[]];
-/** A node: ["o", class, key, value, ...] | ["a", value, ...] | ["m", key, value, ...] | ["s", value, ...] | ["t", type, base64 bytes] | ["x", anchor]. */
+/** A node: ["o", class, key, value, ...] | ["a", value, ...] | ["m", key, value, ...] | ["s", value, ...] | ["t", type, base64 bytes | length, fill, index, value, ...] | ["x", anchor]. */
 type Node = (string | Value)[];
 export interface EngineSnapshot { nodes: Node[] }
 
@@ -51,9 +51,39 @@ function anchorsOf(session: LoopSession): Map<unknown, string> {
   return anchors;
 }
 
+/**
+ * A typed array as its bytes, or, when nearly all of it is one value (a table of a few words, an
+ * index sized for thousands of entries), as that value and the entries that differ.
+ */
+function typedNode(type: string, view: ArrayLike<number> & { buffer: ArrayBufferLike; byteLength: number }): Node {
+  const fill = view.length > 0 ? view[0] : 0;
+  if (Number.isInteger(fill) && type !== "Float32Array" && type !== "Float64Array") {
+    const diff: number[] = [];
+    for (let k = 0; k < view.length && diff.length < view.length / 2; k++) if (view[k] !== fill) diff.push(k, view[k]);
+    if (diff.length < view.length / 2) return ["t", type, view.length, fill, ...diff];
+  }
+  return ["t", type, Buffer.from(view.buffer, 0, view.byteLength).toString("base64")];
+}
+
+function typedFrom(n: Node): object | undefined {
+  const Typed = Object.hasOwn(TYPED, n[1] as string) ? TYPED[n[1] as string] : undefined;
+  if (!Typed) return undefined;
+  if (typeof n[2] === "number") {
+    const t = new (Typed as unknown as new (length: number) => Uint32Array)(n[2]);
+    t.fill(n[3] as number);
+    for (let k = 4; k + 1 < n.length; k += 2) t[n[k] as number] = n[k + 1] as number;
+    return t;
+  }
+  const bytes = Buffer.from(n[2] as string, "base64");
+  // Copied into a buffer of its own, aligned for the element size.
+  const copy = new ArrayBuffer(bytes.length);
+  new Uint8Array(copy).set(bytes);
+  return new Typed(copy);
+}
+
 /** A function's identity across processes: the same code at the same place. */
 function sourceKey(f: unknown): string {
-  return createHash("sha1").update(Function.prototype.toString.call(f as () => unknown)).digest("base64");
+  return hashText(Function.prototype.toString.call(f as () => unknown));
 }
 
 function className(proto: object): string {
@@ -129,7 +159,7 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
         const view = o as unknown as Uint8Array;
         // A view of part of a buffer, or of one another views share, would come back as a copy of its own.
         if (!(type in TYPED) || proto !== TYPED[type].prototype || view.byteOffset !== 0 || view.byteLength !== view.buffer.byteLength) throw new Unsupported("typed array");
-        nodes[id] = ["t", type, Buffer.from(view.buffer, 0, view.byteLength).toString("base64")];
+        nodes[id] = typedNode(type, view);
       } else {
         const node: Node = ["o", proto === Object.prototype ? "" : proto === null ? "null" : className(proto)];
         if (Object.getOwnPropertySymbols(o).length > 0) throw new Unsupported("symbol key");
@@ -252,13 +282,9 @@ export function restoreSession(snap: EngineSnapshot, config: EngineConfig): Loop
         case "m": objects[i] = new Map(); break;
         case "s": objects[i] = new Set(); break;
         case "t": {
-          const bytes = Buffer.from(n[2] as string, "base64");
-          // Copied into a buffer of its own, aligned for the element size.
-          const copy = new ArrayBuffer(bytes.length);
-          new Uint8Array(copy).set(bytes);
-          const Typed = Object.hasOwn(TYPED, n[1] as string) ? TYPED[n[1] as string] : undefined;
-          if (!Typed || n.length !== 3) return undefined;
-          objects[i] = new Typed(copy);
+          const typed = typedFrom(n);
+          if (!typed) return undefined;
+          objects[i] = typed;
           break;
         }
         case "x": if (!anchors.has(n[1] as string)) return undefined; objects[i] = anchors.get(n[1] as string); break;

@@ -147,7 +147,7 @@ export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
   if (!lock(file, o.lockWaitMs ?? 2_000)) return { action: "allow" };
   try {
     const doc = load(file, call);
-    const key = `${o.engineBuild ?? `process ${process.pid}`} ${createHash("sha256").update(JSON.stringify(o.config)).digest("base64")}`;
+    const key = `${o.engineBuild ?? `process ${process.pid}`}\n${JSON.stringify(o.config)}`;
     let session = doc.engine?.key === key ? restoreSession(doc.engine.snapshot, o.config) : undefined;
     if (!session) {
       session = new LoopSession(o.config);
