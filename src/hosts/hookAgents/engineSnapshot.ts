@@ -39,6 +39,10 @@ export interface EngineSnapshot { nodes: Node[] }
 
 class Unsupported extends Error {}
 
+const EMPTY_NODE: Node = [];
+const UNDEFINED: Value = ["u"];
+const HOLE: Value = ["h"];
+
 const TYPED: Record<string, new (b: ArrayBuffer) => ArrayLike<number>> = {
   Uint8Array, Int8Array, Uint16Array, Int16Array, Uint32Array, Int32Array, Float32Array, Float64Array, Uint8ClampedArray,
 };
@@ -100,18 +104,19 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
   const pending: object[] = [];
   /** Where each object was first found: its holder and the key there (none inside a Map or Set). */
   const foundAt = new Map<object, [object, string | number] | undefined>();
-  const ref = (o: object, at?: [object, string | number]): Value => {
+  const ref = (o: object, holder: object | undefined, key: string | number): Value => {
     let id = ids.get(o);
-    if (id === undefined) { id = nodes.length; ids.set(o, id); nodes.push([]); pending.push(o); foundAt.set(o, at); }
+    if (id === undefined) { id = nodes.length; ids.set(o, id); nodes.push(EMPTY_NODE); pending.push(o); foundAt.set(o, holder && [holder, key]); }
     return ["r", id];
   };
-  const value = (v: unknown, at?: [object, string | number]): Value => {
+  /** A value held at `key` of `holder` (no holder: inside a Map or Set). */
+  const value = (v: unknown, holder?: object, key: string | number = 0): Value => {
     switch (typeof v) {
       case "string": case "boolean": return v;
       case "number": return Number.isFinite(v) && !Object.is(v, -0) ? v : ["n", String(Object.is(v, -0) ? "-0" : v)];
-      case "undefined": return ["u"];
-      case "object": return v === null ? null : ref(v, at);
-      case "function": return functionSlot(v, at);
+      case "undefined": return UNDEFINED;
+      case "object": return v === null ? null : ref(v, holder, key);
+      case "function": return functionSlot(v, holder && [holder, key]);
       default: throw new Unsupported(typeof v);
     }
   };
@@ -129,7 +134,7 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
     throw new Unsupported("function");
   };
   try {
-    ref(session);
+    ref(session, undefined, 0);
     for (let i = 0; i < pending.length; i++) {
       const o = pending[i];
       const id = ids.get(o)!;
@@ -141,7 +146,7 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
         const node: Node = ["a"];
         let present = 0;
         // A hole (an index never set) stays a hole: loops over the array skip it.
-        for (let k = 0; k < o.length; k++) if (k in o) { present++; node.push(value(o[k], [o, k])); } else node.push(["h"]);
+        for (let k = 0; k < o.length; k++) if (k in o) { present++; node.push(value(o[k], o, k)); } else node.push(HOLE);
         if (Object.keys(o).length !== present) throw new Unsupported("array with properties");
         nodes[id] = node;
       } else if (o instanceof Map) {
@@ -162,13 +167,15 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
         nodes[id] = typedNode(type, view);
       } else {
         const node: Node = ["o", proto === Object.prototype ? "" : proto === null ? "null" : className(proto)];
-        if (Object.getOwnPropertySymbols(o).length > 0) throw new Unsupported("symbol key");
-        for (const key of Object.getOwnPropertyNames(o)) {
-          const d = Object.getOwnPropertyDescriptor(o, key)!;
-          if (!("value" in d)) throw new Unsupported("accessor");
+        const keys = Object.keys(o);
+        // Class fields are plain enumerable properties; anything else is not known here.
+        if (Object.getOwnPropertyNames(o).length !== keys.length || Object.getOwnPropertySymbols(o).length > 0) throw new Unsupported("hidden key");
+        const r = o as Record<string, unknown>;
+        for (const key of keys) {
+          const v = r[key];
           // The session's own callbacks are made by its constructor: the fresh session has them.
-          if (typeof d.value === "function" && o === session) continue;
-          node.push(key, value(d.value, [o, key]));
+          if (typeof v === "function" && o === session) continue;
+          node.push(key, value(v, o, key));
         }
         nodes[id] = node;
       }

@@ -8,7 +8,6 @@
  * settings): replaying every call was most of a headless call's time. Parallel calls of one
  * session (Claude runs independent tools at once) take turns on a lock file.
  */
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EngineConfig } from "../../engine/config";
@@ -44,8 +43,23 @@ export function sessionsDir(channel: string): string {
 }
 
 export function stateFileFor(dir: string, call: Pick<AgentCall, "agent" | "sessionId">): string {
-  const h = createHash("sha256").update(call.sessionId).digest("hex").slice(0, 24);
-  return path.join(dir, `${call.agent}-${h}.json`);
+  return path.join(dir, `${call.agent}-${nameHash(call.sessionId)}.json`);
+}
+
+/**
+ * A file name for a session id (any text the agent sends): 96 bits of three FNV-1a hashes. Not
+ * node:crypto, whose loading alone costs a headless call milliseconds; a clash is harmless, as
+ * the file names its session and one of another session is started afresh (load).
+ */
+function nameHash(s: string): string {
+  let a = 0x811c9dc5, b = 0x01000193 ^ s.length, c = 0x9e3779b9;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    a = Math.imul(a ^ ch, 0x01000193);
+    b = Math.imul(b ^ ch, 0x5bd1e995);
+    c = Math.imul(c ^ ch, 0x85ebca6b) ^ (c >>> 13);
+  }
+  return [a, b, c].map((x) => (x >>> 0).toString(16).padStart(8, "0")).join("");
 }
 
 function cut(text: string): string {
