@@ -8,7 +8,7 @@ import { LoopSession } from "../../src/engine/session";
 import { agentOutput, parseAgentCall, type AgentCall, type AgentName } from "../../src/hosts/hookAgents/dialect";
 import { decideAgentCall, newSessionState, type AgentSessionState } from "../../src/hosts/hookAgents/guard";
 import type { TraceEvent } from "../../src/engine/events";
-import { boundedLog, decideHeadless, MAX_LOG_EVENTS, sessionsDir } from "../../src/hosts/hookAgents/headlessState";
+import { boundedLog, decideHeadless, logFileFor, MAX_LOG_EVENTS, sessionsDir } from "../../src/hosts/hookAgents/headlessState";
 import { fromChannelQuery, toChannelQuery } from "../../src/hosts/hookAgents/channelQuery";
 import { parseHookArgs, runAgentHook } from "../../src/hosts/hookAgents/hookMain";
 import { AgentHookService } from "../../src/hosts/hookAgents/service";
@@ -378,9 +378,11 @@ describe("agent hooks: headless state between hook processes", () => {
       if (i === 5) {
         // The counts come back from the engine's snapshot, not from replaying the log: without the log the loop is still known.
         const [file] = fs.readdirSync(sessions).filter((f) => f.endsWith(".json"));
-        const doc = JSON.parse(fs.readFileSync(path.join(sessions, file), "utf8")) as { log: unknown[]; engine?: { snapshot: unknown } };
+        const doc = JSON.parse(fs.readFileSync(path.join(sessions, file), "utf8")) as { engine?: { snapshot: unknown } };
         assert.ok(doc.engine?.snapshot, "the bundled engine wrote its session as data");
-        fs.writeFileSync(path.join(sessions, file), JSON.stringify({ ...doc, log: [] }));
+        const log = logFileFor(path.join(sessions, file));
+        assert.equal(fs.readFileSync(log, "utf8").trim().split("\n").length, 4, "one event a call in the log");
+        fs.writeFileSync(log, "");
       }
       out = run(JSON.stringify({ session_id: "x", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: `t${i}` })).stdout;
     }

@@ -2,10 +2,11 @@
  * The hook guarding a run on its own (`claude -p`, `copilot -p`, `codex exec`, no VS Code and no
  * `watch`): each hook call is a new process, so a session's state is kept in a small file in a
  * private folder with the engine session itself as data (engineSnapshot.ts), read back at each
- * call, which gives the same counts and rungs as one long-lived session would. Beside it, the
- * session's compact event log (bounded: the last MAX_LOG_EVENTS events, long texts cut) rebuilds
- * the engine session by replaying it when the snapshot does not fit (another engine build, other
- * settings): replaying every call was most of a headless call's time. Parallel calls of one
+ * call, which gives the same counts and rungs as one long-lived session would. Beside it, a file
+ * the calls only append to holds the session's compact event log; its newest part (the last
+ * MAX_LOG_EVENTS events, long texts cut) rebuilds the engine session by replaying it when the
+ * snapshot does not fit (another engine build, other settings). Replaying it at every call, as
+ * the hook did, was most of a headless call's time. Parallel calls of one
  * session (Claude runs independent tools at once) take turns on a lock file.
  */
 import * as fs from "node:fs";
@@ -19,20 +20,21 @@ import type { AgentCall, Verdict } from "./dialect";
 import { restoreSession, snapshotSession, type EngineSnapshot } from "./engineSnapshot";
 import { decideAgentCall, newSessionState, type AgentSessionState } from "./guard";
 
-const STATE_VERSION = 1;
+const STATE_VERSION = 2;
 /** Events kept per session: enough for every detector's window, small enough to replay in a few ms. */
 export const MAX_LOG_EVENTS = 1200;
 /** Characters kept of one event's text (a stream chunk, a tool's output). */
 const MAX_EVENT_CHARS = 8 * 1024;
 /** Characters kept over the whole log. */
 const MAX_LOG_CHARS = 768 * 1024;
+/** The log file is cut back to its bounded part once it grows past this. */
+const MAX_LOG_FILE_BYTES = 4 * MAX_LOG_CHARS;
 /** A lock older than this is left over from a hook that was killed. */
 const STALE_LOCK_MS = 10_000;
 
 interface StateFile {
   v: number;
   state: AgentSessionState;
-  log: TraceEvent[];
   /** The engine session after the last call, for the engine build and settings `key` names. */
   engine?: { key: string; snapshot: EngineSnapshot };
 }
@@ -122,17 +124,49 @@ function lock(file: string, waitMs: number): boolean {
   }
 }
 
-function load(file: string, call: AgentCall): StateFile {
+/** The session's saved state; undefined for none (or one of another session, or of an older format). */
+function load(file: string, call: AgentCall): StateFile | undefined {
   let doc: unknown;
   try { doc = JSON.parse(fs.readFileSync(file, "utf8")); } catch { doc = undefined; }
-  if (isRecord(doc) && doc.v === STATE_VERSION && isRecord(doc.state) && Array.isArray(doc.log) && doc.state.sessionId === call.sessionId) return doc as unknown as StateFile;
-  return { v: STATE_VERSION, state: newSessionState(call.agent, call.sessionId), log: [] };
+  if (isRecord(doc) && doc.v === STATE_VERSION && isRecord(doc.state) && doc.state.sessionId === call.sessionId) return doc as unknown as StateFile;
+  return undefined;
 }
 
-function save(file: string, doc: StateFile): void {
+function writePrivate(file: string, text: string): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, JSON.stringify(doc), { mode: 0o600 });
+  fs.writeFileSync(tmp, text, { mode: 0o600 });
   fs.renameSync(tmp, file);
+}
+
+/**
+ * The event log beside the state file, one event a line, only appended to: it is read only when
+ * the engine session must be rebuilt, so a call does not read and rewrite it.
+ */
+export function logFileFor(stateFile: string): string {
+  return stateFile.replace(/\.json$/, ".log.jsonl");
+}
+
+/** The log's bounded newest part (a line cut short by a killed hook is skipped). */
+function readLog(file: string): TraceEvent[] {
+  let text: string;
+  try { text = fs.readFileSync(file, "utf8"); } catch { return []; }
+  const log: TraceEvent[] = [];
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    try { const e: unknown = JSON.parse(line); if (isRecord(e) && typeof e.t === "string") log.push(e as unknown as TraceEvent); } catch { /* cut short */ }
+  }
+  return boundedLog(log);
+}
+
+/** Adds this call's events to the log (a new session starts it afresh); cuts it back to its bounds when it grew too long. */
+function appendLog(file: string, events: TraceEvent[], fresh: boolean): void {
+  const text = events.map((e) => `${JSON.stringify(e)}\n`).join("");
+  if (fresh) { writePrivate(file, text); return; }
+  if (text === "") return;
+  const fd = fs.openSync(file, "a", 0o600);
+  let size: number;
+  try { fs.writeSync(fd, text); size = fs.fstatSync(fd).size; } finally { fs.closeSync(fd); }
+  if (size > MAX_LOG_FILE_BYTES) writePrivate(file, readLog(file).map((e) => `${JSON.stringify(e)}\n`).join(""));
 }
 
 export interface HeadlessOptions {
@@ -160,22 +194,25 @@ export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
   const file = stateFileFor(dir, call);
   if (!lock(file, o.lockWaitMs ?? 2_000)) return { action: "allow" };
   try {
-    const doc = load(file, call);
+    const saved = load(file, call);
+    const state = saved?.state ?? newSessionState(call.agent, call.sessionId);
+    const logFile = logFileFor(file);
     const key = `${o.engineBuild ?? `process ${process.pid}`}\n${JSON.stringify(o.config)}`;
-    let session = doc.engine?.key === key ? restoreSession(doc.engine.snapshot, o.config) : undefined;
+    let session = saved?.engine?.key === key ? restoreSession(saved.engine.snapshot, o.config) : undefined;
     if (!session) {
       session = new LoopSession(o.config);
-      for (const e of doc.log) session.push(e);
+      if (saved) for (const e of readLog(logFile)) session.push(e);
     }
     const engine = session;
-    const log = doc.log;
-    const verdict = decideAgentCall(call, doc.state, (e) => {
+    const added: TraceEvent[] = [];
+    const verdict = decideAgentCall(call, state, (e) => {
       const kept = compact(e);
-      log.push(kept);
+      added.push(kept);
       return engine.push(kept);
     }, o.now);
+    appendLog(logFile, added, !saved);
     const snapshot = snapshotSession(engine);
-    save(file, { v: STATE_VERSION, state: doc.state, log: boundedLog(log), engine: snapshot && { key, snapshot } });
+    writePrivate(file, JSON.stringify({ v: STATE_VERSION, state, engine: snapshot && { key, snapshot } } satisfies StateFile));
     return verdict;
   } finally {
     fs.rmSync(`${file}.lock`, { force: true });
