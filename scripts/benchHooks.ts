@@ -44,7 +44,12 @@ function session(dir: string, sessionId: string): { stdin: string; transcript: s
         : kind === 2 ? ["Bash", { command: "npm test", description: "run the tests" }]
         : ["Grep", { pattern: `symbol${i}`, path: "/w/src" }];
     const id = `toolu_${i}`;
-    const thinking = `Step ${i}: I will ${name.toLowerCase()} next because the previous result showed ${i} things to check. `.repeat(6);
+    // Productive thinking, different at each step (the same sentence six times was a reasoning loop:
+    // the run was stopped at its third call, and the bench timed a stopped session).
+    const topic = ["parser", "cache", "config loader", "test runner", "logger", "router", "scheduler"][i % 7];
+    const thinking = `Step ${i}: the ${topic} in mod${i % 7}.ts is next. The last result listed ${i + 3} places that call it; ` +
+      `${["two of them pass a null", "one of them ignores the error", "none of them checks the size", "the newest one was added last week"][i % 4]}. ` +
+      `I will ${name.toLowerCase()} ${["the file", "the failing function", "the tests", "the call sites"][kind]} to see ${["what it returns", "where it breaks", "whether the fix holds", "who else depends on it"][(i >> 2) % 4]}.`;
     const common = { session_id: sessionId, transcript_path: transcript, cwd: "/w", permission_mode: "default", tool_name: name, tool_input: input, tool_use_id: id };
     out.push({
       stdin: JSON.stringify({ ...common, hook_event_name: "PreToolUse" }),

@@ -17,7 +17,7 @@ const entries = [
   // Claude Code's, Copilot CLI's and Codex's tool-call hook: run for every call, so on its own too.
   { entryPoints: ["src/hosts/hookAgents/hookMain.ts"], outfile: "dist/agent-hook.js", sourcemap: false },
   // Its engine, loaded only when no running Loop Sentinel answers (the hook decides alone).
-  { entryPoints: ["src/hosts/hookAgents/headlessEntry.ts"], outfile: "dist/agent-hook-engine.js", sourcemap: false },
+  { entryPoints: ["src/hosts/hookAgents/headlessEntry.ts"], outfile: "dist/agent-hook-engine.js", sourcemap: false, minify: true },
   // Run by VS Code once Loop Sentinel is uninstalled (package.json "vscode:uninstall"): removes the
   // Kilo / opencode plugin and that hook.
   { entryPoints: ["src/extension/uninstall.ts"], outfile: "dist/uninstall.js", sourcemap: false },

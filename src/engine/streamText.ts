@@ -441,7 +441,7 @@ export class PieceString {
 }
 
 /** A paragraph whose text is joined only when a reader asks for it (most stop at its lines). */
-class Paragraph implements StreamParagraph {
+export class Paragraph implements StreamParagraph {
   readonly section: string;
   readonly startEvent: number;
   readonly endEvent: number;

@@ -150,7 +150,7 @@ function markDistinct(ids: readonly number[], marks: Int32Array, stamp: number):
 const below = (atLeast: number): number => atLeast - 1;
 
 /** Distinct 32-bit values by open addressing, emptied in O(1) by a new stamp: the shingle sets of the units compared. */
-class StampedSet {
+export class StampedSet {
   private values = new Uint32Array(256);
   private marks = new Int32Array(256);
   private stamp = 0;

@@ -8,7 +8,7 @@ import { LoopSession } from "../../src/engine/session";
 import { agentOutput, parseAgentCall, type AgentCall, type AgentName } from "../../src/hosts/hookAgents/dialect";
 import { decideAgentCall, newSessionState, type AgentSessionState } from "../../src/hosts/hookAgents/guard";
 import type { TraceEvent } from "../../src/engine/events";
-import { boundedLog, decideHeadless, MAX_LOG_EVENTS, sessionsDir } from "../../src/hosts/hookAgents/headlessState";
+import { boundedLog, decideHeadless, logFileFor, MAX_LOG_EVENTS, sessionsDir } from "../../src/hosts/hookAgents/headlessState";
 import { fromChannelQuery, toChannelQuery } from "../../src/hosts/hookAgents/channelQuery";
 import { parseHookArgs, runAgentHook } from "../../src/hosts/hookAgents/hookMain";
 import { AgentHookService } from "../../src/hosts/hookAgents/service";
@@ -373,7 +373,19 @@ describe("agent hooks: headless state between hook processes", () => {
     assert.equal(garbage.status, 0);
     assert.equal(garbage.stdout, "");
     let out = "";
-    for (let i = 1; i <= 5; i++) out = run(JSON.stringify({ session_id: "x", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: `t${i}` })).stdout;
+    const sessions = sessionsDir(env.LOOP_SENTINEL_CHANNEL_DIR);
+    for (let i = 1; i <= 5; i++) {
+      if (i === 5) {
+        // The counts come back from the engine's snapshot, not from replaying the log: without the log the loop is still known.
+        const [file] = fs.readdirSync(sessions).filter((f) => f.endsWith(".json"));
+        const doc = JSON.parse(fs.readFileSync(path.join(sessions, file), "utf8")) as { engine?: { snapshot: unknown } };
+        assert.ok(doc.engine?.snapshot, "the bundled engine wrote its session as data");
+        const log = logFileFor(path.join(sessions, file));
+        assert.equal(fs.readFileSync(log, "utf8").trim().split("\n").length, 4, "one event a call in the log");
+        fs.writeFileSync(log, "");
+      }
+      out = run(JSON.stringify({ session_id: "x", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: `t${i}` })).stdout;
+    }
     assert.equal(JSON.parse(out).hookSpecificOutput.permissionDecision, "deny");
   });
 });

@@ -130,7 +130,7 @@ const LAST_WORD = new RegExp(`(?:\\S+\\s+(?=\\S)){0,${MAX_ITEM_WORDS - 1}}(\\S*)
  * pass (see mayFit), so most lines are never split, nor even lowercased: those two words are read
  * from the line as written.
  */
-class Item {
+export class Item {
   private split?: { raw: string[]; words: string[] };
   private lowered?: string;
   private first?: string;

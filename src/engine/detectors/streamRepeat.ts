@@ -453,7 +453,7 @@ export class RepeatTracker {
  * Chunk start positions of one channel, to name the events a span covers. Bounded by forgetBefore.
  * Typed arrays compacted in place and kept across requests: a chunk costs no allocation.
  */
-class ChunkIndex {
+export class ChunkIndex {
   private starts = new Float64Array(1024);
   private events = new Float64Array(1024);
   private head = 0;

@@ -51,7 +51,7 @@ const MAX_SLOTS = 1 << 16;
  * Token hash -> the last passage that used it, by open addressing (0: empty). Entries older than
  * the window are swept out when the table fills, so its size follows the window, not the session.
  */
-class TokenMemory {
+export class TokenMemory {
   private keys = new Uint32Array(1024);
   private last = new Int32Array(1024);
   private used = 0;

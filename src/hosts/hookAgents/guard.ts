@@ -26,7 +26,7 @@ import { CodexRolloutTranslator } from "../codex/rolloutTranslator";
 import { CopilotEventsTranslator } from "../copilot/eventsTranslator";
 import { feedLineText, type LineTranslator } from "../lineTranslation";
 import type { AgentCall, AgentName, Verdict } from "./dialect";
-import { copilotHome } from "./install";
+import { copilotHome } from "./agentHomes";
 
 /** Call and result ids remembered per session to tell the hook's copy from the transcript's. */
 const MAX_IDS = 512;

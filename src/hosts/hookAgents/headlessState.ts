@@ -1,12 +1,14 @@
 /**
  * The hook guarding a run on its own (`claude -p`, `copilot -p`, `codex exec`, no VS Code and no
  * `watch`): each hook call is a new process, so a session's state is kept in a small file in a
- * private folder and the engine session is rebuilt at each call by replaying the session's
- * compact event log (bounded: the last MAX_LOG_EVENTS events, long texts cut), which gives the
- * same counts and rungs as one long-lived session would. Parallel calls of one session (Claude
- * runs independent tools at once) take turns on a lock file.
+ * private folder with the engine session itself as data (engineSnapshot.ts), read back at each
+ * call, which gives the same counts and rungs as one long-lived session would. Beside it, a file
+ * the calls only append to holds the session's compact event log; its newest part (the last
+ * MAX_LOG_EVENTS events, long texts cut) rebuilds the engine session by replaying it when the
+ * snapshot does not fit (another engine build, other settings). Replaying it at every call, as
+ * the hook did, was most of a headless call's time. Parallel calls of one
+ * session (Claude runs independent tools at once) take turns on a lock file.
  */
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EngineConfig } from "../../engine/config";
@@ -15,19 +17,27 @@ import { isRecord } from "../../engine/json";
 import { LoopSession } from "../../engine/session";
 import { ensurePrivateDir } from "../cline/hookProtocol";
 import type { AgentCall, Verdict } from "./dialect";
+import { restoreSession, snapshotSession, type EngineSnapshot } from "./engineSnapshot";
 import { decideAgentCall, newSessionState, type AgentSessionState } from "./guard";
 
-const STATE_VERSION = 1;
+const STATE_VERSION = 2;
 /** Events kept per session: enough for every detector's window, small enough to replay in a few ms. */
 export const MAX_LOG_EVENTS = 1200;
 /** Characters kept of one event's text (a stream chunk, a tool's output). */
 const MAX_EVENT_CHARS = 8 * 1024;
 /** Characters kept over the whole log. */
 const MAX_LOG_CHARS = 768 * 1024;
+/** The log file is cut back to its bounded part once it grows past this. */
+const MAX_LOG_FILE_BYTES = 4 * MAX_LOG_CHARS;
 /** A lock older than this is left over from a hook that was killed. */
 const STALE_LOCK_MS = 10_000;
 
-interface StateFile { v: number; state: AgentSessionState; log: TraceEvent[] }
+interface StateFile {
+  v: number;
+  state: AgentSessionState;
+  /** The engine session after the last call, for the engine build and settings `key` names. */
+  engine?: { key: string; snapshot: EngineSnapshot };
+}
 
 /** The folder of session files: beside the hook channel's sockets, private to the user. */
 export function sessionsDir(channel: string): string {
@@ -35,8 +45,23 @@ export function sessionsDir(channel: string): string {
 }
 
 export function stateFileFor(dir: string, call: Pick<AgentCall, "agent" | "sessionId">): string {
-  const h = createHash("sha256").update(call.sessionId).digest("hex").slice(0, 24);
-  return path.join(dir, `${call.agent}-${h}.json`);
+  return path.join(dir, `${call.agent}-${nameHash(call.sessionId)}.json`);
+}
+
+/**
+ * A file name for a session id (any text the agent sends): 96 bits of three FNV-1a hashes. Not
+ * node:crypto, whose loading alone costs a headless call milliseconds; a clash is harmless, as
+ * the file names its session and one of another session is started afresh (load).
+ */
+function nameHash(s: string): string {
+  let a = 0x811c9dc5, b = 0x01000193 ^ s.length, c = 0x9e3779b9;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    a = Math.imul(a ^ ch, 0x01000193);
+    b = Math.imul(b ^ ch, 0x5bd1e995);
+    c = Math.imul(c ^ ch, 0x85ebca6b) ^ (c >>> 13);
+  }
+  return [a, b, c].map((x) => (x >>> 0).toString(16).padStart(8, "0")).join("");
 }
 
 function cut(text: string): string {
@@ -99,17 +124,49 @@ function lock(file: string, waitMs: number): boolean {
   }
 }
 
-function load(file: string, call: AgentCall): StateFile {
+/** The session's saved state; undefined for none (or one of another session, or of an older format). */
+function load(file: string, call: AgentCall): StateFile | undefined {
   let doc: unknown;
   try { doc = JSON.parse(fs.readFileSync(file, "utf8")); } catch { doc = undefined; }
-  if (isRecord(doc) && doc.v === STATE_VERSION && isRecord(doc.state) && Array.isArray(doc.log) && doc.state.sessionId === call.sessionId) return doc as unknown as StateFile;
-  return { v: STATE_VERSION, state: newSessionState(call.agent, call.sessionId), log: [] };
+  if (isRecord(doc) && doc.v === STATE_VERSION && isRecord(doc.state) && doc.state.sessionId === call.sessionId) return doc as unknown as StateFile;
+  return undefined;
 }
 
-function save(file: string, doc: StateFile): void {
+function writePrivate(file: string, text: string): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, JSON.stringify(doc), { mode: 0o600 });
+  fs.writeFileSync(tmp, text, { mode: 0o600 });
   fs.renameSync(tmp, file);
+}
+
+/**
+ * The event log beside the state file, one event a line, only appended to: it is read only when
+ * the engine session must be rebuilt, so a call does not read and rewrite it.
+ */
+export function logFileFor(stateFile: string): string {
+  return stateFile.replace(/\.json$/, ".log.jsonl");
+}
+
+/** The log's bounded newest part (a line cut short by a killed hook is skipped). */
+function readLog(file: string): TraceEvent[] {
+  let text: string;
+  try { text = fs.readFileSync(file, "utf8"); } catch { return []; }
+  const log: TraceEvent[] = [];
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    try { const e: unknown = JSON.parse(line); if (isRecord(e) && typeof e.t === "string") log.push(e as unknown as TraceEvent); } catch { /* cut short */ }
+  }
+  return boundedLog(log);
+}
+
+/** Adds this call's events to the log (a new session starts it afresh); cuts it back to its bounds when it grew too long. */
+function appendLog(file: string, events: TraceEvent[], fresh: boolean): void {
+  const text = events.map((e) => `${JSON.stringify(e)}\n`).join("");
+  if (fresh) { writePrivate(file, text); return; }
+  if (text === "") return;
+  const fd = fs.openSync(file, "a", 0o600);
+  let size: number;
+  try { fs.writeSync(fd, text); size = fs.fstatSync(fd).size; } finally { fs.closeSync(fd); }
+  if (size > MAX_LOG_FILE_BYTES) writePrivate(file, readLog(file).map((e) => `${JSON.stringify(e)}\n`).join(""));
 }
 
 export interface HeadlessOptions {
@@ -118,6 +175,11 @@ export interface HeadlessOptions {
   config: EngineConfig;
   /** How long to wait for a parallel call of the same session. */
   lockWaitMs?: number;
+  /**
+   * The engine build deciding (the hook: its engine bundle's size, time and Node's version): a
+   * snapshot is read back only by the build that wrote it. Unset: this process's own code.
+   */
+  engineBuild?: string;
   now?: number;
 }
 
@@ -132,16 +194,25 @@ export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
   const file = stateFileFor(dir, call);
   if (!lock(file, o.lockWaitMs ?? 2_000)) return { action: "allow" };
   try {
-    const doc = load(file, call);
-    const session = new LoopSession(o.config);
-    for (const e of doc.log) session.push(e);
-    const log = doc.log;
-    const verdict = decideAgentCall(call, doc.state, (e) => {
+    const saved = load(file, call);
+    const state = saved?.state ?? newSessionState(call.agent, call.sessionId);
+    const logFile = logFileFor(file);
+    const key = `${o.engineBuild ?? `process ${process.pid}`}\n${JSON.stringify(o.config)}`;
+    let session = saved?.engine?.key === key ? restoreSession(saved.engine.snapshot, o.config) : undefined;
+    if (!session) {
+      session = new LoopSession(o.config);
+      if (saved) for (const e of readLog(logFile)) session.push(e);
+    }
+    const engine = session;
+    const added: TraceEvent[] = [];
+    const verdict = decideAgentCall(call, state, (e) => {
       const kept = compact(e);
-      log.push(kept);
-      return session.push(kept);
+      added.push(kept);
+      return engine.push(kept);
     }, o.now);
-    save(file, { v: STATE_VERSION, state: doc.state, log: boundedLog(log) });
+    appendLog(logFile, added, !saved);
+    const snapshot = snapshotSession(engine);
+    writePrivate(file, JSON.stringify({ v: STATE_VERSION, state, engine: snapshot && { key, snapshot } } satisfies StateFile));
     return verdict;
   } finally {
     fs.rmSync(`${file}.lock`, { force: true });

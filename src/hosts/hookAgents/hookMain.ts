@@ -30,33 +30,45 @@ export function engineBundleFor(script: string): string {
   return script.replace(/\.js$/, "-engine.js");
 }
 
+/** Code cache generations: the first run of a build writes one, the next run (which reads a session back) a fuller one. */
+const CACHE_GENERATIONS = 2;
+
 /**
  * Loads the engine bundle with V8's code cache, kept in the user's private channel folder: most of
  * a cold start is compiling it. The cache is bound to the bundle's size, time and Node's version;
- * V8 rejects one that does not fit, and it is made anew.
+ * V8 rejects one that does not fit, and it is made anew. A cache holds the functions its run
+ * compiled: the first call of a session never reads a session back, so the second run writes the
+ * cache again with what it added, and the runs after it compile almost nothing.
  */
-function loadEngine(bundle: string, cacheDir: string): typeof HeadlessEntry {
+function loadEngine(bundle: string, cacheDir: string): { engine: typeof HeadlessEntry; build: string } {
   const source = fs.readFileSync(bundle, "utf8");
   const st = fs.statSync(bundle);
-  const cacheFile = path.join(cacheDir, `engine-${st.size}-${Math.round(st.mtimeMs)}-${process.version}.codecache`);
+  const build = `engine-${st.size}-${Math.round(st.mtimeMs)}-${process.version}`;
+  const cacheFile = (generation: number) => path.join(cacheDir, `${build}.g${generation}.codecache`);
   let cachedData: Buffer | undefined;
-  try { cachedData = fs.readFileSync(cacheFile); } catch { /* first run */ }
+  let generation = CACHE_GENERATIONS;
+  for (; generation > 0 && !cachedData; generation--) {
+    try { cachedData = fs.readFileSync(cacheFile(generation)); } catch { /* not made yet */ }
+  }
+  if (cachedData) generation++;
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
   const mod = { exports: {} as typeof HeadlessEntry };
   (script.runInThisContext() as (...a: unknown[]) => void).call(mod.exports, mod.exports, require, mod, bundle, path.dirname(bundle));
-  if (!cachedData || script.cachedDataRejected) {
+  if (!cachedData || script.cachedDataRejected || generation < CACHE_GENERATIONS) {
+    const next = cachedData && !script.cachedDataRejected ? generation + 1 : 1;
     // At exit: the functions this run compiled are in the cache too.
     process.once("exit", () => {
       try {
-        const tmp = `${cacheFile}.tmp-${process.pid}`;
+        const file = cacheFile(next);
+        const tmp = `${file}.tmp-${process.pid}`;
         fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-        fs.renameSync(tmp, cacheFile);
-        // Caches of earlier bundles (an update) are dead weight.
-        for (const f of fs.readdirSync(cacheDir)) if (/^engine-.*\.codecache$/.test(f) && path.join(cacheDir, f) !== cacheFile) fs.rmSync(path.join(cacheDir, f), { force: true });
+        fs.renameSync(tmp, file);
+        // Caches of earlier bundles (an update) and earlier generations are dead weight.
+        for (const f of fs.readdirSync(cacheDir)) if (/^engine-.*\.codecache$/.test(f) && path.join(cacheDir, f) !== file) fs.rmSync(path.join(cacheDir, f), { force: true });
       } catch { /* next time */ }
     });
   }
-  return mod.exports;
+  return { engine: mod.exports, build };
 }
 
 /** The command line the agents run; undefined when it names no agent we know. */
@@ -89,8 +101,8 @@ export async function runAgentHook(args: HookArgs, stdinText: string, env: NodeJ
   else {
     const channel = channelDir(env);
     ensurePrivateDir(channel); // the code cache is read from there: only from a folder that is the user's alone
-    const engine = loadEngine(bundle, channel);
-    verdict = engine.decideHeadless(call, { channel, config: engine.configFrom(args.settings) });
+    const { engine, build } = loadEngine(bundle, channel);
+    verdict = engine.decideHeadless(call, { channel, config: engine.configFrom(args.settings), engineBuild: build });
   }
   return agentOutput(call, verdict);
 }

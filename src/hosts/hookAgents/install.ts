@@ -22,6 +22,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { isRecord } from "../../engine/json";
+import { copilotHome } from "./agentHomes";
 import { AGENT_LABELS, type AgentName } from "./dialect";
 
 /** The installed copy of dist/agent-hook.js: its name marks every command as ours. */
@@ -41,10 +42,7 @@ export function loopSentinelHome(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_DATA_HOME || path.join(home, ".local", "share"), "loop-sentinel");
 }
 
-/** Copilot CLI's home: its hooks and its sessions' events files live under it. */
-export function copilotHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.COPILOT_HOME || path.join(env.HOME || os.homedir(), ".copilot");
-}
+export { copilotHome };
 
 /** The settings file Loop Sentinel's hook goes into for this agent, user-wide or for one project. */
 export function hookFileFor(agent: AgentName, project: string | undefined, env: NodeJS.ProcessEnv = process.env): string {

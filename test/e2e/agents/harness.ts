@@ -63,8 +63,11 @@ function countedCalls(channel: string): number {
   const dir = path.join(channel, "agent-sessions");
   let n = 0;
   for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
-    if (!f.endsWith(".json")) continue;
-    try { n += (JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")).log as { t: string }[]).filter((e) => e.t === "tool_call").length; } catch { /* being written */ }
+    // Each session's event log: one event a line, beside its state file.
+    if (!f.endsWith(".log.jsonl")) continue;
+    for (const line of fs.readFileSync(path.join(dir, f), "utf8").split("\n")) {
+      try { if ((JSON.parse(line) as { t: string }).t === "tool_call") n++; } catch { /* the last line being written */ }
+    }
   }
   return n;
 }
