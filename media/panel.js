@@ -292,6 +292,7 @@
       scrollTop: window.scrollY,
       headerFits: headerFits(),
       announced: said,
+      focused: (document.activeElement && document.activeElement.id) || undefined,
     });
   }
 

@@ -61,6 +61,8 @@ export interface RenderReport {
   headerFits?: boolean;
   /** The live region's text after this render (only what changed). */
   announced?: string;
+  /** The id of the element holding keyboard focus after this render (kept across live updates). */
+  focused?: string;
 }
 
 /** Snapshots are sent at most this often while events stream in. */
@@ -171,7 +173,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
         DiagnosticsPanel.renderedEmitter.fire({
           selected: m.selected, timelineEntries: m.timelineEntries, interventions: m.interventions,
           flaggedEntries: m.flaggedEntries, highlightedSpans: m.highlightedSpans, detectorRows: m.detectorRows,
-          texts: m.texts, liveRegions: m.liveRegions, contrast: m.contrast, scrollTop: m.scrollTop, headerFits: m.headerFits, announced: m.announced,
+          texts: m.texts, liveRegions: m.liveRegions, contrast: m.contrast, scrollTop: m.scrollTop, headerFits: m.headerFits, announced: m.announced, focused: m.focused,
         });
         break;
       case "answer":

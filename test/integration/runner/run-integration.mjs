@@ -142,6 +142,14 @@ try {
     fs.renameSync(part, file);
     console.log(`screenshot: ${path.relative(root, file)}`);
   };
+  // "__FOCUS__ #id marker": keyboard focus on an element of a webview (the panel), as a user tabbing to it.
+  const focusInWebview = async (selector) => {
+    for (const frame of page.frames()) {
+      const target = frame.locator(selector);
+      if ((await target.count().catch(() => 0)) > 0) { await target.first().focus(); return true; }
+    }
+    return false;
+  };
   const done = new Promise((resolve) => {
     void page.exposeFunction("codeAutomationLog", (_type, args) => {
       const list = Array.isArray(args) ? args : [args];
@@ -149,7 +157,9 @@ try {
       const line = format(...list);
       const m = /__SCREENSHOT__ (\S+\.png)(?: hover=(.+))?/.exec(line);
       const v = /__VIEWPORT__ (\d+)x(\d+) (\S+)/.exec(line);
-      if (m) shots.push(takeShot(m[1], m[2]).catch((e) => console.error("screenshot failed:", e)));
+      const f = /__FOCUS__ (\S+) (\S+)/.exec(line);
+      if (f) shots.push(focusInWebview(f[1]).then((ok) => fs.writeFileSync(f[2], ok ? "focused" : "not found")).catch((e) => console.error("focus failed:", e)));
+      else if (m) shots.push(takeShot(m[1], m[2]).catch((e) => console.error("screenshot failed:", e)));
       else if (v) shots.push(page.setViewportSize({ width: Number(v[1]), height: Number(v[2]) }).then(() => fs.writeFileSync(v[3], "")).catch((e) => console.error("viewport failed:", e)));
       else console.log(line);
     });

@@ -15,7 +15,7 @@ import type { InterventionRecord, SessionSnapshot } from "../../../src/extension
 import type { RenderReport } from "../../../src/extension/diagnosticsPanel";
 import { stateWords } from "../../../src/extension/stateWords";
 import { clineHookOffer } from "../../../src/extension/clineHookSetup";
-import { closeAllEditors, fixture, loopSentinel, nextRender, screenshot, setSetting, setViewport, sleep, waitFor } from "./helpers";
+import { closeAllEditors, fixture, focusInWebview, loopSentinel, nextRender, screenshot, setSetting, setViewport, sleep, waitFor } from "./helpers";
 
 interface FakeRoo { __test: { replay(file: string, options?: { delayMs?: number; taskId?: string }): Promise<{ aborted: boolean }>; reset(): void } }
 
@@ -226,12 +226,18 @@ suite("the words of each state agree on every surface", function () {
       const taskId = `states-cline-auto-${Date.now()}`;
       const key = `cline:${taskId}`;
       const reports: RenderReport[] = [];
+      let focusedFrom = -1;
       const sub = api.onDidRenderPanel((r) => { if (r.selected === key) reports.push(r); });
       const most = await maxOpenPerTask(api, key, writeClineLoop(taskId, 8, async (i) => {
         // With the panel open on the task before the loop is found: the updates arrive live.
         if (i === 1) {
           await waitFor("the Cline task", () => session(api, (s) => s.key === key));
+          const shown = nextRender(api, (r) => r.selected === key && r.timelineEntries > 0);
           await vscode.commands.executeCommand("loopSentinel.showDiagnostics", key);
+          await shown;
+          // A keyboard user on the timeline: the live updates that follow must leave them there.
+          await focusInWebview("#timeline");
+          focusedFrom = reports.length;
         }
       }));
       const failed = await settled(api, key, (r) => r.phase === "failed", "a failed action on the Cline task");
@@ -244,6 +250,9 @@ suite("the words of each state agree on every surface", function () {
       assert.ok(announced.length > 0 && announced.length < reports.length, `announcements ${announced.length} of ${reports.length} renders: ${JSON.stringify(announced)}`);
       assert.ok(announced.some((a) => a!.includes(stateWords("failed", failed.action).headline) || a!.includes("Loop detected")), JSON.stringify(announced));
       assert.ok(reports.every((r) => r.liveRegions === 1));
+      const afterFocus = reports.slice(focusedFrom).filter((r) => r.interventions > 0);
+      assert.ok(focusedFrom >= 0 && afterFocus.length > 0, `live renders after the focus: ${afterFocus.length}`);
+      assert.deepEqual([...new Set(afterFocus.map((r) => r.focused))], ["timeline"], "keyboard focus stayed on the timeline through every live update");
       await screenshot("state-cline-failed-notification.png", undefined, { keepToasts: true });
       await screenshot("state-cline-failed.png");
       await screenshot("state-cline-failed-tooltip.png", "Loop detected");

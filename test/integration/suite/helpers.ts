@@ -77,6 +77,17 @@ export async function closeAllEditors(): Promise<void> {
   await vscode.commands.executeCommand("workbench.action.closeAllEditors");
 }
 
+/** Asks the runner to put keyboard focus on an element of an open webview (by CSS selector). */
+export async function focusInWebview(selector: string): Promise<void> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const marker = path.join(ARTIFACTS, `.focus-${Date.now()}`);
+  console.log(`__FOCUS__ ${selector} ${marker}`);
+  await waitFor(`focus on ${selector}`, () => fs.existsSync(marker), 15_000);
+  const said = fs.readFileSync(marker, "utf8");
+  fs.rmSync(marker, { force: true });
+  if (said !== "focused") throw new Error(`no ${selector} in any webview`);
+}
+
 /** Asks the runner to resize the browser window (the workbench follows) and waits until it has. */
 export async function setViewport(width: number, height: number): Promise<void> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
