@@ -4,7 +4,7 @@
  */
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
-import { commandRead, commandSearch, isMutatingCommand, isTempPath, isWaitCommand, samePathNamed, waitSeconds } from "./shellCommands";
+import { commandRead, commandSearch, isMutatingCommand, isTempPath, isTrivialCommand, isWaitCommand, samePathNamed, waitSeconds } from "./shellCommands";
 import { callSignature, callTarget, commandExitedNonZero, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
@@ -18,6 +18,8 @@ export interface CallResult {
   outputHash: string;
   /** Normalised first error line, for failures. */
   errorFingerprint?: string;
+  /** Whether the answer says it found nothing (search answers; judged once, on first asking: see foundNothingIn). */
+  nothingFound?: boolean;
   eventIndex: number;
   ts?: number;
 }
@@ -69,6 +71,8 @@ export interface CallRecord {
   command?: string;
   /** For command calls: whether the command changes files or state. */
   mutating: boolean;
+  /** A command that does nothing (`echo ok`, `pwd`, `cd .`): judged once here, asked by several detectors. */
+  noOp: boolean;
   /**
    * A write or edit that changes nothing: the content this session last wrote to that file with
    * nothing changed since, or a replacement equal to its target. Its success is no progress.
@@ -209,6 +213,7 @@ export class ToolLedger {
       target,
       command,
       mutating,
+      noOp: command !== undefined && kind === "command" && isTrivialCommand(command),
       unchanging: mutating && this.changesNothing(kind, ev.input),
       eventIndex,
       ts: ev.ts,
@@ -240,6 +245,7 @@ export class ToolLedger {
       text,
       outputHash: hashText(stableOutput(text)),
       errorFingerprint: ok ? undefined : errorFingerprint(text),
+      nothingFound: undefined,
       eventIndex,
       ts: ev.ts,
     };

@@ -339,15 +339,6 @@ const NO_OP_PROGRAM = /^(?:true|false|:|echo|printf|pwd|cd|clear|date|whoami|sle
  * done`): every step is a no-op program and nothing is redirected to a file.
  */
 export function isTrivialCommand(command: string): boolean {
-  // Several tool detectors ask about one call's command in turn: the answer is kept for the latest command.
-  if (command !== lastTrivialJudged) { lastTrivial = judgeTrivial(command); lastTrivialJudged = command; }
-  return lastTrivial;
-}
-
-let lastTrivialJudged: string | undefined;
-let lastTrivial = false;
-
-function judgeTrivial(command: string): boolean {
   const bare = withoutQuoted(normaliseWhitespace(command));
   if (bare === "" || REDIRECT_TO_FILE.test(bare) || /[`$]\(|`/.test(bare)) return false;
   return bare.split(/&&|\|\||[;|\n]/).every((step) => NO_OP_PROGRAM.test(step.trim().split(" ")[0] ?? ""));

@@ -723,10 +723,11 @@ const STEM_CHARS = 6;
 
 /**
  * Whether a code unit is a CJK ideograph, kana or hangul syllable: text with no spaces between words,
- * read in character pairs. (Callers test c >= 0x3040 first: the ASCII text of most chunks then costs one compare.)
+ * read in character pairs. (Everything below kana first: the ASCII text of most chunks costs one compare.)
  */
 function isCjk(c: number): boolean {
-  return (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff);
+  if (c < 0x3040) return false;
+  return (c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff);
 }
 
 /**
@@ -749,7 +750,7 @@ export class ContentTokens {
     let prevCjk = -1;
     while (i < end) {
       const c = text.charCodeAt(i);
-      if (c >= 0x3040 && isCjk(c)) {
+      if (isCjk(c)) {
         if (prevCjk >= 0) this.push(Math.imul(Math.imul(0x811c9dc5 ^ prevCjk, 0x01000193) ^ c, 0x01000193) >>> 0, 0);
         prevCjk = c;
         i++;
@@ -763,7 +764,7 @@ export class ContentTokens {
       for (;;) {
         while (i < end) {
           const d = text.charCodeAt(i);
-          if (d >= 0x3040 && isCjk(d)) break;
+          if (isCjk(d)) break;
           const kd = d < 0x80 ? ASCII_CLASS[d] : charClass(d);
           if (kd >= 0 && kd < WORD_CHAR) break;
           const lower = kd === UPPER_CHAR ? lowerCode(d) : d;
@@ -780,7 +781,7 @@ export class ContentTokens {
         if (j !== 46 && j !== 45 && j !== 47 && j !== 39 && j !== 0x2019) break;
         const n = text.charCodeAt(i + 1);
         const kn = n < 0x80 ? ASCII_CLASS[n] : charClass(n);
-        if ((n >= 0x3040 && isCjk(n)) || (kn >= 0 && kn < WORD_CHAR)) break;
+        if (isCjk(n) || (kn >= 0 && kn < WORD_CHAR)) break;
         if (j === 39 || j === 0x2019) apostrophe = true; else name = true;
         full = Math.imul(full ^ j, 0x01000193);
         length++;

@@ -6,7 +6,7 @@
  * work, not a spiral). Native search tools and shell grep/rg/find count alike.
  */
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
-import type { CallRecord } from "../ledger";
+import type { CallRecord, CallResult } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { errorLine, hasContentLine } from "../signatures";
 
@@ -34,16 +34,6 @@ const NOT_FOUND = /no such file or directory|does not exist|not found/i;
 
 /** Whether a search result says it found nothing. */
 export function foundNothing(ok: boolean, text: string): boolean {
-  // search-spiral and tool-progress ask about one result in turn: the answer is kept for the latest one
-  if (text !== lastNothingText || ok !== lastNothingOk) { lastNothing = judgeFoundNothing(ok, text); lastNothingText = text; lastNothingOk = ok; }
-  return lastNothing;
-}
-
-let lastNothingText: string | undefined;
-let lastNothingOk = false;
-let lastNothing = false;
-
-function judgeFoundNothing(ok: boolean, text: string): boolean {
   // Without tags to strip (`<`), the error line is a piece of the text itself: when the text holds
   // none of the phrases, only the answer without a line at all says "nothing found", and that
   // needs no more than its first line read (most answers have hits: the error-line scan was the cost).
@@ -52,6 +42,11 @@ function judgeFoundNothing(ok: boolean, text: string): boolean {
   if (line === "") return true; // grep and rg print nothing (and exit 1) when nothing matches
   if (NOTHING_FOUND.test(line)) return true;
   return !ok && NOT_FOUND.test(line);
+}
+
+/** foundNothing for a call's result, judged once (search-spiral and tool-progress both ask). */
+export function foundNothingIn(result: CallResult): boolean {
+  return (result.nothingFound ??= foundNothing(result.ok, result.text));
 }
 
 /**
@@ -184,7 +179,7 @@ class SearchSpiralDetector implements Detector {
     const names = patternNames(call.search.pattern);
     const key = names[0];
     if (key === "") return;
-    if (!foundNothing(call.result.ok, call.result.text)) {
+    if (!foundNothingIn(call.result)) {
       // Found something (or failed for another reason): not a spiral of empty searches.
       if (call.result.ok) {
         const hit = this.spiralOf(names);

@@ -20,7 +20,6 @@ import type { StreamEvent } from "../events";
 import { BoundedMap } from "../boundedMap";
 import { excerpt } from "../guidance";
 import type { CallRecord } from "../ledger";
-import { isTrivialCommand } from "../shellCommands";
 import { CatchCounter, PieceString, numberSetting } from "../streamText";
 import { WordTable, sortedJaccard, textKey, wordsOf } from "../words";
 
@@ -87,9 +86,6 @@ interface RequestText {
   shingles?: number[];
 }
 
-function isNoOp(call: CallRecord): boolean {
-  return call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
-}
 
 class StagnationDetector implements Detector {
   readonly id = "stagnation" as const;
@@ -165,7 +161,7 @@ class StagnationDetector implements Detector {
     if (!r) return;
     r.toolCalls++;
     // `true`, `echo ok`, `cd .`, `pwd`: activity that learns nothing, whether run before or not.
-    if (isNoOp(call)) { r.noOps++; return; }
+    if (call.noOp) { r.noOps++; return; }
     // A call never made before (a file not read yet) is news already: some hosts never report
     // its result (Roo shows no read result). A failure reported later takes it back.
     if (this.outputs.peek(call.signature) === undefined) {
@@ -176,7 +172,7 @@ class StagnationDetector implements Detector {
   }
 
   onToolResult(call: CallRecord): void {
-    if (!call.result || isNoOp(call)) return;
+    if (!call.result || call.noOp) return;
     const before = this.outputs.get(call.signature);
     this.outputs.set(call.signature, call.result.outputHash);
     const counted = this.firstCalls.get(call.id);

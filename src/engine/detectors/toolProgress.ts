@@ -23,10 +23,9 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
-import { isTrivialCommand } from "../shellCommands";
 import { isPlanTool } from "../toolKnowledge";
 import { commandExitedNonZero, errorLine, ownCopy, someContentLine } from "../signatures";
-import { foundNothing } from "./searchSpiral";
+import { foundNothingIn } from "./searchSpiral";
 
 /**
  * Counts are steps without progress, the one starting included: warn when a 5th step begins after
@@ -117,10 +116,10 @@ class ToolProgressDetector implements Detector {
     this.answers.set(call.repeatKey, result.outputHash);
     // A call answering otherwise than it did last time tells that what it looks at changed (a flaky
     // test passing, then failing), even when this answer was seen before.
-    const news = this.isNews(call) || (before !== undefined && before !== result.outputHash && !isNoOp(call));
+    const news = this.isNews(call) || (before !== undefined && before !== result.outputHash && !call.noOp);
     // (a no-op program repeated among others, or an answer with nothing of its own such as `ls -d .`,
     // is no shape the exact detectors follow: it weighs in full)
-    const repeat = before === result.outputHash && !isNoOp(call) && hasOwnWords(result.text, call.command ?? call.target ?? "");
+    const repeat = before === result.outputHash && !call.noOp && hasOwnWords(result.text, call.command ?? call.target ?? "");
     if (step && step.request === call.requestIndex && !neutral(call)) {
       step.counted++;
       if (!repeat) step.allRepeats = false;
@@ -138,8 +137,8 @@ class ToolProgressDetector implements Detector {
     const result = call.result!;
     if (this.outputs.get(result.outputHash) !== undefined) return false;
     this.outputs.set(result.outputHash, true);
-    if (isNoOp(call)) return false;
-    if ((call.search !== undefined || call.kind === "search" || call.kind === "list") && foundNothing(result.ok, result.text)) return false;
+    if (call.noOp) return false;
+    if ((call.search !== undefined || call.kind === "search" || call.kind === "list") && foundNothingIn(result)) return false;
     // An answer never seen, unless all it holds is the call's own words back (`echo ok` → ok, `ls -d .` → .).
     return hasOwnWords(result.text, call.command ?? call.target ?? "");
   }
@@ -240,9 +239,6 @@ class ToolProgressDetector implements Detector {
   }
 }
 
-function isNoOp(call: CallRecord): boolean {
-  return call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
-}
 
 /** Whether a text holds a word (two or more letters or digits, per-run noise aside) that the call's input does not. */
 function hasOwnWords(text: string, input: string): boolean {

@@ -16,7 +16,6 @@
 import type { Detector, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
-import { isTrivialCommand } from "../shellCommands";
 
 /** Signatures remembered at once; the least recently used are forgotten first. */
 const MAX_TRACKED_SIGNATURES = 2048;
@@ -153,13 +152,12 @@ class ToolRepeatDetector implements Detector {
   onToolCall(call: CallRecord): Finding[] | void {
     if (call.epoch !== this.statusEpoch) { this.statusEpoch = call.epoch; this.strongest = { count: 0, detail: "" }; }
     // A no-op between real calls (`echo done` after each step) is punctuation: only back to back is it a repeat.
-    const noOp = call.kind === "command" && call.command !== undefined && isTrivialCommand(call.command);
-    if (!noOp) this.realCalls++;
+    if (!call.noOp) this.realCalls++;
     let s = this.streaks.get(call.repeatKey);
     // A new streak is made holding this call's event (an array of its exact size: most streaks
     // never get a second call, and every streak lives long enough to be promoted).
     let begun = false;
-    if (!s || s.epoch !== call.epoch || (noOp && s.realCalls !== this.realCalls)) {
+    if (!s || s.epoch !== call.epoch || (call.noOp && s.realCalls !== this.realCalls)) {
       begun = true;
       // Every field present from the start: one shape for all streaks, and no separate property store
       // grown when an optional one is first set (each streak lives long: it is promoted with it).

@@ -14,6 +14,7 @@
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
+import { writeFileAtomic } from "../atomicFile";
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -104,12 +105,12 @@ export function installHook(o: InstallOptions): HookDirStatus[] {
     const before = hookDirStatus(dir);
     if (before.state === "user-hook" && !o.chain) return before;
     fs.mkdirSync(path.join(dir, SUPPORT_DIR), { recursive: true });
-    writeAtomic(path.join(dir, SUPPORT_DIR, SCRIPT_NAME), code, 0o644);
+    writeFileAtomic(path.join(dir, SUPPORT_DIR, SCRIPT_NAME), code, 0o644);
     if (before.state === "user-hook") {
       if (fs.existsSync(chainedFile(dir))) return { ...before, detail: `${chainedFile(dir)} already exists: not moving ${path.join(dir, HOOK_FILE)} over it` };
       fs.renameSync(path.join(dir, HOOK_FILE), chainedFile(dir)); // rename keeps the file as it is, mode included
     }
-    writeAtomic(path.join(dir, HOOK_FILE), hookFileText(o.nodePath ?? process.execPath), 0o755);
+    writeFileAtomic(path.join(dir, HOOK_FILE), hookFileText(o.nodePath ?? process.execPath), 0o755);
     const chained = fs.existsSync(chainedFile(dir)) ? ", running your own PreToolUse alongside" : "";
     return { dir, state: "installed", detail: `${before.state === "installed" ? "refreshed" : "installed"} Loop Sentinel's hook in ${dir}${chained}` };
   });
@@ -132,9 +133,3 @@ export function uninstallHook(dirs: string[] = clineHookDirs()): HookDirStatus[]
   });
 }
 
-function writeAtomic(file: string, data: string | Buffer, mode: number): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, data, { mode });
-  fs.chmodSync(tmp, mode);
-  fs.renameSync(tmp, file);
-}

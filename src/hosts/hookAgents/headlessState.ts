@@ -10,6 +10,7 @@
  * session (Claude runs independent tools at once) take turns on a lock file.
  */
 import * as fs from "node:fs";
+import { writeFileAtomic } from "../atomicFile";
 import * as path from "node:path";
 import type { EngineConfig } from "../../engine/config";
 import type { TraceEvent } from "../../engine/events";
@@ -132,12 +133,6 @@ function load(file: string, call: AgentCall): StateFile | undefined {
   return undefined;
 }
 
-function writePrivate(file: string, text: string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(tmp, text, { mode: 0o600 });
-  fs.renameSync(tmp, file);
-}
-
 /**
  * The event log beside the state file, one event a line, only appended to: it is read only when
  * the engine session must be rebuilt, so a call does not read and rewrite it.
@@ -161,12 +156,12 @@ function readLog(file: string): TraceEvent[] {
 /** Adds this call's events to the log (a new session starts it afresh); cuts it back to its bounds when it grew too long. */
 function appendLog(file: string, events: TraceEvent[], fresh: boolean): void {
   const text = events.map((e) => `${JSON.stringify(e)}\n`).join("");
-  if (fresh) { writePrivate(file, text); return; }
+  if (fresh) { writeFileAtomic(file, text, 0o600); return; }
   if (text === "") return;
   const fd = fs.openSync(file, "a", 0o600);
   let size: number;
   try { fs.writeSync(fd, text); size = fs.fstatSync(fd).size; } finally { fs.closeSync(fd); }
-  if (size > MAX_LOG_FILE_BYTES) writePrivate(file, readLog(file).map((e) => `${JSON.stringify(e)}\n`).join(""));
+  if (size > MAX_LOG_FILE_BYTES) writeFileAtomic(file, readLog(file).map((e) => `${JSON.stringify(e)}\n`).join(""), 0o600);
 }
 
 export interface HeadlessOptions {
@@ -212,7 +207,7 @@ export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
     }, o.now);
     appendLog(logFile, added, !saved);
     const snapshot = snapshotSession(engine);
-    writePrivate(file, JSON.stringify({ v: STATE_VERSION, state, engine: snapshot && { key, snapshot } } satisfies StateFile));
+    writeFileAtomic(file, JSON.stringify({ v: STATE_VERSION, state, engine: snapshot && { key, snapshot } } satisfies StateFile), 0o600);
     return verdict;
   } finally {
     fs.rmSync(`${file}.lock`, { force: true });

@@ -11,6 +11,7 @@
  * cannot trust or its own deadline (well inside the agents' 30 s or more) let the call through.
  */
 import * as fs from "node:fs";
+import { writeFileAtomic } from "../atomicFile";
 import * as path from "node:path";
 import * as vm from "node:vm";
 import { isRecord } from "../../engine/json";
@@ -60,9 +61,7 @@ function loadEngine(bundle: string, cacheDir: string): { engine: typeof Headless
     process.once("exit", () => {
       try {
         const file = cacheFile(next);
-        const tmp = `${file}.tmp-${process.pid}`;
-        fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-        fs.renameSync(tmp, file);
+        writeFileAtomic(file, script.createCachedData(), 0o600);
         // Caches of earlier bundles (an update) and earlier generations are dead weight.
         for (const f of fs.readdirSync(cacheDir)) if (/^engine-.*\.codecache$/.test(f) && path.join(cacheDir, f) !== file) fs.rmSync(path.join(cacheDir, f), { force: true });
       } catch { /* next time */ }

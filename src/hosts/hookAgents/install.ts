@@ -19,6 +19,7 @@
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import { writeFileAtomic } from "../atomicFile";
 import * as os from "node:os";
 import * as path from "node:path";
 import { isRecord } from "../../engine/json";
@@ -94,16 +95,9 @@ function readRecords(env: NodeJS.ProcessEnv): Record_[] {
 function writeRecords(env: NodeJS.ProcessEnv, records: Record_[]): void {
   const file = recordsFile(env);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  writeAtomic(file, Buffer.from(JSON.stringify(records, null, 2) + "\n"), 0o600);
+  writeFileAtomic(file, Buffer.from(JSON.stringify(records, null, 2) + "\n"), 0o600);
 }
 
-function writeAtomic(file: string, data: Buffer, mode?: number): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  let m = mode;
-  if (m === undefined) { try { m = fs.statSync(file).mode & 0o777; } catch { m = 0o644; } }
-  fs.writeFileSync(tmp, data, { mode: m });
-  fs.renameSync(tmp, file);
-}
 
 /** The indentation a JSON text uses (kept when we write it back). */
 function indentOf(text: string): string | number {
@@ -177,10 +171,10 @@ export function installAgentHook(o: AgentInstallOptions): InstallReport {
   const home = loopSentinelHome(env);
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const script = path.join(home, INSTALLED_SCRIPT);
-  writeAtomic(script, fs.readFileSync(o.script), 0o644);
+  writeFileAtomic(script, fs.readFileSync(o.script), 0o644);
   // Its engine bundle beside it (loaded only when no running Loop Sentinel answers).
   const engine = o.script.replace(/\.js$/, "-engine.js");
-  if (fs.existsSync(engine)) writeAtomic(script.replace(/\.js$/, "-engine.js"), fs.readFileSync(engine), 0o644);
+  if (fs.existsSync(engine)) writeFileAtomic(script.replace(/\.js$/, "-engine.js"), fs.readFileSync(engine), 0o644);
   const runtime = o.runtime ?? process.execPath;
 
   let next: Record<string, unknown>;
@@ -201,7 +195,7 @@ export function installAgentHook(o: AgentInstallOptions): InstallReport {
   const createdDirs: string[] = [];
   for (let d = path.dirname(file); !fs.existsSync(d); d = path.dirname(d)) createdDirs.push(d);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  if (before && before.equals(data)) { /* already as it should be */ } else writeAtomic(file, data);
+  if (before && before.equals(data)) { /* already as it should be */ } else writeFileAtomic(file, data);
   if (earlier && before && sha(before) !== earlier.written) {
     // Changed by the user since our install: what to put back is their file without our entries.
     earlier.original = Buffer.from(JSON.stringify(withoutOurs(doc), null, indentOf(text ?? "")) + trailing).toString("base64");
@@ -230,7 +224,7 @@ function uninstallFile(file: string, agent: AgentName, env: NodeJS.ProcessEnv): 
     if (record.original === null) {
       fs.rmSync(file, { force: true });
       for (const d of record.createdDirs) { try { fs.rmdirSync(d); } catch { break; } }
-    } else writeAtomic(file, Buffer.from(record.original, "base64"));
+    } else writeFileAtomic(file, Buffer.from(record.original, "base64"));
     forget();
     return { agent, file, state: "absent", detail: `removed Loop Sentinel's hook for ${label}: ${file} is back as it was` };
   }
@@ -239,7 +233,7 @@ function uninstallFile(file: string, agent: AgentName, env: NodeJS.ProcessEnv): 
   if (!doc) return { agent, file, state: "unreadable", detail: `${file} is not a JSON object Loop Sentinel can read; left it alone` };
   if (!hasOurs(doc)) { forget(); return { agent, file, state: "absent", detail: `Loop Sentinel's hook is not in ${file}` }; }
   if (agent === "copilot" && path.basename(file) === "loop-sentinel.json") fs.rmSync(file, { force: true });
-  else writeAtomic(file, Buffer.from(JSON.stringify(withoutOurs(doc), null, indentOf(text)) + (text.endsWith("\n") ? "\n" : "")));
+  else writeFileAtomic(file, Buffer.from(JSON.stringify(withoutOurs(doc), null, indentOf(text)) + (text.endsWith("\n") ? "\n" : "")));
   forget();
   return { agent, file, state: "absent", detail: `removed Loop Sentinel's hook for ${label} from ${file}; your changes made since the install are kept` };
 }

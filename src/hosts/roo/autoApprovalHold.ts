@@ -14,6 +14,7 @@
  * process) and turns the switch back on. No vscode import: the switch and the file are injected.
  */
 import * as fs from "node:fs";
+import { writeFileAtomic } from "../atomicFile";
 import * as path from "node:path";
 
 /** The host's auto-approval master switch. */
@@ -52,9 +53,7 @@ export function fileHoldStore(file: string): HoldStore {
     },
     write(records) {
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify(records, null, 2));
-      fs.renameSync(tmp, file);
+      writeFileAtomic(file, JSON.stringify(records, null, 2));
     },
   };
 }
