@@ -344,6 +344,22 @@ describe("OpenCode guard when the top rung lands on a call being asked for", () 
   });
 });
 
+describe("Kilo running a call's tool.execute.before ahead of its step's step-start", () => {
+  it("keeps the call in its own request, so the warning still goes out with the 3rd failure's result", async () => {
+    // Recorded from Kilo 7.7.7: the 2nd build's before hook came before the step-start of its message;
+    // read as the end of one request and the start of another, the warning went out a call late.
+    const hooks = load("kilo", "build-loop-late-step");
+    const calls = hooks.filter((h) => h.hook === "tool.execute.before").map((h) => h.input.callID as string);
+    const lateStart = hooks.findIndex((h) => h.hook === "tool.execute.before" && h.input.callID === calls[1]);
+    assert.ok(hooks.slice(lateStart).findIndex((h) => h.hook === "event" && JSON.stringify(h.input).includes('"type":"step-start"')) > 0, "the recording has the late step-start");
+    const { refused, warnedWith, report } = await replay(hooks);
+    assert.deepEqual(warnedWith, [calls[2]], "the warning went out with the 3rd build's result");
+    assert.equal(refused[0], calls[3], "the 4th build is refused");
+    const ladder = report.filter((r) => r.type === "intervention").map((r) => (r as { action: string }).action);
+    assert.deepEqual(ladder.slice(0, 2), ["warn", "block"]);
+  });
+});
+
 describe("OpenCode plugin hook when a stop refuses the call being asked for", () => {
   it("hands the refusal back only once the stop's abort has reached the server, so the agent is not asked again first", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-oc-stop-"));

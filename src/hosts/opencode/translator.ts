@@ -71,6 +71,12 @@ interface SessionState {
   /** Calls the plugin refused: what the host reports as their result is the refusal, not an answer. */
   refused: BoundedMap<string, true>;
   inRequest: boolean;
+  /**
+   * The open request was opened by a hook or part of its own before the step's "step-start" came:
+   * Kilo 7.7 sometimes runs `tool.execute.before` ahead of the step-start of that very call's
+   * message. That step-start then begins this request; it does not end it and open another.
+   */
+  awaitingStepStart: boolean;
   model?: string;
   /** Normalised texts of guidance sent as user messages: their echo is not the user speaking. */
   echoes: string[];
@@ -116,7 +122,7 @@ export class OpencodeTranslator {
   }
 
   private start(sessionId: string): SessionState {
-    const s: SessionState = { parts: new BoundedMap(MAX_PARTS), calls: new BoundedMap(MAX_CALLS), callKeys: new BoundedMap(MAX_CALLS), answers: new BoundedMap(MAX_CALLS), refused: new BoundedMap(MAX_CALLS), inRequest: false, echoes: [] };
+    const s: SessionState = { parts: new BoundedMap(MAX_PARTS), calls: new BoundedMap(MAX_CALLS), callKeys: new BoundedMap(MAX_CALLS), answers: new BoundedMap(MAX_CALLS), refused: new BoundedMap(MAX_CALLS), inRequest: false, awaitingStepStart: false, echoes: [] };
     this.sessions.set(sessionId, s);
     return s;
   }
@@ -185,6 +191,7 @@ export class OpencodeTranslator {
     const out: Translated[] = [];
     switch (part.type) {
       case "step-start":
+        if (s.awaitingStepStart) { s.awaitingStepStart = false; return []; }
         out.push(...this.closeRequest(sessionId, s, now));
         out.push(this.ev(sessionId, { t: "request", ts: now, ...(s.model ? { model: s.model } : {}) }));
         s.inRequest = true;
@@ -192,6 +199,7 @@ export class OpencodeTranslator {
       case "step-finish":
         if (!s.inRequest) return [];
         s.inRequest = false;
+        s.awaitingStepStart = false;
         const usage = opencodeUsage(part.tokens, part.cost);
         return [this.ev(sessionId, usage ? { t: "end", ts: now, usage } : { t: "end", ts: now })];
       case "reasoning":
@@ -300,12 +308,14 @@ export class OpencodeTranslator {
   private openRequest(sessionId: string, s: SessionState, now: number): Translated[] {
     if (s.inRequest) return [];
     s.inRequest = true;
+    s.awaitingStepStart = true;
     return [this.ev(sessionId, { t: "request", ts: now, ...(s.model ? { model: s.model } : {}) })];
   }
 
   private closeRequest(sessionId: string, s: SessionState, now: number): Translated[] {
     if (!s.inRequest) return [];
     s.inRequest = false;
+    s.awaitingStepStart = false;
     return [this.ev(sessionId, { t: "end", ts: now })];
   }
 
