@@ -718,6 +718,16 @@ const STOP_WORDS = new HashSet32(
 
 /** Content tokens that name something (a number, an identifier, a file) rather than say it. */
 export const NAME_TOKEN = 1;
+/**
+ * A code span (`-pk`, `get_order_dir('pk', 'DESC')`) as a whole: a fact of its own, by its exact
+ * text. A case analysis walks the same few words through different expressions (a sign flipped, the
+ * arguments swapped): its words repeat, its spans do not. It marks something new when first met and
+ * does not count toward a passage's length (the words inside it do, as anywhere).
+ */
+export const SPAN_TOKEN = 2;
+/** Longest code span read as one (a longer one is code quoted inline, read only by its words). */
+const MAX_SPAN_CHARS = 80;
+
 /** Letters of a plain word a token keeps: "configured", "configure", "configuration" are one token. */
 const STEM_CHARS = 6;
 
@@ -734,8 +744,8 @@ function isCjk(c: number): boolean {
  * The content tokens of text, as hashes, in whatever language: plain words of four letters or more
  * that are not function words, cut to their first STEM_CHARS letters (so inflections meet); names
  * whole (anything with a digit, an underscore, an inner capital or an inner . / - joining word
- * characters, and numbers of two digits or more; a lone digit is a list's counter); and in CJK text,
- * each pair of adjacent characters. Read by hand, one pass, no string per word: what the progress
+ * characters, and numbers of two digits or more; a lone digit is a list's counter); in CJK text,
+ * each pair of adjacent characters; and each code span whole (SPAN_TOKEN). Read by hand, one pass, no string per word: what the progress
  * measure counts. Tokens land in hashes/kinds[0, count), reused from call to call.
  */
 export class ContentTokens {
@@ -753,16 +763,22 @@ export class ContentTokens {
     if (length <= 0) return;
     if (this.bytes.length < 3 * length) this.bytes = new Uint8Array(Math.max(3 * length, 2 * this.bytes.length));
     // ASCII text (most text) is read from its bytes: no CJK pairs to look for, no table beyond ASCII
-    if (UTF8.encodeInto(from === 0 && end === text.length ? text : text.slice(from, end), this.bytes).written === length) this.readAscii(length);
+    if (UTF8.encodeInto(from === 0 && end === text.length ? text : text.slice(from, end), this.bytes).written === length) this.readAscii(text, from, length);
     else this.readText(text, from, end);
   }
 
-  /** read of ASCII text held in bytes[0, length), by the same rules as readText. */
-  private readAscii(n: number): void {
+  /** read of ASCII text held in bytes[0, n) (text[from, from + n)), by the same rules as readText. */
+  private readAscii(text: string, from: number, n: number): void {
     const bytes = this.bytes;
     let i = 0;
+    /** The closing backtick of the last span read (not the opening of another). */
+    let spanEnd = -1;
     while (i < n) {
-      if (ASCII_CLASS[bytes[i]] < WORD_CHAR) { i++; continue; }
+      if (ASCII_CLASS[bytes[i]] < WORD_CHAR) {
+        if (bytes[i] === 96 && i > spanEnd) spanEnd = this.span(text, from + i, from + n) - from;
+        i++;
+        continue;
+      }
       // a word: letters, digits, underscores, joined by ' . - / between word characters
       let full = 0x811c9dc5, stem = 0, wordLength = 0, digits = 0, name = false, apostrophe = false;
       for (;;) {
@@ -793,6 +809,22 @@ export class ContentTokens {
     }
   }
 
+  /** A code span opening at text[open] (a backtick), closed on the same line within MAX_SPAN_CHARS: its SPAN_TOKEN; where it closes (open if it is none). */
+  private span(text: string, open: number, end: number): number {
+    const limit = Math.min(end, open + 2 + MAX_SPAN_CHARS);
+    let h = 0x9e3779b9;
+    for (let j = open + 1; j < limit; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 10) return open;
+      if (c !== 96) { h = Math.imul(h ^ c, 0x01000193); continue; }
+      // two backticks together open no span (an empty one, or a fence)
+      if (j === open + 1) return open;
+      this.push(h >>> 0, SPAN_TOKEN);
+      return j;
+    }
+    return open;
+  }
+
   /** The token of a word read (if it makes one): by the rules of readText. */
   private take(full: number, stem: number, length: number, digits: number, name: boolean, apostrophe: boolean): void {
     if (digits > 0) {
@@ -810,6 +842,7 @@ export class ContentTokens {
   private readText(text: string, from: number, end: number): void {
     let i = from;
     let prevCjk = -1;
+    let spanEnd = -1;
     while (i < end) {
       const c = text.charCodeAt(i);
       if (isCjk(c)) {
@@ -820,7 +853,11 @@ export class ContentTokens {
       }
       prevCjk = -1;
       const k = c < 0x80 ? ASCII_CLASS[c] : charClass(c);
-      if (k >= 0 && k < WORD_CHAR) { i++; continue; }
+      if (k >= 0 && k < WORD_CHAR) {
+        if (c === 96 && i > spanEnd) spanEnd = this.span(text, i, end);
+        i++;
+        continue;
+      }
       // a word: letters, digits, underscores, joined by ' . - / between word characters
       let full = 0x811c9dc5, stem = 0, length = 0, digits = 0, name = false, apostrophe = false;
       for (;;) {

@@ -3,6 +3,9 @@ import { LoopSession, type Intervention } from "../../src/engine/session";
 import { defaultConfig } from "../../src/engine/config";
 import type { DetectorId } from "../../src/engine/detector";
 import type { TraceEvent } from "../../src/engine/events";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseTrace } from "../../src/formats/traceFile";
 
 /** Small deterministic PRNG (mulberry32), so a failing test fails the same way every run. */
 export function rng(seed: number): () => number {
@@ -81,3 +84,10 @@ export function richProse(words: number, seed: number): string {
   }
   return out.join(" ");
 }
+
+/** A recorded trace from test/fixtures (path relative to it), as events. */
+export function readTrace(relative: string): TraceEvent[] {
+  const file = path.resolve(__dirname, "../../../test/fixtures", relative);
+  return parseTrace(fs.readFileSync(file, "utf8"), file, false).events;
+}
+

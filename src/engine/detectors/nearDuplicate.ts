@@ -27,7 +27,7 @@ import type { Detector, DetectorDefinition, DetectorSettings, DetectorStatus, Fi
 import { STREAM_STRENGTH } from "../detector";
 import { excerpt } from "../guidance";
 import { CatchCounter, numberSetting, stripOpeners, type StreamChannel, type StreamLine, type StreamParagraph, type StreamSentence } from "../streamText";
-import { ContentTokens, NAME_TOKEN, WordTable, countWords, idsFrom, wordsKey, wordsOf } from "../words";
+import { ContentTokens, NAME_TOKEN, SPAN_TOKEN, WordTable, countWords, idsFrom, wordsKey, wordsOf } from "../words";
 import { channelName } from "./streamRepeat";
 import { SectionScopes } from "./sectionScope";
 
@@ -592,7 +592,8 @@ class NearDuplicateDetector implements Detector {
     const t = this.factTokens;
     t.read(u.text, 0, Math.min(u.text.length, MAX_UNIT_WORDS * 12));
     const facts = new Set<number>();
-    for (let k = 0; k < t.count; k++) if (t.kinds[k] === NAME_TOKEN) facts.add(t.hashes[k]);
+    // (a code span is a fact by its exact text: `-pk` and `pk` are two)
+    for (let k = 0; k < t.count; k++) if (t.kinds[k] === NAME_TOKEN || t.kinds[k] === SPAN_TOKEN) facts.add(t.hashes[k]);
     return (u.facts = facts);
   }
 

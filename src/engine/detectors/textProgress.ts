@@ -10,8 +10,8 @@
  * A passage is the text of whole sentences and lines until it holds passageTokens content tokens
  * (ContentTokens: long words cut to their stem, names whole, CJK character pairs). It is stale when
  * at most staleShare of its tokens are new against the passages of the last `window` (per channel,
- * kept across requests and user turns), and it names nothing new (a new number or identifier is
- * a new fact: an enumeration's items each bring one). minRun stale passages in a row are a loop;
+ * kept across requests and user turns), and it names nothing new (a new number, identifier or code
+ * span is a new fact: an enumeration's items each bring one, a case analysis's expressions too). minRun stale passages in a row are a loop;
  * a passage with something new, or a change to the workspace, ends the run.
  *
  * count = 1 at minRun (warn); the hard rungs need more: 2 (abort) once the run is twice as long.
@@ -22,7 +22,7 @@ import type { CallRecord } from "../ledger";
 import { STREAM_STRENGTH, type Detector, type DetectorContext, type DetectorDefinition, type DetectorSettings, type DetectorStatus, type Finding } from "../detector";
 import { excerpt } from "../guidance";
 import { numberSetting, type StreamChannel, type StreamLine, type StreamSentence } from "../streamText";
-import { ContentTokens, NAME_TOKEN } from "../words";
+import { ContentTokens, NAME_TOKEN, SPAN_TOKEN } from "../words";
 import { channelName } from "./streamRepeat";
 
 export const TEXT_PROGRESS_DEFAULTS: DetectorSettings = {
@@ -274,16 +274,25 @@ class TextProgressDetector implements Detector {
     if (s.turnTokens === 0 && s.turnHead === "") s.turnHead = text.slice(from, Math.min(end, from + EXCERPT_CHARS));
     if (s.head.length < EXCERPT_CHARS) s.head += (s.head ? " " : "") + text.slice(from, Math.min(end, from + EXCERPT_CHARS));
     const hashes = t.hashes, kinds = t.kinds;
+    // the token before, for pairs (spans stand outside the words' sequence; -1: none yet)
+    let previous = -1;
     for (let k = 0; k < t.count; k++) {
+      if (kinds[k] === SPAN_TOKEN) {
+        // a code span not met lately is a new fact; it weighs nothing in the passage's length (its words do)
+        const before = s.memory.touch(hashes[k], s.passage, this.window);
+        if (before === 0 || s.passage - before > this.window) { s.freshName = true; s.turnFreshName = true; }
+        continue;
+      }
       // (every token counts toward the passage's length, a few words recombined too; only a first use can be new)
       s.tokens++;
-      if (k > 0 && hashes[k] !== hashes[k - 1]) {
-        const pair = Math.imul(hashes[k - 1] ^ 0x5bd1e995, 0x01000193) ^ hashes[k];
+      if (previous >= 0 && hashes[k] !== previous) {
+        const pair = Math.imul(previous ^ 0x5bd1e995, 0x01000193) ^ hashes[k];
         const seen = s.memory.touch(pair >>> 0, s.passage, this.window);
         s.pairs++;
         s.turnPairs++;
         if (seen === 0 || s.passage - seen > this.window) { s.freshPairs++; s.turnFreshPairs++; }
       }
+      previous = hashes[k];
       const before = s.memory.touch(hashes[k], s.passage, this.window);
       if (before === s.passage) continue; // said earlier in this passage
       s.distinct++;
