@@ -4,7 +4,7 @@
  */
 import type { ToolCallEvent, ToolResultEvent } from "./events";
 import { resultText } from "./events";
-import { commandRead, commandSearch, isMutatingCommand, isTempPath, isTrivialCommand, isWaitCommand, samePathNamed, waitSeconds } from "./shellCommands";
+import { commandRead, commandSearch, isMutatingCommand, isTempPath, isTrivialCommand, isWaitCommand, samePathNamed, tempFolderOf, waitSeconds } from "./shellCommands";
 import { callSignature, callTarget, commandExitedNonZero, repeatKeyOf, errorFingerprint, exactInputKey, failedExitStatus, hashText, normaliseWhitespace, replacementOf, saysNothingChanged, stableOutput, writtenContentOf, addedFileOf } from "./signatures";
 import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
@@ -106,6 +106,8 @@ const MAX_OUTCOMES = 1024;
 export const LEDGER_HISTORY = 80;
 /** Calls waiting for a result beyond this are forgotten oldest first (a host that never reports results). */
 export const LEDGER_MAX_PENDING = 512;
+/** Workspace folders in the temp directory remembered (a session works in one or two). */
+const MAX_TEMP_FOLDERS = 16;
 
 export class ToolLedger {
   private pending = new Map<string, CallRecord>();
@@ -127,6 +129,13 @@ export class ToolLedger {
    * back what this session wrote excepted). A write repeated after news may be a considered choice.
    */
   private newsValue = 0;
+  /**
+   * Folders under the temp directory the session works in: it read, searched or listed something
+   * there that it had not written itself (a checkout in /tmp). Writes there are the project's.
+   */
+  private readonly tempWorkspaces = new BoundedMap<string, true>(MAX_TEMP_FOLDERS);
+  /** Throwaway files this session wrote in the temp directory: reading one back shows no workspace. */
+  private readonly scratchWritten = new BoundedMap<string, true>(MAX_WRITTEN_FILES);
   /** Latest outcome per call signature, to tell news. */
   private readonly outcomes = new BoundedMap<string, string>(MAX_OUTCOMES);
   /** The latest user message, whitespace-normalised and cut, to tell requested repeats. */
@@ -174,8 +183,14 @@ export class ToolLedger {
     const command = kind === "command" ? this.tools.commandOf(ev.input) : undefined;
     if (requestIndex !== this.batchRequest) { this.batchRequest = requestIndex; this.batchSize = 0; }
     const waits = command !== undefined && isWaitCommand(command);
-    // A scratch file in the temp directory (a probe script) is not project progress.
-    const scratch = (kind === "write" || kind === "edit") && isTempPath(this.tools.pathOf(ev.input) ?? "");
+    // A scratch file in the temp directory (a probe script) is not project progress; a file of a
+    // workspace there (a checkout the session reads from) is.
+    let scratch = false;
+    if (kind === "write" || kind === "edit") {
+      const path = this.tools.pathOf(ev.input) ?? "";
+      scratch = isTempPath(path) && !this.inTempWorkspace(path);
+      if (scratch) this.scratchWritten.set(path, true);
+    } else if (kind === "read" || kind === "search" || kind === "list") this.noteTempLook(ev.input);
     const mutating = ((kind === "write" || kind === "edit") && !scratch) || (command !== undefined && isMutatingCommand(command));
     let reads: FileRead[] | undefined;
     let search: SearchInfo | undefined;
@@ -261,6 +276,22 @@ export class ToolLedger {
       this.lastCommandChange = call.kind === "command" ? { inputHash: call.inputHash, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;
     } else if (!call.mutating) this.noteNews(call);
     return call;
+  }
+
+  private inTempWorkspace(path: string): boolean {
+    const folder = tempFolderOf(path);
+    return folder !== undefined && this.tempWorkspaces.peek(folder) !== undefined;
+  }
+
+  /** A look into a folder under the temp directory at something the session did not write there: a workspace. */
+  private noteTempLook(input: Record<string, unknown>): void {
+    const paths = readsOf(input, this.tools)?.map((r) => r.path) ?? [];
+    const scope = this.tools.searchScopeOf(input);
+    if (scope !== undefined) paths.push(scope);
+    for (const path of paths) {
+      const folder = tempFolderOf(path);
+      if (folder !== undefined && this.scratchWritten.peek(path) === undefined) this.tempWorkspaces.set(folder, true);
+    }
   }
 
   /** Whether this session wrote the file (named relative or absolute) and nothing changed since. */

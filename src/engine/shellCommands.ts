@@ -99,7 +99,8 @@ function judgeMutating(command: string): boolean {
 }
 
 /** Where throwaway files go: /tmp, /var/tmp, $TMPDIR, %TEMP%, $env:TEMP. Files there are not project progress. */
-const TEMP_PATH = String.raw`['"]?(?<![\w.~\/\\-])(?:\/tmp\/|\/private\/tmp\/|\/var\/tmp\/|\/var\/folders\/[^\s&|;>]*?\/T\/|\$\{?TMPDIR\}?\/?|%TEMP%\\?|%TMP%\\?|\$env:TEMP\\?|[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\)[^\s&|;>]*`;
+const TEMP_DIR = String.raw`(?:\/tmp\/|\/private\/tmp\/|\/var\/tmp\/|\/var\/folders\/[^\s&|;>]*?\/T\/|\$\{?TMPDIR\}?\/?|%TEMP%\\?|%TMP%\\?|\$env:TEMP\\?|[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\)`;
+const TEMP_PATH = String.raw`['"]?(?<![\w.~\/\\-])${TEMP_DIR}[^\s&|;>]*`;
 const TEMP_REDIRECT = new RegExp(String.raw`(^|[^<>&0-9=\-])>>?\s*${TEMP_PATH}`, "gi");
 const TEMP_OPERAND = new RegExp(String.raw`^${TEMP_PATH}$`, "i");
 /** File commands that only touch throwaway files (`mkdir -p /tmp/x`, `rm -f /tmp/x.py`, `cp a /tmp/b`). */
@@ -108,6 +109,17 @@ const TEMP_FILE_COMMAND = /(^|[;&|(]\s*)(rm|mkdir|touch|tee|cp|mv)((?:\s+[^\s;&|
 /** Whether a path names a throwaway file in the OS temp directory. */
 export function isTempPath(path: string): boolean {
   return TEMP_OPERAND.test(path);
+}
+
+const TEMP_FOLDER = new RegExp(String.raw`^${TEMP_DIR}[^\/\\\s]+[\/\\]`, "i");
+
+/**
+ * The folder right under the temp directory that a path lies in ("/tmp/checkout-12/src/a.ts" ->
+ * "/tmp/checkout-12/"); undefined for a path that is not in such a folder. A checkout or a CI job's
+ * workspace often lives there: its files are the project, not throwaway probes.
+ */
+export function tempFolderOf(path: string): string | undefined {
+  return TEMP_FOLDER.exec(path)?.[0];
 }
 
 /** The command without its writes to throwaway files, so that scratch probes are not taken for progress. */

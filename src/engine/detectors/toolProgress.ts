@@ -256,9 +256,17 @@ function hasOwnWords(text: string, input: string): boolean {
 /** Words of the envelopes and status lines hosts wrap answers in ("Error: (none)", "Exit code: 0"): no content of their own. */
 const STATUS_WORDS = new Set(["none", "empty", "null", "ok", "done", "success", "successfully", "succeeded", "output", "error", "errors", "exit", "code", "stdout", "stderr", "signal", "command", "directory", "root", "executed", "terminal", "working", "within", "result", "results", "true", "false", "completed", "finished", "wall", "time", "elapsed", "duration", "took", "seconds", "ms"]);
 
-/** Calls that neither make nor lack progress: waits (a poll's "not yet" is tool-repeat's to judge) and runs the user asked for. */
+/**
+ * Calls that neither make nor lack progress: waits (a poll's "not yet" is tool-repeat's to judge),
+ * runs the user asked for, and a file read answered with no text at all (an empty file, or a log
+ * that kept no output: what it showed is not known, so neither is whether it was new).
+ */
 function neutral(call: CallRecord): boolean {
-  return call.waits || call.pollRequested || call.requested > 1 || isPlanTool(call.name);
+  return call.waits || call.pollRequested || call.requested > 1 || isPlanTool(call.name) || (call.kind === "read" && call.result !== undefined && call.result.ok && isBlank(call.result.text));
+}
+
+function isBlank(text: string): boolean {
+  return text.length === 0 || text.trim().length === 0;
 }
 
 export const toolProgress: DetectorDefinition = {
