@@ -212,8 +212,12 @@ export class StreamLines {
     return s;
   }
 
-  /** Complete lines of this chunk, and the paragraphs they close (and sentences of long prose lines, if asked). */
-  push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void, onSentence?: (s: StreamSentence) => void): void {
+  /**
+   * Complete lines of this chunk, and the paragraphs they close (and sentences of long prose lines, if asked).
+   * onLineSoFar, if given: the unfinished short prose line, when the chunk ends on the stop of a
+   * sentence (see lineSoFar).
+   */
+  push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void, onSentence?: (s: StreamSentence) => void, onLineSoFar?: (l: StreamLine) => void): void {
     const s = channel === this.lastChannel ? this.lastState! : this.state(channel);
     let from = 0;
     while (from <= delta.length) {
@@ -234,6 +238,20 @@ export class StreamLines {
       this.emit(channel, s, eventIndex, onLine, onParagraph);
       from = nl + 1;
     }
+    if (onLineSoFar && s.partial.length > 0 && s.partial.length < LONG_LINE_CHARS && isStop(delta.charCodeAt(delta.length - 1))) this.lineSoFar(channel, s, eventIndex, onLineSoFar);
+  }
+
+  /**
+   * The unfinished line as it stands, when the chunk ends on a sentence's stop: a thought that ends
+   * its line is judged with the chunk that ends it, not one chunk later with the newline (or at the
+   * request's end). Only a short prose line (a long one's sentences are judged as they end), outside
+   * code and list items; the line comes again, whole, at its newline (same id).
+   */
+  private lineSoFar(channel: StreamChannel, s: ChannelState, eventIndex: number, onLineSoFar: (l: StreamLine) => void): void {
+    if (s.inItem || s.inList || !this.isProseLine(s)) return;
+    const text = s.partial.text();
+    if (!endsSentence(text)) return;
+    onLineSoFar({ channel, text, kind: "prose", section: s.section, list: s.list, parent: "", startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel: undefined, normalized: undefined, plain: undefined, words: undefined, id: s.lineId });
   }
 
   /** The request ended: the unfinished last line and paragraph of every channel count too. */
@@ -368,6 +386,30 @@ export class StreamLines {
     s.paragraph = [];
     onParagraph?.(new Paragraph(channel, lines));
   }
+}
+
+/** [.!?] or a CJK 。！？ */
+function isStop(c: number): boolean {
+  return c === 46 || c === 33 || c === 63 || c === 0x3002 || c === 0xff01 || c === 0xff1f;
+}
+
+/**
+ * Whether the text ends on a sentence's stop ([.!?] or a CJK 。！？) after a word: not a number's
+ * point or a version's ("3.", "v1."), not an abbreviation's ("e.g.", "i.e.", a single letter's).
+ */
+function endsSentence(text: string): boolean {
+  const n = text.length - 1;
+  const last = text.charCodeAt(n);
+  if (last === 0x3002 || last === 0xff01 || last === 0xff1f) return true;
+  if (last !== 46 && last !== 33 && last !== 63) return false;
+  if (n < 2) return false;
+  const before = text.charCodeAt(n - 1);
+  const isLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c > 0x7f;
+  if (!isLetter(before) && before !== 41 && before !== 34 && before !== 39 && before !== 96) return false;
+  // a single letter before the stop ("e.g.", "i.e.", "U.S."): an abbreviation, not a sentence's end
+  const twoBack = text.charCodeAt(n - 2);
+  if (isLetter(before) && (twoBack === 46 || twoBack === 32 || twoBack === 9)) return false;
+  return true;
 }
 
 /** Where the first [.!?] of the text is (-1: none): most chunks have none, and indexOf finds that faster than a loop. */
