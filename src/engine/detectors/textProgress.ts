@@ -115,6 +115,8 @@ interface ChannelProgress {
   freshPairs: number;
   /** Distinct tokens of the passage: one that says its own few words over and over has few. */
   distinct: number;
+  /** Whether the passage names anything (a number, an identifier, a path: NAME_TOKEN). */
+  named: boolean;
   startEvent: number;
   /** The start of its text, for the finding. */
   head: string;
@@ -183,7 +185,7 @@ class TextProgressDetector implements Detector {
   private state(channel: StreamChannel): ChannelProgress {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
+      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, named: false, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
       this.channels.set(channel, s);
     }
     return s;
@@ -284,6 +286,7 @@ class TextProgressDetector implements Detector {
         s.turnPairs++;
         if (seen === 0 || s.passage - seen > this.window) { s.freshPairs++; s.turnFreshPairs++; }
       }
+      if (kinds[k] === NAME_TOKEN) s.named = true;
       const before = s.memory.touch(hashes[k], s.passage, this.window);
       if (before === s.passage) continue; // said earlier in this passage
       s.distinct++;
@@ -303,7 +306,7 @@ class TextProgressDetector implements Detector {
     // recombines its own few words (half its tokens or more are repeats within it)
     const degenerate = 2 * s.distinct <= s.tokens;
     const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
-    const head = s.head;
+    const head = s.head, named = s.named;
     s.passage++;
     s.tokens = 0;
     s.fresh = 0;
@@ -311,6 +314,7 @@ class TextProgressDetector implements Detector {
     s.pairs = 0;
     s.freshPairs = 0;
     s.distinct = 0;
+    s.named = false;
     // the workspace changed since the last passage: the text around it is about new work
     const moved = ctx.epoch !== s.epoch;
     s.epoch = ctx.epoch;
@@ -320,8 +324,10 @@ class TextProgressDetector implements Detector {
     }
     if (s.run === 0) s.runKey = `${this.id}:${channel}:${++this.runs}`;
     const before = s.run;
-    // a passage that only says its own few words over and over, all of them said before, is twice the evidence
-    s.run += degenerate && s.fresh === 0 ? 2 : 1;
+    // a stale passage that only says its own few words over and over is twice the evidence, three times
+    // when it names nothing at all (words only, no code, path or number: text decaying into fragments;
+    // a walk through calls of one function with other arguments names the same identifiers again)
+    s.run += degenerate ? (named ? 2 : 3) : 1;
     s.runEvents.push(event);
     if (s.runEvents.length > MAX_EVIDENCE) s.runEvents.shift();
     if (s.runHeads.length < 3) s.runHeads.push(head);
