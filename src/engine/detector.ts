@@ -106,7 +106,7 @@ export interface Detector {
   onLine?(line: StreamLine, ctx: DetectorContext): Finding[] | void;
   onParagraph?(paragraph: StreamParagraph, ctx: DetectorContext): Finding[] | void;
   /**
-   * The unfinished short prose line when a chunk ends on a sentence's stop (it may be the line's
+   * The unfinished prose line (up to 600 characters) when a chunk ends on a sentence's stop (it may be the line's
    * end): the same line (same id) comes to onLine at its newline, longer or not.
    */
   onLineSoFar?(line: StreamLine, ctx: DetectorContext): Finding[] | void;

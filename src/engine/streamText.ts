@@ -137,6 +137,9 @@ const LINE_HEAD_CHARS = 80;
 /** Sentences are reported only from lines at least this long: short lines are judged whole. */
 export const LONG_LINE_CHARS = 200;
 
+/** Lines given so far (onLineSoFar) only up to this long: a stop costs at most this much. */
+const SO_FAR_MAX_CHARS = 600;
+
 /**
  * Whitespace that single spacing changes: a run of two or more, or one that is not a plain space.
  * The same as replacing every /\s+/ run with " ", without rebuilding a line whose words are
@@ -214,7 +217,7 @@ export class StreamLines {
 
   /**
    * Complete lines of this chunk, and the paragraphs they close (and sentences of long prose lines, if asked).
-   * onLineSoFar, if given: the unfinished short prose line, when the chunk ends on the stop of a
+   * onLineSoFar, if given: the unfinished prose line (up to 600 characters), when the chunk ends on the stop of a
    * sentence (see lineSoFar).
    */
   push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void, onSentence?: (s: StreamSentence) => void, onLineSoFar?: (l: StreamLine) => void): void {
@@ -238,13 +241,13 @@ export class StreamLines {
       this.emit(channel, s, eventIndex, onLine, onParagraph);
       from = nl + 1;
     }
-    if (onLineSoFar && s.partial.length > 0 && s.partial.length < LONG_LINE_CHARS && isStop(delta.charCodeAt(delta.length - 1))) this.lineSoFar(channel, s, eventIndex, onLineSoFar);
+    if (onLineSoFar && s.partial.length > 0 && s.partial.length < SO_FAR_MAX_CHARS && isStop(delta.charCodeAt(delta.length - 1))) this.lineSoFar(channel, s, eventIndex, onLineSoFar);
   }
 
   /**
    * The unfinished line as it stands, when the chunk ends on a sentence's stop: a thought that ends
    * its line is judged with the chunk that ends it, not one chunk later with the newline (or at the
-   * request's end). Only a short prose line (a long one's sentences are judged as they end), outside
+   * request's end). Only a prose line of up to SO_FAR_MAX_CHARS (each stop costs the line so far), outside
    * code and list items; the line comes again, whole, at its newline (same id).
    */
   private lineSoFar(channel: StreamChannel, s: ChannelState, eventIndex: number, onLineSoFar: (l: StreamLine) => void): void {

@@ -45,7 +45,7 @@ describe("a line judged at its sentence's stop", () => {
     const r = soFar([
       "The value is 3.", "14 here.\n", "Bump it to v1.", "2 now.\n", "Use a guard, e.g.", " a check.\n", "Ask the U.S.", " team.\n",
       "- a list item that ends.", "\n", "```\n", "return value.", "\n```\n", "# A heading.", "\n",
-      "A long line. ".repeat(16) + "Still going.", "\n",
+      "A long line. ".repeat(48) + "Still going.", "\n",
     ]);
     assert.deepEqual(r.soFar, []);
     assert.equal(r.whole.length, 10);
@@ -64,6 +64,15 @@ describe("a line judged at its sentence's stop", () => {
       const ivs = runOnly(["near-duplicate"], events);
       assert.equal(ivs.length, 1);
       assert.equal(ivs[0].event, eventOfEnd(events, copies[2]), "caught with the chunk holding the third copy's stop");
+    });
+
+    it("catches the rewordings that close a long line with the chunk that ends the last one", () => {
+      // two earlier lines, then a line of 200+ characters holding two more rewordings (its sentences are units of their own, the line too)
+      const parts = ["Looking at the batch code.\n\n", copies[0], "\n\n", copies[1], "\n\n", copies[2].slice(0, 40), copies[2].slice(40) + " " + copies[1].slice(0, 60), copies[1].slice(60), "\n\nSo I will add a guard.\n"];
+      const events = chunked("reasoning", parts);
+      const ivs = runOnly(["near-duplicate"], events);
+      assert.equal(ivs.length, 1);
+      assert.ok(ivs[0].event <= 9, `caught by the chunk that ends the line's last sentence (at ${ivs[0].event})`);
     });
 
     it("a line judged at its stop and again at its newline is one copy: two copies are no loop", () => {

@@ -145,7 +145,7 @@ class LineRepeatDetector implements Detector {
   }
 
   /**
-   * A short line so far, its last sentence just ended: if ending here would make it a loop, it is
+   * A line so far, its last sentence just ended: if ending here would make it a loop, it is
    * caught now, with its last chunk. Nothing is counted: the line is counted once, whole, at its
    * newline (and a catch is not repeated there: one per request).
    */

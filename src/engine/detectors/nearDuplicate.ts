@@ -373,7 +373,7 @@ class NearDuplicateDetector implements Detector {
   }
 
   /**
-   * A short line so far, its last sentence just ended: judged now, as the line it may be (a thought
+   * A line so far, its last sentence just ended: judged now, as the line it may be (a thought
    * ending its line is caught with its last chunk). Its unit stands in the window until the line
    * comes whole: the same text is not judged again, a longer one takes its place.
    */
@@ -415,7 +415,8 @@ class NearDuplicateDetector implements Detector {
     this.lastUnit = undefined;
     this.judgingSoFar = soFar;
     this.soFarPassedOver = false;
-    const found = this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, line, section !== line.section);
+    // (a line so far reads its own words: the words its sentences read are kept for the sentences still to come)
+    const found = this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, soFar ? undefined : line, section !== line.section);
     this.judgingSoFar = false;
     if (soFar && line.id !== undefined) this.lineSoFar.set(line.channel, { line: line.id, length: line.text.length, unit: this.lastUnit, passedOver: this.soFarPassedOver });
     return found;
