@@ -99,6 +99,13 @@ describe("text-progress", () => {
     // quiet by labelledCases: only a passage that names nothing counts three times)
   });
 
+  it("stays quiet on a checklist walked over each module in one template: each item's new subject is named again in it", () => {
+    const modules = ["audit", "uploads", "inventory", "payments", "sessions", "webhooks", "reports", "users"];
+    const item = (m: string, i: number) => `- Module ${m}: error handling reviewed, every await is inside try/catch, errors are passed to next(). I went through ${m}'s entry point and its helpers; error handling reviewed, every await is inside try/catch, errors are passed to next(), and the tests for ${m} exercise the edge cases. Verdict: ${i % 3 ? "ok" : "needs a fix"}.`;
+    const text = "I'll walk the checklist over each module.\n\n" + modules.map(item).join("\n") + "\n";
+    assert.deepEqual(tp([user("Review error handling in every module."), ...request(streamOf("reasoning", text))]), []);
+  });
+
   it("stays quiet on long varied reasoning", () => {
     assert.deepEqual(tp([user("go"), ...request(streamOf("reasoning", Array.from({ length: 30 }, (_, i) => prose(50, 300 + i)).join("\n\n")))]), []);
   });

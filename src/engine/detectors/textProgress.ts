@@ -11,7 +11,8 @@
  * (ContentTokens: long words cut to their stem, names whole, CJK character pairs). It is stale when
  * at most staleShare of its tokens are new against the passages of the last `window` (per channel,
  * kept across requests and user turns), and it names nothing new (a new number or identifier is
- * a new fact: an enumeration's items each bring one). minRun stale passages in a row are a loop;
+ * a new fact: an enumeration's items each bring one; so is a new word said twice in the passage,
+ * the subject of the next item of a checklist, where a reworded thought swaps a synonym in once). minRun stale passages in a row are a loop;
  * a passage with something new, or a change to the workspace, ends the run.
  *
  * count = 1 at minRun (warn); the hard rungs need more: 2 (abort) once the run is twice as long.
@@ -117,6 +118,9 @@ interface ChannelProgress {
   distinct: number;
   /** Whether the passage names anything (a number, an identifier, a path: NAME_TOKEN). */
   named: boolean;
+  /** The passage's new tokens (the first few), and whether one of them came again in it. */
+  freshWords: number[];
+  freshAgain: boolean;
   startEvent: number;
   /** The start of its text, for the finding. */
   head: string;
@@ -156,6 +160,9 @@ const MIN_USER_TOKENS = 4;
 /** Tool results remembered (by the ledger's output hash, clock times masked) to tell a new one. */
 const RECENT_RESULTS = 64;
 
+/** New tokens of a passage remembered, to see one said again in it. */
+const MAX_FRESH_WORDS = 8;
+
 /** Events kept as evidence of a run. */
 const MAX_EVIDENCE = 12;
 
@@ -185,7 +192,7 @@ class TextProgressDetector implements Detector {
   private state(channel: StreamChannel): ChannelProgress {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, named: false, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
+      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, named: false, freshWords: [], freshAgain: false, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
       this.channels.set(channel, s);
     }
     return s;
@@ -288,12 +295,17 @@ class TextProgressDetector implements Detector {
       }
       if (kinds[k] === NAME_TOKEN) s.named = true;
       const before = s.memory.touch(hashes[k], s.passage, this.window);
-      if (before === s.passage) continue; // said earlier in this passage
+      if (before === s.passage) {
+        // said earlier in this passage: a new word said again is what the passage is about
+        if (!s.freshAgain && s.freshWords.includes(hashes[k])) s.freshAgain = true;
+        continue;
+      }
       s.distinct++;
       s.turnTokens++;
       if (before === 0 || s.passage - before > this.window) {
         s.fresh++;
         s.turnFresh++;
+        if (s.freshWords.length < MAX_FRESH_WORDS) s.freshWords.push(hashes[k]);
         if (kinds[k] === NAME_TOKEN) { s.freshName = true; s.turnFreshName = true; }
       }
     }
@@ -305,7 +317,10 @@ class TextProgressDetector implements Detector {
     // new pairings of known words are progress (a walk through known facts), unless the passage only
     // recombines its own few words (half its tokens or more are repeats within it)
     const degenerate = 2 * s.distinct <= s.tokens;
-    const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
+    // a new subject, named again within the passage (the next item of an enumeration: "Module
+    // uploads: ... the tests for uploads ..."), is news; a synonym swapped in is said once
+    const newSubject = s.freshAgain && !degenerate;
+    const stale = !s.freshName && !newSubject && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
     const head = s.head, named = s.named;
     s.passage++;
     s.tokens = 0;
@@ -315,6 +330,8 @@ class TextProgressDetector implements Detector {
     s.freshPairs = 0;
     s.distinct = 0;
     s.named = false;
+    s.freshAgain = false;
+    if (s.freshWords.length !== 0) s.freshWords.length = 0;
     // the workspace changed since the last passage: the text around it is about new work
     const moved = ctx.epoch !== s.epoch;
     s.epoch = ctx.epoch;
