@@ -106,6 +106,14 @@ describe("text-progress", () => {
     assert.deepEqual(tp([user("Review error handling in every module."), ...request(streamOf("reasoning", text))]), []);
   });
 
+  it("stays quiet on a per-item report: the same verdict under a title naming each item", () => {
+    const items = ["payments", "users", "exports", "search", "uploads", "imports", "notifications", "inventory", "billing", "reports"];
+    for (const title of [(m: string) => `**Checking ${m}**`, (m: string) => `### Checking ${m}`]) {
+      const text = items.map((m) => `${title(m)}\n\nNo issues found. All awaited calls are inside try/catch and errors are passed to next().\n\n`).join("");
+      assert.deepEqual(tp([user("Review error handling in every module."), ...request(streamOf("text", text))]), [], title("x"));
+    }
+  });
+
   it("stays quiet on long varied reasoning", () => {
     assert.deepEqual(tp([user("go"), ...request(streamOf("reasoning", Array.from({ length: 30 }, (_, i) => prose(50, 300 + i)).join("\n\n")))]), []);
   });

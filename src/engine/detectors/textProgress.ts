@@ -12,7 +12,8 @@
  * at most staleShare of its tokens are new against the passages of the last `window` (per channel,
  * kept across requests and user turns), and it names nothing new (a new number or identifier is
  * a new fact: an enumeration's items each bring one; so is a new word said twice in the passage,
- * the subject of the next item of a checklist, where a reworded thought swaps a synonym in once). minRun stale passages in a row are a loop;
+ * the subject of the next item of a checklist, where a reworded thought swaps a synonym in once,
+ * and a new word in a title: a heading, an item label or a bold line of its own). minRun stale passages in a row are a loop;
  * a passage with something new, or a change to the workspace, ends the run.
  *
  * count = 1 at minRun (warn); the hard rungs need more: 2 (abort) once the run is twice as long.
@@ -160,6 +161,12 @@ const MIN_USER_TOKENS = 4;
 /** Tool results remembered (by the ledger's output hash, clock times masked) to tell a new one. */
 const RECENT_RESULTS = 64;
 
+/** A line that is one bold phrase ("**Checking users**", "**Step 2:**"): a title, like a heading. */
+function isBoldTitle(text: string): boolean {
+  const t = text.trim();
+  return t.length <= 80 && t.startsWith("**") && /\*\*:?$/.test(t) && t.indexOf("**", 2) === t.length - (t.endsWith(":") ? 3 : 2);
+}
+
 /** New tokens of a passage remembered, to see one said again in it. */
 const MAX_FRESH_WORDS = 8;
 
@@ -180,6 +187,8 @@ class TextProgressDetector implements Detector {
   private resultHashes: string[] = new Array<string>(RECENT_RESULTS).fill("");
   private resultNext = 0;
   private strongest = { run: 0, detail: "" };
+  /** The line being read is a title (a heading, an item label, a bold line of its own). */
+  private titleLine = false;
 
   constructor(settings: DetectorSettings) {
     this.minRun = Math.max(2, numberSetting(settings, "minRun", TEXT_PROGRESS_DEFAULTS));
@@ -271,7 +280,11 @@ class TextProgressDetector implements Detector {
     s.line = -1;
     s.readTo = 0;
     if (from >= line.text.length) return;
-    return this.read(s, line.channel, line.text, from, line.text.length, line.endEvent, ctx);
+    // a heading or an item's title that says something new opens a new subject ("**Checking users**")
+    this.titleLine = line.kind === "heading" || line.itemLabel === true || isBoldTitle(line.text);
+    const found = this.read(s, line.channel, line.text, from, line.text.length, line.endEvent, ctx);
+    this.titleLine = false;
+    return found;
   }
 
   /** Reads a piece of a passage; the passage closes once it holds enough tokens. */
@@ -306,6 +319,7 @@ class TextProgressDetector implements Detector {
         s.fresh++;
         s.turnFresh++;
         if (s.freshWords.length < MAX_FRESH_WORDS) s.freshWords.push(hashes[k]);
+        if (this.titleLine) s.freshAgain = true;
         if (kinds[k] === NAME_TOKEN) { s.freshName = true; s.turnFreshName = true; }
       }
     }
