@@ -251,7 +251,8 @@ export class StreamLines {
    * code and list items; the line comes again, whole, at its newline (same id).
    */
   private lineSoFar(channel: StreamChannel, s: ChannelState, eventIndex: number, onLineSoFar: (l: StreamLine) => void): void {
-    if (s.inItem || s.inList || !this.isProseLine(s)) return;
+    // (a long line already decided whether it is prose)
+    if (s.inItem || s.inList || !(s.proseLine ?? this.isProseLine(s))) return;
     const text = s.partial.text();
     if (!endsSentence(text)) return;
     onLineSoFar({ channel, text, kind: "prose", section: s.section, list: s.list, parent: "", startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel: undefined, normalized: undefined, plain: undefined, words: undefined, id: s.lineId });
@@ -391,6 +392,11 @@ export class StreamLines {
   }
 }
 
+/** A Latin letter, or any character past ASCII (a letter of another script, as far as a stop after it goes). */
+function isLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c > 0x7f;
+}
+
 /** [.!?] or a CJK 。！？ */
 function isStop(c: number): boolean {
   return c === 46 || c === 33 || c === 63 || c === 0x3002 || c === 0xff01 || c === 0xff1f;
@@ -407,7 +413,6 @@ function endsSentence(text: string): boolean {
   if (last !== 46 && last !== 33 && last !== 63) return false;
   if (n < 2) return false;
   const before = text.charCodeAt(n - 1);
-  const isLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c > 0x7f;
   if (!isLetter(before) && before !== 41 && before !== 34 && before !== 39 && before !== 96) return false;
   // a single letter before the stop ("e.g.", "i.e.", "U.S."): an abbreviation, not a sentence's end
   const twoBack = text.charCodeAt(n - 2);
