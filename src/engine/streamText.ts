@@ -110,6 +110,8 @@ interface ChannelState {
   inItem: boolean;
   /** Whether the partial line reads as prose, decided once it is long (its head no longer changes). */
   proseLine?: boolean;
+  /** How long the partial line was when last given so far (onLineSoFar; 0: not yet). */
+  soFarLength: number;
 }
 
 /** A sentence inside a long line (a paragraph written as one line, or a run-on loop). */
@@ -200,7 +202,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, lineId: ++this.lineIds, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined };
+      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, lineId: ++this.lineIds, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined, soFarLength: 0 };
       this.channels.set(channel, s);
       this.active.push(s);
     } else if (s.request !== this.request) {
@@ -241,7 +243,8 @@ export class StreamLines {
       this.emit(channel, s, eventIndex, onLine, onParagraph);
       from = nl + 1;
     }
-    if (onLineSoFar && s.partial.length > 0 && s.partial.length < SO_FAR_MAX_CHARS && isStop(delta.charCodeAt(delta.length - 1))) this.lineSoFar(channel, s, eventIndex, onLineSoFar);
+    // (again only once the line grew by a quarter since it was last given: a line costs at most five times its length)
+    if (onLineSoFar && s.partial.length > 0 && s.partial.length < SO_FAR_MAX_CHARS && 4 * s.partial.length >= 5 * s.soFarLength && isStop(delta.charCodeAt(delta.length - 1))) this.lineSoFar(channel, s, eventIndex, onLineSoFar);
   }
 
   /**
@@ -255,6 +258,7 @@ export class StreamLines {
     if (s.inItem || s.inList || !(s.proseLine ?? this.isProseLine(s))) return;
     const text = s.partial.text();
     if (!endsSentence(text)) return;
+    s.soFarLength = text.length;
     onLineSoFar({ channel, text, kind: "prose", section: s.section, list: s.list, parent: "", startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel: undefined, normalized: undefined, plain: undefined, words: undefined, id: s.lineId });
   }
 
@@ -373,6 +377,7 @@ export class StreamLines {
     s.sentenceFrom = 0;
     s.afterStop = false;
     s.proseLine = undefined;
+    s.soFarLength = 0;
     // (setting an array's length is a runtime call even when it is 0 already: most lines have no early starts)
     if (s.earlyStarts.length !== 0) s.earlyStarts.length = 0;
     s.tail.clear();
@@ -447,6 +452,7 @@ function restartState(s: ChannelState): void {
   s.lineHead = "";
   s.inItem = false;
   s.proseLine = undefined;
+  s.soFarLength = 0;
 }
 
 /**

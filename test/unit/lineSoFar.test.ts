@@ -51,6 +51,12 @@ describe("a line judged at its sentence's stop", () => {
     assert.equal(r.whole.length, 10);
   });
 
+  it("gives a line again only once it grew by a quarter since: a line costs a bounded multiple of its length", () => {
+    const first = "The handler returns early when the list is empty and skips the default.";
+    const r = soFar([first, " Yes.", " It does.", " So the default is never applied to the empty batch at all.", "\n"]);
+    assert.deepEqual(r.soFar.map((x) => x[0].length), [first.length, (first + " Yes. It does. So the default is never applied to the empty batch at all.").length]);
+  });
+
   describe("near-duplicate", () => {
     const copies = [
       "The issue lies in how encodeEntry processes an empty batch: it gives back nothing instead of an empty collection.",
