@@ -1001,6 +1001,19 @@ const VAGUE_RERUNS = [
   (t: string) => `Führe \`${t}\` ein paar Mal aus und sag mir, wie oft er fehlschlägt.`,
   (t: string) => `把 \`${t}\` 多运行几次，告诉我失败的频率。`,
   (t: string) => `Keep re-running ${t} until it passes twice in a row.`,
+  // other wordings and languages: a stated repetition is read in whatever words it comes
+  (t: string) => `Run \`${t}\` a handful of times to see whether it is flaky.`,
+  (t: string) => `Re-run ${t} until it's green and tell me how many tries it took.`,
+  (t: string) => `Lance \`${t}\` une dizaine de fois et note les échecs.`,
+  (t: string) => `Ejecuta \`${t}\` un par de veces y dime si falla.`,
+  (t: string) => `Führe \`${t}\` mehrfach aus und sag mir, ob er stabil ist.`,
+  (t: string) => `Lass \`${t}\` immer wieder laufen, bis er durchläuft.`,
+  (t: string) => `反复运行 \`${t}\`，看看它是否稳定。`,
+  (t: string) => `Rode \`${t}\` algumas vezes e me diga com que frequência falha.`,
+  (t: string) => `Esegui \`${t}\` più volte e dimmi quanto spesso fallisce.`,
+  (t: string) => `\`${t}\` を何度か実行して、どのくらいの頻度で失敗するか教えて。`,
+  (t: string) => `Запусти \`${t}\` несколько раз и скажи, как часто он падает.`,
+  (t: string) => `\`${t}\`를 몇 번 실행해서 얼마나 자주 실패하는지 알려줘.`,
 ];
 
 const vagueReruns: CaseGenerator = {
@@ -1022,7 +1035,9 @@ const vagueReruns: CaseGenerator = {
   },
 };
 
-const WAIT_REQUESTS = ["Wait for the release build to finish.", "Attends que le build de release soit terminé.", "Espera a que termine la compilación de la versión.", "Warte, bis der Release-Build fertig ist.", "等待发布构建完成。", "Deploy to staging and tell me when it's live."];
+const WAIT_REQUESTS = ["Wait for the release build to finish.", "Attends que le build de release soit terminé.", "Espera a que termine la compilación de la versión.", "Warte, bis der Release-Build fertig ist.", "等待发布构建完成。", "Deploy to staging and tell me when it's live.",
+  "Continue à vérifier le déploiement jusqu'à ce qu'il soit terminé.", "Sigue comprobando el despliegue hasta que termine.", "Prüf weiter, ob das Deployment durch ist.",
+  "Aguarde o build de release terminar.", "Aspetta che la build di release finisca.", "Дождись, пока сборка релиза завершится.", "リリースビルドが終わるまで待って。", "릴리스 빌드가 끝날 때까지 기다려 줘."];
 
 /** `sleep 20; status` polls the user asked for, whose output advances every two or three polls (a counter, a timestamp). */
 const advancingPoll: CaseGenerator = {

@@ -105,6 +105,11 @@ export interface Detector {
    */
   onLine?(line: StreamLine, ctx: DetectorContext): Finding[] | void;
   onParagraph?(paragraph: StreamParagraph, ctx: DetectorContext): Finding[] | void;
+  /**
+   * The unfinished prose line (up to 600 characters) when a chunk ends on a sentence's stop (it may be the line's
+   * end): the same line (same id) comes to onLine at its newline, longer or not.
+   */
+  onLineSoFar?(line: StreamLine, ctx: DetectorContext): Finding[] | void;
   onSentence?(sentence: StreamSentence, ctx: DetectorContext): Finding[] | void;
   /** The current request's stream finished. */
   onRequestEnd?(ctx: DetectorContext): Finding[] | void;

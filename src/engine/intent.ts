@@ -1,7 +1,8 @@
 /**
  * What the user's request says about repetition: "run it 5 times", "re-run it a few times and tell
  * me how often it fails", "wait for the release build", "keep polling until it is green", in
- * English, French, Spanish, German and Chinese. Runs the user asked for are the requested work, not
+ * English, French, Spanish, German and Chinese (and the counts and vague words of Portuguese,
+ * Italian, Russian, Japanese and Korean). Runs the user asked for are the requested work, not
  * a loop: the detectors subtract them from their counts for the commands the request is about.
  */
 
@@ -35,18 +36,21 @@ const NUMBER_WORDS: Record<string, number> = {
   una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5, seis: 6, siete: 7, ocho: 8, nueve: 9, diez: 10, veinte: 20,
   ein: 1, einmal: 1, zwei: 2, drei: 3, vier: 4, "fünf": 5, sechs: 6, sieben: 7, acht: 8, neun: 9, zehn: 10, zwanzig: 20,
   "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "二十": 20,
+  duas: 2, "três": 3, dez: 10, tre: 3, cinque: 5, dieci: 10, "два": 2, "три": 3, "пять": 5, "десять": 10,
 };
 
-const NUMBER = "\\d{1,3}|once|twice|thrice|two|three|four|five|six|seven|eight|nine|ten|twenty|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|vingt|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwanzig";
-/** "5 times", "cinq fois", "tres veces", "drei Mal", "dreimal", "5x". */
-const EXPLICIT = new RegExp(`(?<![\\p{L}\\p{N}])(${NUMBER})\\s*(?:more\\s+|de\\s+plus\\s+|m[aá]s\\s+)?(?:times|runs|rounds|iterations|x(?![\\p{L}])|fois|veces|mal|male)(?![\\p{L}])|(?<![\\p{L}\\p{N}])(once|twice|thrice|zweimal|dreimal|viermal|fünfmal|zehnmal)(?![\\p{L}])`, "iu");
-/** 三次, 5次, 两遍, 十回. */
-const EXPLICIT_ZH = /(\d{1,3}|二十|[一两二三四五六七八九十])\s*(?:次|遍|回)/u;
-const FEW_WORDS = /\b(?:a few|a couple(?: of)?|few more|some more) (?:more )?(?:times|runs|rounds|tries|attempts)\b|\bquelques fois\b|\bunas (?:cuantas|pocas) veces\b|\balgunas veces\b|\bein paar (?:mal|male)\b|几次|几遍|几回/iu;
-const SEVERAL_WORDS = /\b(?:several|many|multiple|repeatedly|again and again|over and over)\b(?: (?:times|runs|rounds))?|\bplusieurs fois\b|\b(?:à|a) plusieurs reprises\b|\bvarias veces\b|\brepetidamente\b|\bmehrmals\b|\bmehrere (?:mal|male)\b|\bwiederholt\b|多次|反复|重复/iu;
-const FREQUENCY_WORDS = /\bhow (?:often|frequently|many times)\b|\bwhat (?:fraction|percentage|share)\b|\bfailure rate\b|\bcombien de fois\b|\b(?:à|a) quelle fréquence\b|\bcon qué frecuencia\b|\bcuántas veces\b|\bwie (?:oft|häufig)\b|多少次|频率|概率|几率/iu;
-const UNTIL_WORDS = /\b(?:until|till|unless) (?:it|they|the [\w-]+|all(?: the)? [\w-]+|tests?|ci|everything|the build)(?: [\w-]+){0,2} (?:pass(?:es)?|succeeds?|works?|is green|are green|turns? green|goes green|is stable|fails)\b|\bjusqu'(?:à|a) ce qu(?:e|')(?:[\p{L}'-]+ ){0,3}(?:passe|passent|marche|fonctionne|réussisse|échoue)|\bhasta que (?:\p{L}+ ){0,3}(?:pase|pasen|funcione|falle)|\bbis (?:er|es|sie|der|die|das|alle)(?: \p{L}+){0,3} (?:durchläuft|besteht|grün|funktioniert|klappt|fehlschlägt)|直到.{0,8}(?:通过|成功|变绿|失败)/iu;
-const WAIT_WORDS = /\bwait(?:ing)? (?:for|until|till|on)\b|\bkeep (?:polling|checking|watching|an eye)\b|\bpoll(?:ing)?\b|\b(?:tell|let) me know when\b|\btell me when\b|\bonce it(?:'s| is) (?:done|finished|live|green)\b|\battend(?:s|re|ez)\b|\bsurveill|\bdis-moi quand\b|\bespera(?:r)?\b|\bav[ií]same cuando\b|\bwarte(?:n)?\b|\bbescheid,? (?:wenn|sobald)\b|\bsag mir,? (?:wenn|sobald)\b|等待|等到|等一下|轮询|盯着/iu;
+const NUMBER = "\\d{1,3}|once|twice|thrice|two|three|four|five|six|seven|eight|nine|ten|twenty|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|vingt|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwanzig|duas|três|dez|tre|cinque|dieci|два|три|пять|десять";
+/** "5 times", "cinq fois", "tres veces", "drei Mal", "dreimal", "5x", "cinco vezes", "5 volte", "5 раз". */
+const EXPLICIT = new RegExp(`(?<![\\p{L}\\p{N}])(${NUMBER})\\s*(?:more\\s+|de\\s+plus\\s+|m[aá]s\\s+)?(?:times|runs|rounds|iterations|x(?![\\p{L}])|fois|veces|mal|male|vezes|volte|раза?)(?![\\p{L}])|(?<![\\p{L}\\p{N}])(once|twice|thrice|zweimal|dreimal|viermal|fünfmal|zehnmal)(?![\\p{L}])`, "iu");
+/** 三次, 5次, 两遍, 十回, 5回 (Japanese too), 5번 (Korean). */
+const EXPLICIT_ZH = /(\d{1,3}|二十|[一两二三四五六七八九十])\s*(?:次|遍|回|번)/u;
+const FEW_WORDS = /\b(?:a few|a couple(?: of)?|few more|some more|a handful of|a bunch of|a number of) (?:more )?(?:times|runs|rounds|tries|attempts)\b|\bquelques fois\b|\bunas (?:cuantas|pocas) veces\b|\balgunas veces\b|\bun par de veces\b|\bein paar (?:mal|male)\b|\balgumas vezes\b|\balcune volte\b|几次|几遍|几回|何度か|何回か|数回|(?<!\p{L})несколько раз|몇 ?번/iu;
+const SEVERAL_WORDS = /\b(?:several|many|multiple|repeatedly|again and again|over and over)\b(?: (?:times|runs|rounds))?|\bplusieurs fois\b|\b(?:à|a) plusieurs reprises\b|\bencore et encore\b|\bvarias veces\b|\brepetidamente\b|\buna y otra vez\b|\bmehrmals\b|\bmehrfach\b|\bmehrere (?:mal|male)\b|\bwiederholt\b|\bimmer wieder\b|\bv[áa]rias vezes\b|\brepetidas vezes\b|\bpiù volte\b|\bripetutamente\b|多次|反复|重复|何度も|繰り返し|(?<!\p{L})много раз|(?<!\p{L})неоднократно|(?<!\p{L})снова и снова|여러 ?번|반복/iu;
+const FREQUENCY_WORDS = /\bhow (?:often|frequently|many times)\b|\bwhat (?:fraction|percentage|share)\b|\bfailure rate\b|\bcombien de fois\b|\b(?:à|a) quelle fréquence\b|\bcon qué frecuencia\b|\bcuántas veces\b|\bwie (?:oft|häufig)\b|\bcom que frequência\b|\bquantas vezes\b|\bquanto spesso\b|\bcon (?:che|quale) frequenza\b|\bquante volte\b|多少次|频率|概率|几率|頻度|何回失敗|(?<!\p{L})как часто|(?<!\p{L})сколько раз|얼마나 자주|몇 번이나/iu;
+/** "About ten times", a sample in round words. */
+const TEN_OR_SO_WORDS = /\b(?:a dozen|a dozen or so|ten or so) (?:times|runs)\b|\bune dizaine de fois\b|\buna decena de veces\b|\betwa zehnmal\b|\buma dezena de vezes\b|\buna decina di volte\b|(?<!\p{L})десяток раз|十来次|十几次/iu;
+const UNTIL_WORDS = /\b(?:until|till|unless) (?:it|they|the [\w-]+|all(?: the)? [\w-]+|tests?|ci|everything|the build)(?: [\w-]+){0,2} (?:pass(?:es)?|succeeds?|works?|is green|are green|turns? green|goes green|is stable|fails)\b|\b(?:until|till) (?:it's|they're) (?:green|passing|stable|fixed)\b|\baté (?:que )?(?:\p{L}+ ){0,3}(?:passar|passe|funcionar|funcione)|\bfinché non (?:\p{L}+ ){0,3}(?:passa|passano|funziona)|通るまで|成功するまで|пока не (?:\p{L}+ ){0,3}(?:пройд|заработает)|통과할 때까지|\bjusqu'(?:à|a) ce qu(?:e|')(?:[\p{L}'-]+ ){0,3}(?:passe|passent|marche|fonctionne|réussisse|échoue)|\bhasta que (?:\p{L}+ ){0,3}(?:pase|pasen|funcione|falle)|\bbis (?:er|es|sie|der|die|das|alle)(?: \p{L}+){0,3} (?:durchläuft|besteht|grün|funktioniert|klappt|fehlschlägt)|直到.{0,8}(?:通过|成功|变绿|失败)/iu;
+const WAIT_WORDS = /\bwait(?:ing)? (?:for|until|till|on)\b|\bkeep (?:polling|checking|watching|an eye)\b|\bpoll(?:ing)?\b|\b(?:tell|let) me know when\b|\btell me when\b|\bonce it(?:'s| is) (?:done|finished|live|green)\b|\battend(?:s|re|ez)\b|\bsurveill|\bdis-moi quand\b|\bespera(?:r)?\b|\bav[ií]same cuando\b|\bwarte(?:n)?\b|\bbescheid,? (?:wenn|sobald)\b|\bsag mir,? (?:wenn|sobald)\b|\bcontinue (?:à|a|de) (?:vérifier|surveiller|regarder)\b|\bsigue (?:comprobando|revisando|consultando|mirando)\b|\bprüfe? (?:weiter|regelmäßig)\b|\bespere\b|\baguard(?:e|ar)\b|\baspett(?:a|are)\b|\battendi\b|\bcontinua a (?:controllare|verificare)\b|(?<!\p{L})подожди|(?<!\p{L})дождись|(?<!\p{L})ожидай|等待|等到|等一下|轮询|盯着|待って|待つ|終わるまで|기다려|기다리/iu;
 
 /** Words shorter than this (and common words) say nothing about which command a request means. */
 const MIN_NAME = 4;
@@ -78,7 +82,7 @@ export function repetitionIntent(text: string): RepetitionIntent {
     const n = NUMBER_WORDS[word] ?? NUMBER_WORDS[word.replace(/mal$/, "")] ?? Number(word);
     if (Number.isFinite(n) && n > 1) { times = Math.min(MAX_TIMES, n); counted = true; explicit = true; }
   }
-  const vague = FREQUENCY_WORDS.test(text) || UNTIL_WORDS.test(text) ? SAMPLE : SEVERAL_WORDS.test(text) ? SEVERAL : FEW_WORDS.test(text) ? FEW : 0;
+  const vague = FREQUENCY_WORDS.test(text) || UNTIL_WORDS.test(text) || TEN_OR_SO_WORDS.test(text) ? SAMPLE : SEVERAL_WORDS.test(text) ? SEVERAL : FEW_WORDS.test(text) ? FEW : 0;
   if (vague > times) { times = vague; counted = true; }
   const waits = WAIT_WORDS.test(text);
   const words = new Set<string>();

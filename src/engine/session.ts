@@ -72,6 +72,7 @@ export class LoopSession {
   private lines = new StreamLines();
   private lineReaders: Detector[] = [];
   private sentenceReaders = false;
+  private lineSoFarReaders = false;
   private ignored = new Set<string>();
   private abortsThisTurn = 0;
   /** After an abort the rest of that response is the same loop draining out: no new stream verdicts until the next request. */
@@ -116,6 +117,7 @@ export class LoopSession {
     };
     this.lineReaders = this.detectors.filter((d) => d.onLine || d.onParagraph || d.onSentence);
     this.sentenceReaders = this.lineReaders.some((d) => d.onSentence);
+    this.lineSoFarReaders = this.lineReaders.some((d) => d.onLineSoFar);
     this.lines.reset();
   }
 
@@ -255,8 +257,12 @@ export class LoopSession {
    */
   private splitLines(ev: TraceEvent): void {
     if (ev.t === "end") this.lines.flush(this.index, this.readLine, this.readParagraph);
-    else if (ev.t === "reasoning" || ev.t === "text") this.lines.push(ev.t, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders ? this.readSentence : undefined);
+    else if (ev.t === "reasoning" || ev.t === "text") this.lines.push(ev.t, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders ? this.readSentence : undefined, this.lineSoFarReaders ? this.readLineSoFar : undefined);
   }
+
+  private readonly readLineSoFar = (l: StreamLine): void => {
+    for (const d of this.lineReaders) if (d.onLineSoFar) this.takeFindings(d.onLineSoFar(l, this.ctx));
+  };
 
   private readonly readLine = (l: StreamLine): void => {
     for (const d of this.lineReaders) if (d.onLine) this.takeFindings(d.onLine(l, this.ctx));

@@ -110,6 +110,8 @@ interface ChannelState {
   inItem: boolean;
   /** Whether the partial line reads as prose, decided once it is long (its head no longer changes). */
   proseLine?: boolean;
+  /** How long the partial line was when last given so far (onLineSoFar; 0: not yet). */
+  soFarLength: number;
 }
 
 /** A sentence inside a long line (a paragraph written as one line, or a run-on loop). */
@@ -136,6 +138,9 @@ const LINE_HEAD_CHARS = 80;
 
 /** Sentences are reported only from lines at least this long: short lines are judged whole. */
 export const LONG_LINE_CHARS = 200;
+
+/** Lines given so far (onLineSoFar) only up to this long: a stop costs at most this much. */
+const SO_FAR_MAX_CHARS = 600;
 
 /**
  * Whitespace that single spacing changes: a run of two or more, or one that is not a plain space.
@@ -197,7 +202,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, lineId: ++this.lineIds, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined };
+      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, lineId: ++this.lineIds, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined, soFarLength: 0 };
       this.channels.set(channel, s);
       this.active.push(s);
     } else if (s.request !== this.request) {
@@ -212,8 +217,12 @@ export class StreamLines {
     return s;
   }
 
-  /** Complete lines of this chunk, and the paragraphs they close (and sentences of long prose lines, if asked). */
-  push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void, onSentence?: (s: StreamSentence) => void): void {
+  /**
+   * Complete lines of this chunk, and the paragraphs they close (and sentences of long prose lines, if asked).
+   * onLineSoFar, if given: the unfinished prose line (up to 600 characters), when the chunk ends on the stop of a
+   * sentence (see lineSoFar).
+   */
+  push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void, onSentence?: (s: StreamSentence) => void, onLineSoFar?: (l: StreamLine) => void): void {
     const s = channel === this.lastChannel ? this.lastState! : this.state(channel);
     let from = 0;
     while (from <= delta.length) {
@@ -234,6 +243,23 @@ export class StreamLines {
       this.emit(channel, s, eventIndex, onLine, onParagraph);
       from = nl + 1;
     }
+    // (again only once the line grew by a quarter since it was last given: a line costs at most five times its length)
+    if (onLineSoFar && s.partial.length > 0 && s.partial.length < SO_FAR_MAX_CHARS && 4 * s.partial.length >= 5 * s.soFarLength && isStop(delta.charCodeAt(delta.length - 1))) this.lineSoFar(channel, s, eventIndex, onLineSoFar);
+  }
+
+  /**
+   * The unfinished line as it stands, when the chunk ends on a sentence's stop: a thought that ends
+   * its line is judged with the chunk that ends it, not one chunk later with the newline (or at the
+   * request's end). Only a prose line of up to SO_FAR_MAX_CHARS (each stop costs the line so far), outside
+   * code and list items; the line comes again, whole, at its newline (same id).
+   */
+  private lineSoFar(channel: StreamChannel, s: ChannelState, eventIndex: number, onLineSoFar: (l: StreamLine) => void): void {
+    // (a long line already decided whether it is prose)
+    if (s.inItem || s.inList || !(s.proseLine ?? this.isProseLine(s))) return;
+    const text = s.partial.text();
+    if (!endsSentence(text)) return;
+    s.soFarLength = text.length;
+    onLineSoFar({ channel, text, kind: "prose", section: s.section, list: s.list, parent: "", startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel: undefined, normalized: undefined, plain: undefined, words: undefined, id: s.lineId });
   }
 
   /** The request ended: the unfinished last line and paragraph of every channel count too. */
@@ -351,6 +377,7 @@ export class StreamLines {
     s.sentenceFrom = 0;
     s.afterStop = false;
     s.proseLine = undefined;
+    s.soFarLength = 0;
     // (setting an array's length is a runtime call even when it is 0 already: most lines have no early starts)
     if (s.earlyStarts.length !== 0) s.earlyStarts.length = 0;
     s.tail.clear();
@@ -368,6 +395,34 @@ export class StreamLines {
     s.paragraph = [];
     onParagraph?.(new Paragraph(channel, lines));
   }
+}
+
+/** A Latin letter, or any character past ASCII (a letter of another script, as far as a stop after it goes). */
+function isLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c > 0x7f;
+}
+
+/** [.!?] or a CJK 。！？ */
+function isStop(c: number): boolean {
+  return c === 46 || c === 33 || c === 63 || c === 0x3002 || c === 0xff01 || c === 0xff1f;
+}
+
+/**
+ * Whether the text ends on a sentence's stop ([.!?] or a CJK 。！？) after a word: not a number's
+ * point or a version's ("3.", "v1."), not an abbreviation's ("e.g.", "i.e.", a single letter's).
+ */
+function endsSentence(text: string): boolean {
+  const n = text.length - 1;
+  const last = text.charCodeAt(n);
+  if (last === 0x3002 || last === 0xff01 || last === 0xff1f) return true;
+  if (last !== 46 && last !== 33 && last !== 63) return false;
+  if (n < 2) return false;
+  const before = text.charCodeAt(n - 1);
+  if (!isLetter(before) && before !== 41 && before !== 34 && before !== 39 && before !== 96) return false;
+  // a single letter before the stop ("e.g.", "i.e.", "U.S."): an abbreviation, not a sentence's end
+  const twoBack = text.charCodeAt(n - 2);
+  if (isLetter(before) && (twoBack === 46 || twoBack === 32 || twoBack === 9)) return false;
+  return true;
 }
 
 /** Where the first [.!?] of the text is (-1: none): most chunks have none, and indexOf finds that faster than a loop. */
@@ -397,6 +452,7 @@ function restartState(s: ChannelState): void {
   s.lineHead = "";
   s.inItem = false;
   s.proseLine = undefined;
+  s.soFarLength = 0;
 }
 
 /**

@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import type { TraceEvent } from "../../src/engine/events";
 import { ContentTokens, NAME_TOKEN } from "../../src/engine/words";
-import { prose, request, runOnly, streamOf } from "./streamTestKit";
+import { prose, request, rng, runOnly, streamOf } from "./streamTestKit";
 
 const user = (text: string): TraceEvent => ({ t: "user", text });
 const tp = (events: TraceEvent[]) => runOnly(["text-progress"], events);
@@ -69,6 +69,49 @@ describe("text-progress", () => {
     ["Patch the retry handler, the loader is fine already.", "Use the exponential backoff helper from utils.", "Also cap the delay at thirty seconds please."].forEach((r) => events.push(...request(streamOf("text", q + "\n")), user(r)));
     events.push(...request(streamOf("text", q + "\n")));
     assert.deepEqual(tp(events), []);
+  });
+
+  describe("text decaying into fragments that recombine a few words", () => {
+    const lead = "Donc la correction consiste à empêcher le routeur de traiter le fichier de verrou comme le délai par défaut après la première reprise. La couche de cache lit le saut de ligne final après la première reprise.";
+    const vocab = ["lit", "ligne", "final", "saut", "verrou", "routeur"];
+    /** Fragments of 2 to 5 of the few words, chosen by seed, each on its own line. */
+    const fragments = (seed: number, n: number) => {
+      const r = rng(seed);
+      return Array.from({ length: n }, () => Array.from({ length: 2 + Math.floor(r() * 4) }, () => vocab[Math.floor(r() * vocab.length)]).join(" ") + [".", "...", "!", ""][Math.floor(r() * 4)]);
+    };
+
+    it("warns once two passages of them said nothing but those words (words only, nothing named)", () => {
+      for (const seed of [1, 2, 3, 4, 5]) {
+        const frags = fragments(seed, 16);
+        const text = lead + "\n\n" + frags.join("\n\n") + "\n";
+        const events = [user("Corrige le délai."), ...request(streamOf("reasoning", text))];
+        const found = tp(events);
+        assert.ok(found.length >= 1, `seed ${seed}: caught`);
+        // the words said by the time it warned: two passages' worth (10 content tokens each) and the part of one more
+        const said = events.slice(0, found[0].event + 1).map((e) => (e.t === "reasoning" ? e.delta : "")).join("").slice(lead.length);
+        const words = said.split(/\s+/).filter((w) => /\p{L}{3,}/u.test(w)).length;
+        assert.ok(words <= 32, `seed ${seed}: warned after ${words} words of fragments`);
+      }
+    });
+
+    // (their look-alike, a walk through calls of one function with other arguments that names the
+    // same identifiers line after line, is the recorded session msa_deepseek_django12470, replayed
+    // quiet by labelledCases: only a passage that names nothing counts three times)
+  });
+
+  it("stays quiet on a checklist walked over each module in one template: each item's new subject is named again in it", () => {
+    const modules = ["audit", "uploads", "inventory", "payments", "sessions", "webhooks", "reports", "users"];
+    const item = (m: string, i: number) => `- Module ${m}: error handling reviewed, every await is inside try/catch, errors are passed to next(). I went through ${m}'s entry point and its helpers; error handling reviewed, every await is inside try/catch, errors are passed to next(), and the tests for ${m} exercise the edge cases. Verdict: ${i % 3 ? "ok" : "needs a fix"}.`;
+    const text = "I'll walk the checklist over each module.\n\n" + modules.map(item).join("\n") + "\n";
+    assert.deepEqual(tp([user("Review error handling in every module."), ...request(streamOf("reasoning", text))]), []);
+  });
+
+  it("stays quiet on a per-item report: the same verdict under a title naming each item", () => {
+    const items = ["payments", "users", "exports", "search", "uploads", "imports", "notifications", "inventory", "billing", "reports"];
+    for (const title of [(m: string) => `**Checking ${m}**`, (m: string) => `### Checking ${m}`]) {
+      const text = items.map((m) => `${title(m)}\n\nNo issues found. All awaited calls are inside try/catch and errors are passed to next().\n\n`).join("");
+      assert.deepEqual(tp([user("Review error handling in every module."), ...request(streamOf("text", text))]), [], title("x"));
+    }
   });
 
   it("stays quiet on long varied reasoning", () => {

@@ -112,6 +112,31 @@ describe("intent from the request: repetition asked for in words", () => {
     for (const [text, times] of cases) assert.equal(repetitionIntent(text).times, times, text);
   });
 
+  it("reads other wordings, and the counts and vague words of Portuguese, Italian, Russian, Japanese and Korean", () => {
+    const cases: [string, number][] = [
+      ["Run `cargo test parser` a handful of times to see whether it is flaky.", 5],
+      ["Re-run it until it's green.", 10],
+      ["Lance le test une dizaine de fois.", 10],
+      ["Ejecuta la prueba un par de veces.", 5],
+      ["Führe den Test mehrfach aus.", 6],
+      ["Lass ihn immer wieder laufen.", 6],
+      ["Rode o teste cinco vezes.", 5],
+      ["Rode o teste algumas vezes e me diga com que frequência falha.", 10],
+      ["Esegui il test 4 volte.", 4],
+      ["Esegui il test più volte.", 6],
+      ["Запусти тест 5 раз.", 5],
+      ["Запусти тест несколько раз.", 5],
+      ["テストを3回実行して。", 3],
+      ["テストを何度か実行して。", 5],
+      ["테스트를 3번 실행해 줘.", 3],
+      ["테스트를 여러 번 실행해 줘.", 6],
+      ["Корректно обработай пустой список.", 1],
+      ["Aggiungi un controllo per la lista vuota.", 1],
+    ];
+    for (const [text, times] of cases) assert.equal(repetitionIntent(text).times, times, text);
+    for (const text of ["Sigue comprobando el despliegue.", "Aguarde o build terminar.", "Aspetta che la build finisca.", "Дождись окончания сборки.", "ビルドが終わるまで待って。", "빌드가 끝날 때까지 기다려 줘."]) assert.equal(repetitionIntent(text).waits, true, text);
+  });
+
   it("reads waits and polls in five languages", () => {
     for (const text of ["Wait for the release build.", "Keep polling the deploy.", "Attends que le build soit terminé.", "Espera a que termine el build.", "Warte auf den Build.", "等待构建完成。", "Deploy it and tell me when it's live."]) assert.equal(repetitionIntent(text).waits, true, text);
     for (const text of ["Fix the failing test.", "Refactor the session handling."]) assert.equal(repetitionIntent(text).waits, false, text);

@@ -57,6 +57,29 @@ function hasWords(norm: string, n: number): boolean {
   return true;
 }
 
+/** Copies of one sentence on one line looked for at most. */
+const MAX_COPIES_IN_LINE = 4;
+
+/**
+ * The sentence a normalised line says several times over and nothing else ("x is y. x is y."), and
+ * how many times; undefined for any other line. Only where the line's length and the stop before a
+ * space at each copy's end allow a split are the copies compared: most lines cost a few lookups.
+ */
+export function repeatedSentence(norm: string, minChars: number): { sentence: string; times: number } | undefined {
+  for (let times = 2; times <= MAX_COPIES_IN_LINE; times++) {
+    const length = (norm.length - (times - 1)) / times;
+    if (length < minChars) break;
+    if (!Number.isInteger(length)) continue;
+    const last = norm.charCodeAt(length - 1);
+    if (norm.charCodeAt(length) !== 32 || (last !== 46 && last !== 33 && last !== 63)) continue;
+    const sentence = norm.slice(0, length);
+    let same = true;
+    for (let k = 1; k < times && same; k++) same = norm.startsWith(sentence, k * (length + 1)) && (k === times - 1 || norm.charCodeAt(k * (length + 1) + length) === 32);
+    if (same) return { sentence, times };
+  }
+  return undefined;
+}
+
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
 const MAX_TRACKED_LINES = 1024;
 const MAX_EVENTS = 32;
@@ -121,6 +144,16 @@ class LineRepeatDetector implements Detector {
     return this.takeFound();
   }
 
+  /**
+   * A line so far, its last sentence just ended: if ending here would make it a loop, it is
+   * caught now, with its last chunk. Nothing is counted: the line is counted once, whole, at its
+   * newline (and a catch is not repeated there: one per request).
+   */
+  onLineSoFar(line: StreamLine): Finding[] | void {
+    this.readLine(line, true);
+    return this.takeFound();
+  }
+
   onParagraph(p: StreamParagraph): Finding[] | void {
     this.readParagraph(p);
     return this.takeFound();
@@ -138,9 +171,9 @@ class LineRepeatDetector implements Detector {
   /** The heading each line counts under, connectors ("To be sure:") passed over. */
   private sections = new SectionScopes();
 
-  private readLine(line: StreamLine): void {
+  private readLine(line: StreamLine, soFar = false): void {
     const before = this.flow.get(line.channel) ?? 0;
-    this.flow.set(line.channel, before + line.text.length + 1);
+    if (!soFar) this.flow.set(line.channel, before + line.text.length + 1);
     if (line.kind !== "prose" && line.kind !== "list") return;
     const section = this.sections.of(line.channel, line.section);
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
@@ -149,13 +182,16 @@ class LineRepeatDetector implements Detector {
     // normalised once, kept on the line for its paragraph
     const norm = stripOpeners(normalizedLine(line));
     if (norm.length < this.minLineChars) {
-      if (line.kind === "prose" && !line.continuation) this.countShort(line, section, norm, before);
+      if (line.kind === "prose" && !line.continuation) this.countShort(line, section, norm, before, soFar);
       return;
     }
     // list items count within their own list: steps re-traced in a new list are work, not a loop
     // (a list item's wrapped text belongs to its item: the same words under each item are a per-item note)
     const scope = line.kind === "list" ? `${section}\u0000list ${line.list}\u0000${line.parent}` : line.continuation ? `${section}\u0000item\u0000${line.parent}` : section;
-    this.count(line.channel, "line", scope, norm, line.text, line.endEvent);
+    // the same sentence said twice or more on one line is that many copies of it ("X. X." then "X.")
+    const repeated = line.kind === "prose" ? repeatedSentence(norm, this.minLineChars) : undefined;
+    if (repeated) this.count(line.channel, "line", scope, repeated.sentence, repeated.sentence, line.endEvent, soFar, repeated.times);
+    else this.count(line.channel, "line", scope, norm, line.text, line.endEvent, soFar);
   }
 
   private readParagraph(p: StreamParagraph): void {
@@ -165,22 +201,33 @@ class LineRepeatDetector implements Detector {
     this.count(p.channel, "paragraph", this.sections.of(p.channel, p.section), norm, p.text, p.endEvent);
   }
 
-  private count(channel: StreamChannel, unit: "line" | "paragraph", section: string, norm: string, text: string, event: number): void {
+  /** Counts copies of a unit (soFar: only reports what counting them would make a loop, counting nothing). */
+  private count(channel: StreamChannel, unit: "line" | "paragraph", section: string, norm: string, text: string, event: number, soFar = false, times = 1): void {
     let seen = this.seen.get(channel);
     if (!seen) { seen = new BoundedMap(MAX_TRACKED_LINES); this.seen.set(channel, seen); }
     const id = `${unit}\u0000${section}\u0000${norm}`;
     let tallies = this.tallies.get(channel);
     if (!tallies) { tallies = { line: { units: 0, repeats: 0 }, paragraph: { units: 0, repeats: 0 } }; this.tallies.set(channel, tallies); }
     const tally = tallies[unit];
+    if (soFar) {
+      const s = seen.peek(id);
+      if (!s) return;
+      const copies = s.count + times;
+      if (copies < this.minCopies || (copies < this.minSpreadCopies && this.spread(s, copies, tally.units + times, tally.repeats + times))) return;
+      this.report(channel, section, norm, s.text, [...s.events, event], copies, `the same ${unit} ${copies} times`);
+      return;
+    }
     let s = seen.get(id);
     if (!s) { s = { count: 0, events: [], text, unitsBefore: tally.units, repeatsBefore: tally.repeats }; seen.set(id, s); }
-    s.count++;
-    tally.units++;
-    if (s.count > 1) tally.repeats++;
+    for (let k = 0; k < times; k++) {
+      s.count++;
+      tally.units++;
+      if (s.count > 1) tally.repeats++;
+    }
     if (s.events.length < MAX_EVENTS) s.events.push(event);
     if (s.count > this.strongest.count) this.strongest = { count: s.count, channel, unit, text };
     if (s.count < this.minCopies) return;
-    if (s.count < this.minSpreadCopies && this.spread(s, tally)) return;
+    if (s.count < this.minSpreadCopies && this.spread(s, s.count, tally.units, tally.repeats)) return;
     this.report(channel, section, norm, s.text, s.events, s.count, `the same ${unit} ${s.count} times`);
   }
 
@@ -205,12 +252,20 @@ class LineRepeatDetector implements Detector {
    * file." / "Hmm." / the same sentence): the same line spread through work ("Let me check." before
    * each new step) has that work between its copies and starts over each time.
    */
-  private countShort(line: StreamLine, section: string, norm: string, before: number): void {
+  private countShort(line: StreamLine, section: string, norm: string, before: number, soFar = false): void {
     if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || !hasWords(norm, SHORT_LINE_MIN_WORDS)) return;
     let close = this.close.get(line.channel);
     if (!close) { close = new BoundedMap(MAX_TRACKED_LINES); this.close.set(line.channel, close); }
     const id = `${section}\u0000${norm}`;
     const end = before + line.text.length + 1;
+    if (soFar) {
+      const c = close.peek(id);
+      if (!c || before - c.end > this.shortLineGapChars) return;
+      const streak = c.streak + 1;
+      if (streak < this.minCopies + (norm.length < SHORT_PHRASE_CHARS ? 1 : 0)) return;
+      this.report(line.channel, section, norm, c.text, [...c.events, line.endEvent], streak, `the same line ${streak} times with almost nothing between`);
+      return;
+    }
     const c = close.get(id);
     if (!c || before - c.end > this.shortLineGapChars) {
       close.set(id, { streak: 1, end, events: [line.endEvent], text: line.text });
@@ -228,12 +283,12 @@ class LineRepeatDetector implements Detector {
    * Whether new material (units never seen before) stands between every two copies: in a loop the
    * text around the copies repeats too (A B A B), or there is none (A A A).
    */
-  private spread(s: Seen, tally: Tally): boolean {
-    const since = tally.units - s.unitsBefore;
-    const repeatsSince = tally.repeats - s.repeatsBefore;
-    const others = since - s.count;
-    const novelOthers = others - (repeatsSince - (s.count - 1));
-    return novelOthers >= s.count - 1;
+  private spread(s: Seen, copies: number, units: number, repeats: number): boolean {
+    const since = units - s.unitsBefore;
+    const repeatsSince = repeats - s.repeatsBefore;
+    const others = since - copies;
+    const novelOthers = others - (repeatsSince - (copies - 1));
+    return novelOthers >= copies - 1;
   }
 
   reset(): void {

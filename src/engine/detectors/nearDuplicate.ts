@@ -53,6 +53,13 @@ export const NEAR_DUPLICATE_DEFAULTS: DetectorSettings = {
   sentenceUnits: true,
 };
 
+/**
+ * A line judged so far (at a stop, before its newline) is compared only with units it has at least
+ * this share of the words of: a shorter one may be the opening of a longer line ("I re-ran the
+ * suite." then something new each time), which only the whole line shows.
+ */
+const SO_FAR_MIN_SHARE = 0.9;
+
 /** Words of a unit compared at most (a long paragraph is judged on its first part). */
 const MAX_UNIT_WORDS = 300;
 
@@ -330,6 +337,14 @@ class NearDuplicateDetector implements Detector {
   private orderRow = new Int32Array(LOOSE_MAX_WORDS + 1);
   /** The heading each unit is compared under, connectors ("To be sure:") passed over. */
   private sections = new SectionScopes();
+  /** Per channel: the unfinished line last judged (onLineSoFar), its length then, the unit it left in the window, and whether longer units were passed over. */
+  private lineSoFar = new Map<StreamChannel, { line: number; length: number; unit: Unit | undefined; passedOver: boolean }>();
+  /** The unit the last compare put in the window (undefined: none). */
+  private lastUnit: Unit | undefined;
+  /** The unit being compared is a line so far (onLineSoFar). */
+  private judgingSoFar = false;
+  /** Whether that comparison passed over a longer unit (SO_FAR_MIN_SHARE). */
+  private soFarPassedOver = false;
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", NEAR_DUPLICATE_DEFAULTS));
@@ -357,6 +372,16 @@ class NearDuplicateDetector implements Detector {
     return found && [found];
   }
 
+  /**
+   * A line so far, its last sentence just ended: judged now, as the line it may be (a thought
+   * ending its line is caught with its last chunk). Its unit stands in the window until the line
+   * comes whole: the same text is not judged again, a longer one takes its place.
+   */
+  onLineSoFar(line: StreamLine): Finding[] | void {
+    const found = this.readLine(line, true);
+    return found && [found];
+  }
+
   onParagraph(p: StreamParagraph): Finding[] | void {
     const found = this.readParagraph(p);
     return found && [found];
@@ -374,11 +399,27 @@ class NearDuplicateDetector implements Detector {
     return found && [found];
   }
 
-  private readLine(line: StreamLine): Finding | undefined {
+  private readLine(line: StreamLine, soFar = false): Finding | undefined {
+    const judged = this.lineSoFar.get(line.channel);
+    if (judged && judged.line === line.id) {
+      // judged already, as it stands (unless longer units were passed over then: judged whole now)
+      if (judged.length === line.text.length && !judged.passedOver) return;
+      // the line grew past the stop it was judged at: the whole line takes the place of what it was
+      const recent = this.recent.get(line.channel)?.line;
+      if (judged.unit && recent && recent[recent.length - 1] === judged.unit) recent.pop();
+      this.lineSoFar.delete(line.channel);
+    }
     // a list item's wrapped text is the item's (list items are list-template's)
     if (line.kind !== "prose" || line.continuation) return;
     const section = this.sections.of(line.channel, line.section);
-    return this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, line, section !== line.section);
+    this.lastUnit = undefined;
+    this.judgingSoFar = soFar;
+    this.soFarPassedOver = false;
+    // (a line so far reads its own words: the words its sentences read are kept for the sentences still to come)
+    const found = this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, soFar ? undefined : line, section !== line.section);
+    this.judgingSoFar = false;
+    if (soFar && line.id !== undefined) this.lineSoFar.set(line.channel, { line: line.id, length: line.text.length, unit: this.lastUnit, passedOver: this.soFarPassedOver });
+    return found;
   }
 
   private readParagraph(p: StreamParagraph): Finding | undefined {
@@ -422,6 +463,8 @@ class NearDuplicateDetector implements Detector {
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
       if (u.section !== section && !(u.leads && unit.leads)) continue;
+      // a line so far much shorter than an earlier one may be only its opening: the whole line decides
+      if (this.judgingSoFar && ids.length < SO_FAR_MIN_SHARE * u.ids.length) { this.soFarPassedOver = true; continue; }
       // the unit's shingles and words are held by the table for all the comparisons of this unit (sets
       // in any order: only their sizes and members are read); below the threshold, the similarity
       // itself is not needed, so its count stops once too few can be in common
@@ -470,6 +513,7 @@ class NearDuplicateDetector implements Detector {
     // one key per drifting thought however far it drifts: the earliest alike unit (found last,
     // walking back) names it
     if (alike) { unit.cluster = this.clusterOf(alike[alike.length - 1].unit); unit.novel = false; }
+    this.lastUnit = unit;
     // the window moved along by hand: shift() would shrink the array's store and push() grow it back
     if (recent.length < this.window) recent.push(unit);
     else {
@@ -640,6 +684,7 @@ class NearDuplicateDetector implements Detector {
   }
 
   reset(): void {
+    this.lineSoFar.clear();
     this.lineWords.clear();
     this.headings.clear();
     this.recent.clear();

@@ -11,7 +11,10 @@
  * (ContentTokens: long words cut to their stem, names whole, CJK character pairs). It is stale when
  * at most staleShare of its tokens are new against the passages of the last `window` (per channel,
  * kept across requests and user turns), and it names nothing new (a new number, identifier or code
- * span is a new fact: an enumeration's items each bring one, a case analysis's expressions too). minRun stale passages in a row are a loop;
+ * span is a new fact: an enumeration's items each bring one, a case analysis's expressions too; so is
+ * a new word said twice in the passage, the subject of the next item of a checklist, where a
+ * reworded thought swaps a synonym in once, and a new word in a title: a heading, an item label or a
+ * bold line of its own). minRun stale passages in a row are a loop;
  * a passage with something new, or a change to the workspace, ends the run.
  *
  * count = 1 at minRun (warn); the hard rungs need more: 2 (abort) once the run is twice as long.
@@ -115,6 +118,11 @@ interface ChannelProgress {
   freshPairs: number;
   /** Distinct tokens of the passage: one that says its own few words over and over has few. */
   distinct: number;
+  /** Whether the passage names anything (a number, an identifier, a path: NAME_TOKEN). */
+  named: boolean;
+  /** The passage's new tokens (the first few), and whether one of them came again in it. */
+  freshWords: number[];
+  freshAgain: boolean;
   startEvent: number;
   /** The start of its text, for the finding. */
   head: string;
@@ -154,6 +162,15 @@ const MIN_USER_TOKENS = 4;
 /** Tool results remembered (by the ledger's output hash, clock times masked) to tell a new one. */
 const RECENT_RESULTS = 64;
 
+/** A line that is one bold phrase ("**Checking users**", "**Step 2:**"): a title, like a heading. */
+function isBoldTitle(text: string): boolean {
+  const t = text.trim();
+  return t.length <= 80 && t.startsWith("**") && /\*\*:?$/.test(t) && t.indexOf("**", 2) === t.length - (t.endsWith(":") ? 3 : 2);
+}
+
+/** New tokens of a passage remembered, to see one said again in it. */
+const MAX_FRESH_WORDS = 8;
+
 /** Events kept as evidence of a run. */
 const MAX_EVIDENCE = 12;
 
@@ -171,6 +188,8 @@ class TextProgressDetector implements Detector {
   private resultHashes: string[] = new Array<string>(RECENT_RESULTS).fill("");
   private resultNext = 0;
   private strongest = { run: 0, detail: "" };
+  /** The line being read is a title (a heading, an item label, a bold line of its own). */
+  private titleLine = false;
 
   constructor(settings: DetectorSettings) {
     this.minRun = Math.max(2, numberSetting(settings, "minRun", TEXT_PROGRESS_DEFAULTS));
@@ -183,7 +202,7 @@ class TextProgressDetector implements Detector {
   private state(channel: StreamChannel): ChannelProgress {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
+      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, named: false, freshWords: [], freshAgain: false, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
       this.channels.set(channel, s);
     }
     return s;
@@ -262,7 +281,11 @@ class TextProgressDetector implements Detector {
     s.line = -1;
     s.readTo = 0;
     if (from >= line.text.length) return;
-    return this.read(s, line.channel, line.text, from, line.text.length, line.endEvent, ctx);
+    // a heading or an item's title that says something new opens a new subject ("**Checking users**")
+    this.titleLine = line.kind === "heading" || line.itemLabel === true || isBoldTitle(line.text);
+    const found = this.read(s, line.channel, line.text, from, line.text.length, line.endEvent, ctx);
+    this.titleLine = false;
+    return found;
   }
 
   /** Reads a piece of a passage; the passage closes once it holds enough tokens. */
@@ -281,6 +304,7 @@ class TextProgressDetector implements Detector {
         // a code span not met lately is a new fact; it weighs nothing in the passage's length (its words do)
         const before = s.memory.touch(hashes[k], s.passage, this.window);
         if (before === 0 || s.passage - before > this.window) { s.freshName = true; s.turnFreshName = true; }
+        s.named = true;
         continue;
       }
       // (every token counts toward the passage's length, a few words recombined too; only a first use can be new)
@@ -293,13 +317,20 @@ class TextProgressDetector implements Detector {
         if (seen === 0 || s.passage - seen > this.window) { s.freshPairs++; s.turnFreshPairs++; }
       }
       previous = hashes[k];
+      if (kinds[k] === NAME_TOKEN) s.named = true;
       const before = s.memory.touch(hashes[k], s.passage, this.window);
-      if (before === s.passage) continue; // said earlier in this passage
+      if (before === s.passage) {
+        // said earlier in this passage: a new word said again is what the passage is about
+        if (!s.freshAgain && s.freshWords.includes(hashes[k])) s.freshAgain = true;
+        continue;
+      }
       s.distinct++;
       s.turnTokens++;
       if (before === 0 || s.passage - before > this.window) {
         s.fresh++;
         s.turnFresh++;
+        if (s.freshWords.length < MAX_FRESH_WORDS) s.freshWords.push(hashes[k]);
+        if (this.titleLine) s.freshAgain = true;
         if (kinds[k] === NAME_TOKEN) { s.freshName = true; s.turnFreshName = true; }
       }
     }
@@ -311,8 +342,11 @@ class TextProgressDetector implements Detector {
     // new pairings of known words are progress (a walk through known facts), unless the passage only
     // recombines its own few words (half its tokens or more are repeats within it)
     const degenerate = 2 * s.distinct <= s.tokens;
-    const stale = !s.freshName && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
-    const head = s.head;
+    // a new subject, named again within the passage (the next item of an enumeration: "Module
+    // uploads: ... the tests for uploads ..."), is news; a synonym swapped in is said once
+    const newSubject = s.freshAgain && !degenerate;
+    const stale = !s.freshName && !newSubject && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
+    const head = s.head, named = s.named;
     s.passage++;
     s.tokens = 0;
     s.fresh = 0;
@@ -320,6 +354,9 @@ class TextProgressDetector implements Detector {
     s.pairs = 0;
     s.freshPairs = 0;
     s.distinct = 0;
+    s.named = false;
+    s.freshAgain = false;
+    if (s.freshWords.length !== 0) s.freshWords.length = 0;
     // the workspace changed since the last passage: the text around it is about new work
     const moved = ctx.epoch !== s.epoch;
     s.epoch = ctx.epoch;
@@ -329,8 +366,10 @@ class TextProgressDetector implements Detector {
     }
     if (s.run === 0) s.runKey = `${this.id}:${channel}:${++this.runs}`;
     const before = s.run;
-    // a passage that only says its own few words over and over, all of them said before, is twice the evidence
-    s.run += degenerate && s.fresh === 0 ? 2 : 1;
+    // a stale passage that only says its own few words over and over is twice the evidence, three times
+    // when it names nothing at all (words only, no code, path or number: text decaying into fragments;
+    // a walk through calls of one function with other arguments names the same identifiers again)
+    s.run += degenerate ? (named ? 2 : 3) : 1;
     s.runEvents.push(event);
     if (s.runEvents.length > MAX_EVIDENCE) s.runEvents.shift();
     if (s.runHeads.length < 3) s.runHeads.push(head);
