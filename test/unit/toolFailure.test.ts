@@ -54,6 +54,16 @@ describe("tool-failure", () => {
     assert.deepEqual(feedOnly("tool-failure", evs), [], "four programs failing on one network error are four first tries");
   });
 
+  it("counts one script run as python, python3 and a versioned path as one attempt, by its failing import", () => {
+    const trace = "Traceback (most recent call last):\n  File \"/workspace/parcelhub/scripts/seed_locale.py\", line 19, in <module>\n    from parcelhub.settings import DATABASE_URL\nImportError: cannot import name 'DATABASE_URL' from 'parcelhub.settings'";
+    const evs: TraceEvent[] = [{ t: "user", text: "seed the locales" }];
+    ["python scripts/seed_locale.py", "python3 scripts/seed_locale.py", "/usr/bin/python3.11 'scripts/seed_locale.py'"].forEach((command, i) =>
+      evs.push(...step(`s${i}`, "bash", { command }, false, trace)));
+    const ivs = feed(evs).filter((iv) => iv.detector === "tool-failure");
+    assert.equal(ivs[0]?.action, "warn");
+    assert.equal(ivs[0]?.evidence.count, 3);
+  });
+
   it("stays quiet for two failures", () => {
     assert.deepEqual(feed(fetches(2)), []);
   });

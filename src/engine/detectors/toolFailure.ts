@@ -82,9 +82,11 @@ interface Scopes {
 export function failureScope(call: CallRecord): Scopes {
   if (call.kind !== "command" || call.command === undefined) return { program: call.name, sub: call.name, wholeProject: false };
   const words = shellWords(mainCommand(call.command)).filter((w) => !/^\w+=/.test(w));
-  let program = (words[0] ?? "").replace(/^.*[\\/]/, "");
+  // (a path or a version on the program's name does not make it another program: `python3`,
+  // `/usr/bin/python3.11` and `python` run the same script the same way)
+  let program = (words[0] ?? "").replace(/^.*[\\/]/, "").replace(/(?<=[A-Za-z]{2})-?\d+(?:\.\d+)*$/, "");
   let rest = words.slice(1);
-  if (/^python[\d.]*$/.test(program) && rest[0] === "-m" && rest[1]) { program += ` -m ${rest[1]}`; rest = rest.slice(2); }
+  if (program === "python" && rest[0] === "-m" && rest[1]) { program += ` -m ${rest[1]}`; rest = rest.slice(2); }
   let sub = program;
   if (rest[0] && (RUNNERS.test(program) || (SUBCOMMAND_PROGRAMS.test(program) && RUNNERS.test(rest[0])))) {
     // `npx jest`, `uv run pytest`, `pnpm exec tsc`: the program is what is run.
