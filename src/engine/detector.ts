@@ -4,7 +4,7 @@
  */
 import type { StreamEvent } from "./events";
 import type { CallRecord, ToolLedger } from "./ledger";
-import type { StreamLine, StreamParagraph, StreamSentence } from "./streamText";
+import type { StreamChannel, StreamLine, StreamParagraph, StreamSentence } from "./streamText";
 import type { ToolKnowledge } from "./toolKnowledge";
 
 export type DetectorId =
@@ -110,6 +110,11 @@ export interface Detector {
    * end): the same line (same id) comes to onLine at its newline, longer or not.
    */
   onLineSoFar?(line: StreamLine, ctx: DetectorContext): Finding[] | void;
+  /**
+   * Whether a line so far of this channel could tell the detector anything now (it has something
+   * of this request to compare it with): joining and judging the line is skipped when no reader says so.
+   */
+  wantsLineSoFar?(channel: StreamChannel): boolean;
   onSentence?(sentence: StreamSentence, ctx: DetectorContext): Finding[] | void;
   /** The current request's stream finished. */
   onRequestEnd?(ctx: DetectorContext): Finding[] | void;

@@ -118,6 +118,9 @@ export class LoopSession {
     this.lineReaders = this.detectors.filter((d) => d.onLine || d.onParagraph || d.onSentence);
     this.sentenceReaders = this.lineReaders.some((d) => d.onSentence);
     this.lineSoFarReaders = this.lineReaders.some((d) => d.onLineSoFar);
+    const soFarReaders = this.lineReaders.filter((d) => d.onLineSoFar);
+    // a reader that does not say is always asked
+    this.lines.wantsLineSoFar = soFarReaders.every((d) => d.wantsLineSoFar) ? (channel) => soFarReaders.some((d) => d.wantsLineSoFar!(channel)) : undefined;
     this.lines.reset();
   }
 

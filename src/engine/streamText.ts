@@ -197,6 +197,9 @@ export class StreamLines {
   private lastChannel: StreamChannel | undefined;
   private lastState: ChannelState | undefined;
 
+  /** Whether some reader could use a line so far of the channel now (none asked: always); see lineSoFar. */
+  wantsLineSoFar: ((channel: StreamChannel) => boolean) | undefined;
+
   constructor(private readonly maxLineChars = MAX_LINE_CHARS) {}
 
   private state(channel: StreamChannel): ChannelState {
@@ -256,6 +259,8 @@ export class StreamLines {
   private lineSoFar(channel: StreamChannel, s: ChannelState, eventIndex: number, onLineSoFar: (l: StreamLine) => void): void {
     // (a long line already decided whether it is prose)
     if (s.inItem || s.inList || !(s.proseLine ?? this.isProseLine(s))) return;
+    // nothing to compare it with yet: the join and the judging wait for the whole line
+    if (this.wantsLineSoFar && !this.wantsLineSoFar(channel)) return;
     const text = s.partial.text();
     if (!endsSentence(text)) return;
     s.soFarLength = text.length;

@@ -57,6 +57,15 @@ describe("a line judged at its sentence's stop", () => {
     assert.deepEqual(r.soFar.map((x) => x[0].length), [first.length, (first + " Yes. It does. So the default is never applied to the empty batch at all.").length]);
   });
 
+  it("is neither joined nor given when no reader has anything of the channel to compare it with", () => {
+    const lines = new StreamLines();
+    const asked: string[] = [], given: string[] = [];
+    lines.wantsLineSoFar = (channel) => { asked.push(channel); return channel === "text"; };
+    for (const channel of ["reasoning", "text"] as const) lines.push(channel, "The handler returns early when the list is empty.", 0, () => {}, undefined, undefined, (l) => given.push(l.channel));
+    assert.deepEqual(asked, ["reasoning", "text"]);
+    assert.deepEqual(given, ["text"]);
+  });
+
   describe("near-duplicate", () => {
     const copies = [
       "The issue lies in how encodeEntry processes an empty batch: it gives back nothing instead of an empty collection.",

@@ -154,6 +154,11 @@ class LineRepeatDetector implements Detector {
     return this.takeFound();
   }
 
+  /** A line so far can only complete copies this request already counted. */
+  wantsLineSoFar(channel: StreamChannel): boolean {
+    return (this.seen.get(channel)?.size ?? 0) > 0 || (this.close.get(channel)?.size ?? 0) > 0;
+  }
+
   onParagraph(p: StreamParagraph): Finding[] | void {
     this.readParagraph(p);
     return this.takeFound();

@@ -382,6 +382,11 @@ class NearDuplicateDetector implements Detector {
     return found && [found];
   }
 
+  /** A line so far can only be alike to a line this request already had. */
+  wantsLineSoFar(channel: StreamChannel): boolean {
+    return (this.recent.get(channel)?.line.length ?? 0) > 0;
+  }
+
   onParagraph(p: StreamParagraph): Finding[] | void {
     const found = this.readParagraph(p);
     return found && [found];
