@@ -745,101 +745,18 @@ function isCjk(c: number): boolean {
  * that are not function words, cut to their first STEM_CHARS letters (so inflections meet); names
  * whole (anything with a digit, an underscore, an inner capital or an inner . / - joining word
  * characters, and numbers of two digits or more; a lone digit is a list's counter); in CJK text,
- * each pair of adjacent characters; and each code span whole (SPAN_TOKEN). Read by hand, one pass, no string per word: what the progress
- * measure counts. Tokens land in hashes/kinds[0, count), reused from call to call.
+ * each pair of adjacent characters; and each code span whole (SPAN_TOKEN). Read by hand, one pass,
+ * no string per word: what the progress measure counts. Tokens land in hashes/kinds[0, count),
+ * reused from call to call.
  */
 export class ContentTokens {
   hashes = new Uint32Array(256);
   kinds = new Uint8Array(256);
   count = 0;
 
-  /** The text being read, as UTF-8 (see WordTable.scan: bytes read faster than charCodeAt). */
-  private bytes = new Uint8Array(1024);
-
   /** Reads text[from, end) into the tokens (emptied first). */
   read(text: string, from = 0, end = text.length): void {
     this.count = 0;
-    const length = end - from;
-    if (length <= 0) return;
-    if (this.bytes.length < 3 * length) this.bytes = new Uint8Array(Math.max(3 * length, 2 * this.bytes.length));
-    // ASCII text (most text) is read from its bytes: no CJK pairs to look for, no table beyond ASCII
-    if (UTF8.encodeInto(from === 0 && end === text.length ? text : text.slice(from, end), this.bytes).written === length) this.readAscii(text, from, length);
-    else this.readText(text, from, end);
-  }
-
-  /** read of ASCII text held in bytes[0, n) (text[from, from + n)), by the same rules as readText. */
-  private readAscii(text: string, from: number, n: number): void {
-    const bytes = this.bytes;
-    let i = 0;
-    /** The closing backtick of the last span read (not the opening of another). */
-    let spanEnd = -1;
-    while (i < n) {
-      if (ASCII_CLASS[bytes[i]] < WORD_CHAR) {
-        if (bytes[i] === 96 && i > spanEnd) spanEnd = this.span(text, from + i, from + n) - from;
-        i++;
-        continue;
-      }
-      // a word: letters, digits, underscores, joined by ' . - / between word characters
-      let full = 0x811c9dc5, stem = 0, wordLength = 0, digits = 0, name = false, apostrophe = false;
-      for (;;) {
-        while (i < n) {
-          const d = bytes[i];
-          const kd = ASCII_CLASS[d];
-          if (kd < WORD_CHAR) break;
-          let lower = d;
-          if (kd === UPPER_CHAR) { lower = d + 32; if (wordLength > 0) name = true; } // camelCase, and codes in capitals ("OB", "UTC")
-          else if (d >= 48 && d <= 57) digits++;
-          else if (d === 95) name = true;
-          full = Math.imul(full ^ lower, 0x01000193);
-          wordLength++;
-          if (wordLength === STEM_CHARS) stem = full;
-          i++;
-        }
-        if (i + 1 >= n) break;
-        const j = bytes[i];
-        if (j !== 46 && j !== 45 && j !== 47 && j !== 39) break;
-        if (ASCII_CLASS[bytes[i + 1]] < WORD_CHAR) break;
-        if (j === 39) apostrophe = true; else name = true;
-        full = Math.imul(full ^ j, 0x01000193);
-        wordLength++;
-        if (wordLength === STEM_CHARS) stem = full;
-        i++;
-      }
-      this.take(full, stem, wordLength, digits, name, apostrophe);
-    }
-  }
-
-  /** A code span opening at text[open] (a backtick), closed on the same line within MAX_SPAN_CHARS: its SPAN_TOKEN; where it closes (open if it is none). */
-  private span(text: string, open: number, end: number): number {
-    const limit = Math.min(end, open + 2 + MAX_SPAN_CHARS);
-    let h = 0x9e3779b9;
-    for (let j = open + 1; j < limit; j++) {
-      const c = text.charCodeAt(j);
-      if (c === 10) return open;
-      if (c !== 96) { h = Math.imul(h ^ c, 0x01000193); continue; }
-      // two backticks together open no span (an empty one, or a fence)
-      if (j === open + 1) return open;
-      this.push(h >>> 0, SPAN_TOKEN);
-      return j;
-    }
-    return open;
-  }
-
-  /** The token of a word read (if it makes one): by the rules of readText. */
-  private take(full: number, stem: number, length: number, digits: number, name: boolean, apostrophe: boolean): void {
-    if (digits > 0) {
-      // a lone digit counts a list or an attempt: no fact
-      if (length >= 2) this.push(full >>> 0, NAME_TOKEN);
-      return;
-    }
-    if (name) { this.push(full >>> 0, NAME_TOKEN); return; }
-    // (no digits here: every character counted is a letter)
-    if (length < 4 || apostrophe || STOP_WORDS.has(full >>> 0)) return;
-    this.push((length >= STEM_CHARS ? stem : full) >>> 0, 0);
-  }
-
-  /** read of any text, code unit by code unit. */
-  private readText(text: string, from: number, end: number): void {
     let i = from;
     let prevCjk = -1;
     let spanEnd = -1;
@@ -889,6 +806,35 @@ export class ContentTokens {
       }
       this.take(full, stem, length, digits, name, apostrophe);
     }
+  }
+
+  /** A code span opening at text[open] (a backtick), closed on the same line within MAX_SPAN_CHARS: its SPAN_TOKEN; where it closes (open if it is none). */
+  private span(text: string, open: number, end: number): number {
+    const limit = Math.min(end, open + 2 + MAX_SPAN_CHARS);
+    let h = 0x9e3779b9;
+    for (let j = open + 1; j < limit; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 10) return open;
+      if (c !== 96) { h = Math.imul(h ^ c, 0x01000193); continue; }
+      // two backticks together open no span (an empty one, or a fence)
+      if (j === open + 1) return open;
+      this.push(h >>> 0, SPAN_TOKEN);
+      return j;
+    }
+    return open;
+  }
+
+  /** The token of a word read, if it makes one. */
+  private take(full: number, stem: number, length: number, digits: number, name: boolean, apostrophe: boolean): void {
+    if (digits > 0) {
+      // a lone digit counts a list or an attempt: no fact
+      if (length >= 2) this.push(full >>> 0, NAME_TOKEN);
+      return;
+    }
+    if (name) { this.push(full >>> 0, NAME_TOKEN); return; }
+    // (no digits here: every character counted is a letter)
+    if (length < 4 || apostrophe || STOP_WORDS.has(full >>> 0)) return;
+    this.push((length >= STEM_CHARS ? stem : full) >>> 0, 0);
   }
 
   private push(hash: number, kind: number): void {
