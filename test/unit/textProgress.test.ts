@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import type { TraceEvent } from "../../src/engine/events";
 import { ContentTokens, NAME_TOKEN } from "../../src/engine/words";
-import { prose, readTrace, request, rng, runOnly, streamOf } from "./streamTestKit";
+import { prose, request, rng, runOnly, streamOf } from "./streamTestKit";
 
 const user = (text: string): TraceEvent => ({ t: "user", text });
 const tp = (events: TraceEvent[]) => runOnly(["text-progress"], events);
@@ -45,22 +45,6 @@ describe("text-progress", () => {
     const codes = ["OB", "OF", "OA", "OC", "OD", "OE", "OG", "OH", "OI", "OK"];
     const text = codes.map((c, i) => `For '${c}' the format_value branch at line ${100 + 7 * i} pads the value to ${10 + i} characters and uses the ISO format.`).join("\n");
     assert.deepEqual(runOnly(["text-progress", "near-duplicate"], [user("Check every code."), ...request(streamOf("reasoning", text + "\n"))]), []);
-  });
-
-  it("drops the passage begun before a new tool output: a recorded run's narration between its steps is no stale passage", () => {
-    // DeepSeek on pvlib 1854: "Now let me run the reproduction script again:", "Let me install scipy:",
-    // each before a call whose output is new
-    assert.deepEqual(runOnly(["text-progress"], readTrace("corpus/msa_deepseek_pvlib1854_rerun.trace.jsonl"), { minRun: 3 }).map((i) => i.summary), []);
-  });
-
-  it("still catches narration said again and again before calls that answer the same each time", () => {
-    const events: TraceEvent[] = [user("Make the import work.")];
-    for (let i = 0; i < 8; i++) {
-      events.push(...request(streamOf("text", "Now let me run the reproduction script again to see whether the import works.\n")));
-      events.push({ t: "tool_call", id: `r${i}`, name: "bash", input: { command: "python repro.py" } }, { t: "end" });
-      events.push({ t: "tool_result", id: `r${i}`, ok: false, output: "ModuleNotFoundError: No module named 'pvlib'" });
-    }
-    assert.equal(tp(events)[0]?.action, "warn");
   });
 
   it("catches the same question asked after every short reply, in French, on its third copy", () => {

@@ -171,20 +171,6 @@ function isBoldTitle(text: string): boolean {
 /** New tokens of a passage remembered, to see one said again in it. */
 const MAX_FRESH_WORDS = 8;
 
-/** The channel's next passage begins: the open one's counts go (its words stay remembered). */
-function startPassage(s: ChannelProgress): void {
-  s.passage++;
-  s.tokens = 0;
-  s.fresh = 0;
-  s.freshName = false;
-  s.pairs = 0;
-  s.freshPairs = 0;
-  s.distinct = 0;
-  s.named = false;
-  s.freshAgain = false;
-  if (s.freshWords.length !== 0) s.freshWords.length = 0;
-}
-
 /** Events kept as evidence of a run. */
 const MAX_EVIDENCE = 12;
 
@@ -277,12 +263,7 @@ class TextProgressDetector implements Detector {
     for (let k = 0; k < seen.length; k++) if (seen[k] === h) return;
     seen[this.resultNext] = h;
     this.resultNext = (this.resultNext + 1) % seen.length;
-    for (const s of this.channels.values()) {
-      if (s.run > 0) { s.run = 0; s.runEvents = []; s.runHeads = []; }
-      // what was said before the news was about the step before it ("Now let me run it again:"
-      // before each new output): the passage it had begun is dropped, not judged with what follows
-      if (s.tokens > 0) startPassage(s);
-    }
+    for (const s of this.channels.values()) if (s.run > 0) { s.run = 0; s.runEvents = []; s.runHeads = []; }
   }
 
   onSentence(x: StreamSentence, ctx: DetectorContext): Finding[] | void {
@@ -366,7 +347,16 @@ class TextProgressDetector implements Detector {
     const newSubject = s.freshAgain && !degenerate;
     const stale = !s.freshName && !newSubject && s.fresh <= this.staleShare * s.tokens && (s.freshPairs <= this.stalePairShare * s.pairs || degenerate);
     const head = s.head, named = s.named;
-    startPassage(s);
+    s.passage++;
+    s.tokens = 0;
+    s.fresh = 0;
+    s.freshName = false;
+    s.pairs = 0;
+    s.freshPairs = 0;
+    s.distinct = 0;
+    s.named = false;
+    s.freshAgain = false;
+    if (s.freshWords.length !== 0) s.freshWords.length = 0;
     // the workspace changed since the last passage: the text around it is about new work
     const moved = ctx.epoch !== s.epoch;
     s.epoch = ctx.epoch;
