@@ -190,7 +190,7 @@ export class ToolLedger {
       const path = this.tools.pathOf(ev.input) ?? "";
       scratch = isTempPath(path) && !this.inTempWorkspace(path);
       if (scratch) this.scratchWritten.set(path, true);
-    } else if (kind === "read" || kind === "search" || kind === "list") this.noteTempLook(ev.input);
+    }
     const mutating = ((kind === "write" || kind === "edit") && !scratch) || (command !== undefined && isMutatingCommand(command));
     let reads: FileRead[] | undefined;
     let search: SearchInfo | undefined;
@@ -203,6 +203,7 @@ export class ToolLedger {
       if (shown) reads = [shown];
       else search = commandSearch(command);
     }
+    if (kind === "read" || kind === "search" || kind === "list") this.noteTempLooks(reads, kind === "search" ? search?.scope : kind === "list" ? this.tools.pathOf(ev.input) : undefined);
     // A wait of unknown length (`gh run watch`) counts as an hour: long, and the sum stays a number.
     if (waits) { this.waitValue++; this.waitedValue += Math.min(waitSeconds(command!), UNKNOWN_WAIT_SECONDS); }
     const signature = callSignature(ev.name, kind, ev.input, this.tools);
@@ -284,14 +285,14 @@ export class ToolLedger {
   }
 
   /** A look into a folder under the temp directory at something the session did not write there: a workspace. */
-  private noteTempLook(input: Record<string, unknown>): void {
-    const paths = readsOf(input, this.tools)?.map((r) => r.path) ?? [];
-    const scope = this.tools.searchScopeOf(input);
-    if (scope !== undefined) paths.push(scope);
-    for (const path of paths) {
-      const folder = tempFolderOf(path);
-      if (folder !== undefined && this.scratchWritten.peek(path) === undefined) this.tempWorkspaces.set(folder, true);
-    }
+  private noteTempLooks(reads: readonly FileRead[] | undefined, where: string | undefined): void {
+    if (reads) for (const r of reads) this.noteTempLook(r.path);
+    if (where !== undefined) this.noteTempLook(where);
+  }
+
+  private noteTempLook(path: string): void {
+    const folder = tempFolderOf(path);
+    if (folder !== undefined && this.scratchWritten.peek(path) === undefined) this.tempWorkspaces.set(folder, true);
   }
 
   /** Whether this session wrote the file (named relative or absolute) and nothing changed since. */
