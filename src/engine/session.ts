@@ -72,7 +72,8 @@ export class LoopSession {
   private lines = new StreamLines();
   private lineReaders: Detector[] = [];
   private sentenceReaders = false;
-  private lineSoFarReaders = false;
+  /** The line readers that judge a line so far (onLineSoFar). */
+  private soFarReaders: Detector[] = [];
   private ignored = new Set<string>();
   private abortsThisTurn = 0;
   /** After an abort the rest of that response is the same loop draining out: no new stream verdicts until the next request. */
@@ -117,8 +118,7 @@ export class LoopSession {
     };
     this.lineReaders = this.detectors.filter((d) => d.onLine || d.onParagraph || d.onSentence);
     this.sentenceReaders = this.lineReaders.some((d) => d.onSentence);
-    this.lineSoFarReaders = this.lineReaders.some((d) => d.onLineSoFar);
-    const soFarReaders = this.lineReaders.filter((d) => d.onLineSoFar);
+    const soFarReaders = (this.soFarReaders = this.lineReaders.filter((d) => d.onLineSoFar));
     // a reader that does not say is always asked
     this.lines.wantsLineSoFar = soFarReaders.every((d) => d.wantsLineSoFar) ? (channel) => soFarReaders.some((d) => d.wantsLineSoFar!(channel)) : undefined;
     this.lines.reset();
@@ -260,11 +260,11 @@ export class LoopSession {
    */
   private splitLines(ev: TraceEvent): void {
     if (ev.t === "end") this.lines.flush(this.index, this.readLine, this.readParagraph);
-    else if (ev.t === "reasoning" || ev.t === "text") this.lines.push(ev.t, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders ? this.readSentence : undefined, this.lineSoFarReaders ? this.readLineSoFar : undefined);
+    else if (ev.t === "reasoning" || ev.t === "text") this.lines.push(ev.t, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders ? this.readSentence : undefined, this.soFarReaders.length > 0 ? this.readLineSoFar : undefined);
   }
 
   private readonly readLineSoFar = (l: StreamLine): void => {
-    for (const d of this.lineReaders) if (d.onLineSoFar) this.takeFindings(d.onLineSoFar(l, this.ctx));
+    for (const d of this.soFarReaders) this.takeFindings(d.onLineSoFar!(l, this.ctx));
   };
 
   private readonly readLine = (l: StreamLine): void => {

@@ -257,10 +257,10 @@ export class StreamLines {
    * code and list items; the line comes again, whole, at its newline (same id).
    */
   private lineSoFar(channel: StreamChannel, s: ChannelState, eventIndex: number, onLineSoFar: (l: StreamLine) => void): void {
+    // nothing to compare it with yet: the joins (isProseLine's too) and the judging wait for the whole line
+    if (this.wantsLineSoFar && !this.wantsLineSoFar(channel)) return;
     // (a long line already decided whether it is prose)
     if (s.inItem || s.inList || !(s.proseLine ?? this.isProseLine(s))) return;
-    // nothing to compare it with yet: the join and the judging wait for the whole line
-    if (this.wantsLineSoFar && !this.wantsLineSoFar(channel)) return;
     const text = s.partial.text();
     if (!endsSentence(text)) return;
     s.soFarLength = text.length;
@@ -419,8 +419,8 @@ function isStop(c: number): boolean {
 function endsSentence(text: string): boolean {
   const n = text.length - 1;
   const last = text.charCodeAt(n);
-  if (last === 0x3002 || last === 0xff01 || last === 0xff1f) return true;
-  if (last !== 46 && last !== 33 && last !== 63) return false;
+  if (!isStop(last)) return false;
+  if (last > 0x7f) return true; // a CJK stop ends its sentence whatever comes before it
   if (n < 2) return false;
   const before = text.charCodeAt(n - 1);
   if (!isLetter(before) && before !== 41 && before !== 34 && before !== 39 && before !== 96) return false;

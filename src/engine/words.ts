@@ -804,7 +804,15 @@ export class ContentTokens {
         if (length === STEM_CHARS) stem = full;
         i++;
       }
-      this.take(full, stem, length, digits, name, apostrophe);
+      if (digits > 0) {
+        // a lone digit counts a list or an attempt: no fact
+        if (length >= 2) this.push(full >>> 0, NAME_TOKEN);
+        continue;
+      }
+      if (name) { this.push(full >>> 0, NAME_TOKEN); continue; }
+      // (no digits here: every character counted is a letter)
+      if (length < 4 || apostrophe || STOP_WORDS.has(full >>> 0)) continue;
+      this.push((length >= STEM_CHARS ? stem : full) >>> 0, 0);
     }
   }
 
@@ -822,19 +830,6 @@ export class ContentTokens {
       return j;
     }
     return open;
-  }
-
-  /** The token of a word read, if it makes one. */
-  private take(full: number, stem: number, length: number, digits: number, name: boolean, apostrophe: boolean): void {
-    if (digits > 0) {
-      // a lone digit counts a list or an attempt: no fact
-      if (length >= 2) this.push(full >>> 0, NAME_TOKEN);
-      return;
-    }
-    if (name) { this.push(full >>> 0, NAME_TOKEN); return; }
-    // (no digits here: every character counted is a letter)
-    if (length < 4 || apostrophe || STOP_WORDS.has(full >>> 0)) return;
-    this.push((length >= STEM_CHARS ? stem : full) >>> 0, 0);
   }
 
   private push(hash: number, kind: number): void {

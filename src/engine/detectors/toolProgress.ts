@@ -266,7 +266,7 @@ function neutral(call: CallRecord): boolean {
 }
 
 function isBlank(text: string): boolean {
-  return text.length === 0 || text.trim().length === 0;
+  return text.trim() === "";
 }
 
 export const toolProgress: DetectorDefinition = {
