@@ -112,6 +112,8 @@ interface ChannelState {
   proseLine?: boolean;
   /** How long the partial line was when last given so far (onLineSoFar; 0: not yet). */
   soFarLength: number;
+  /** How long the partial line was when last given so far at a stop inside a chunk (0: not yet). */
+  stopSoFarLength: number;
 }
 
 /** A sentence inside a long line (a paragraph written as one line, or a run-on loop). */
@@ -205,7 +207,7 @@ export class StreamLines {
   private state(channel: StreamChannel): ChannelState {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, lineId: ++this.lineIds, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined, soFarLength: 0 };
+      s = { channel, request: this.request, partial: new PieceString(), partialStart: -1, lineId: ++this.lineIds, structure: new StructureTracker(), section: "", list: 0, inList: false, listStack: [], paragraph: [], sentenceFrom: 0, afterStop: false, earlyStarts: [], tail: new PieceString(), lineHead: "", inItem: false, proseLine: undefined, soFarLength: 0, stopSoFarLength: 0 };
       this.channels.set(channel, s);
       this.active.push(s);
     } else if (s.request !== this.request) {
@@ -223,7 +225,7 @@ export class StreamLines {
   /**
    * Complete lines of this chunk, and the paragraphs they close (and sentences of long prose lines, if asked).
    * onLineSoFar, if given: the unfinished prose line (up to 600 characters), when the chunk ends on the stop of a
-   * sentence (see lineSoFar).
+   * sentence, and as it stood at a stop inside the chunk (see lineSoFar).
    */
   push(channel: StreamChannel, delta: string, eventIndex: number, onLine: (l: StreamLine) => void, onParagraph?: (p: StreamParagraph) => void, onSentence?: (s: StreamSentence) => void, onLineSoFar?: (l: StreamLine) => void): void {
     const s = channel === this.lastChannel ? this.lastState! : this.state(channel);
@@ -238,7 +240,7 @@ export class StreamLines {
           // a whole chunk is its own piece (slice(0, length) is the string itself)
           const added = end - from > room ? delta.slice(from, from + room) : delta.slice(from, end);
           s.partial.push(added);
-          if (onSentence) this.sentences(channel, s, added, eventIndex, onSentence);
+          if (onSentence || onLineSoFar) this.sentences(channel, s, added, eventIndex, onSentence, onLineSoFar);
         }
       }
       if (nl < 0) break;
@@ -247,7 +249,9 @@ export class StreamLines {
       from = nl + 1;
     }
     // (again only once the line grew by a quarter since it was last given: a line costs at most five times its length)
-    if (onLineSoFar && s.partial.length > 0 && s.partial.length < SO_FAR_MAX_CHARS && 4 * s.partial.length >= 5 * s.soFarLength && isStop(delta.charCodeAt(delta.length - 1))) this.lineSoFar(channel, s, eventIndex, onLineSoFar);
+    if (onLineSoFar && s.partial.length > 0 && s.partial.length < SO_FAR_MAX_CHARS && 4 * s.partial.length >= 5 * s.soFarLength && isStop(delta.charCodeAt(delta.length - 1))) {
+      if (this.lineSoFar(channel, s, s.partial.length, eventIndex, onLineSoFar)) s.soFarLength = s.partial.length;
+    }
   }
 
   /**
@@ -256,15 +260,16 @@ export class StreamLines {
    * request's end). Only a prose line of up to SO_FAR_MAX_CHARS (each stop costs the line so far), outside
    * code and list items; the line comes again, whole, at its newline (same id).
    */
-  private lineSoFar(channel: StreamChannel, s: ChannelState, eventIndex: number, onLineSoFar: (l: StreamLine) => void): void {
+  private lineSoFar(channel: StreamChannel, s: ChannelState, end: number, eventIndex: number, onLineSoFar: (l: StreamLine) => void): boolean {
     // nothing to compare it with yet: the joins (isProseLine's too) and the judging wait for the whole line
-    if (this.wantsLineSoFar && !this.wantsLineSoFar(channel)) return;
+    if (this.wantsLineSoFar && !this.wantsLineSoFar(channel)) return false;
     // (a long line already decided whether it is prose)
-    if (s.inItem || s.inList || !(s.proseLine ?? this.isProseLine(s))) return;
-    const text = s.partial.text();
-    if (!endsSentence(text)) return;
-    s.soFarLength = text.length;
+    if (s.inItem || s.inList || !(s.proseLine ?? this.isProseLine(s))) return false;
+    const partial = s.partial.text();
+    const text = end === partial.length ? partial : partial.slice(0, end);
+    if (!endsSentence(text)) return false;
     onLineSoFar({ channel, text, kind: "prose", section: s.section, list: s.list, parent: "", startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel: undefined, normalized: undefined, plain: undefined, words: undefined, id: s.lineId });
+    return true;
   }
 
   /** The request ended: the unfinished last line and paragraph of every channel count too. */
@@ -286,7 +291,7 @@ export class StreamLines {
    * Sentence ends ([.!?] then a space) among the characters just added to the partial line (they
    * end it; the scan reads them, never the partial line, so a chunk costs its own length).
    */
-  private sentences(channel: StreamChannel, s: ChannelState, added: string, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
+  private sentences(channel: StreamChannel, s: ChannelState, added: string, eventIndex: number, onSentence: ((x: StreamSentence) => void) | undefined, onLineSoFar?: (l: StreamLine) => void): void {
     // a line found not to be prose has no sentences: its sentence state is dropped with it at its end
     if (s.proseLine === false) return;
     const start = s.partial.length - added.length;
@@ -298,7 +303,12 @@ export class StreamLines {
       const c = added.charCodeAt(i);
       if (c !== 46 && c !== 33 && c !== 63) continue;
       const next = added.charCodeAt(i + 1);
-      if (next === 32 || next === 9) this.sentenceEnd(channel, s, start + i + 1, added, eventIndex, onSentence);
+      if (next !== 32 && next !== 9) continue;
+      const k = start + i + 1;
+      this.sentenceEnd(channel, s, k, added, eventIndex, onSentence);
+      // the line as it stood at this stop, inside the chunk: where chunks happen to be cut does not decide
+      // whether a line is judged at its stops (its own bound: again once the line doubled since the last such stop)
+      if (onLineSoFar && k < SO_FAR_MAX_CHARS && k >= 2 * s.stopSoFarLength && this.lineSoFar(channel, s, k, eventIndex, onLineSoFar)) s.stopSoFarLength = k;
     }
     // what follows the last sentence end waits in the tail (a prose line's)
     if (s.proseLine === true) {
@@ -314,7 +324,7 @@ export class StreamLines {
    * A sentence of the partial line ends before its index k (a space after a stop), k in the chunk
    * just added (the partial line ends with it; the tail holds what came before it).
    */
-  private sentenceEnd(channel: StreamChannel, s: ChannelState, k: number, added: string, eventIndex: number, onSentence: (x: StreamSentence) => void): void {
+  private sentenceEnd(channel: StreamChannel, s: ChannelState, k: number, added: string, eventIndex: number, onSentence: ((x: StreamSentence) => void) | undefined): void {
     if (s.proseLine === true) {
       const start = s.partial.length - added.length;
       // the sentence started in this chunk (the tail is empty then), or in the tail
@@ -326,7 +336,7 @@ export class StreamLines {
         text = s.tail.text();
       }
       s.tail.clear();
-      onSentence({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: s.sentenceFrom });
+      onSentence?.({ channel, text, lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: s.sentenceFrom });
     } else if (k >= LONG_LINE_CHARS && (s.proseLine ??= this.isProseLine(s))) {
       // the line just proved long: its first sentences are sentences too (once per line)
       const line = s.partial.text();
@@ -334,10 +344,10 @@ export class StreamLines {
       const early = s.earlyStarts;
       if (early.length) {
         early.push(s.sentenceFrom);
-        for (let j = 0; j + 1 < early.length; j++) onSentence({ channel, text: line.slice(early[j], early[j + 1] - 1), lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: early[j] });
+        for (let j = 0; j + 1 < early.length; j++) onSentence?.({ channel, text: line.slice(early[j], early[j + 1] - 1), lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: early[j] });
         early.length = 0;
       }
-      onSentence({ channel, text: line.slice(s.sentenceFrom, k), lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: s.sentenceFrom });
+      onSentence?.({ channel, text: line.slice(s.sentenceFrom, k), lineHead: s.lineHead, section: s.section, event: eventIndex, line: s.lineId, at: s.sentenceFrom });
       // the tail starts after k, in this chunk: sentences() adds the rest of it
     } else if (k < LONG_LINE_CHARS && s.earlyStarts.length < 32) s.earlyStarts.push(s.sentenceFrom);
     s.sentenceFrom = k + 1;
@@ -383,6 +393,7 @@ export class StreamLines {
     s.afterStop = false;
     s.proseLine = undefined;
     s.soFarLength = 0;
+    s.stopSoFarLength = 0;
     // (setting an array's length is a runtime call even when it is 0 already: most lines have no early starts)
     if (s.earlyStarts.length !== 0) s.earlyStarts.length = 0;
     s.tail.clear();
@@ -458,6 +469,7 @@ function restartState(s: ChannelState): void {
   s.inItem = false;
   s.proseLine = undefined;
   s.soFarLength = 0;
+  s.stopSoFarLength = 0;
 }
 
 /**

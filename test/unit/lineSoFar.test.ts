@@ -45,10 +45,23 @@ describe("a line judged at its sentence's stop", () => {
     const r = soFar([
       "The value is 3.", "14 here.\n", "Bump it to v1.", "2 now.\n", "Use a guard, e.g.", " a check.\n", "Ask the U.S.", " team.\n",
       "- a list item that ends.", "\n", "```\n", "return value.", "\n```\n", "# A heading.", "\n",
-      "A long line. ".repeat(48) + "Still going.", "\n",
+      "A long line ".repeat(52) + "ends past the bound.", "\n",
     ]);
     assert.deepEqual(r.soFar, []);
     assert.equal(r.whole.length, 10);
+  });
+
+  it("gives a line at the stops inside a chunk too, again each time it doubled, up to 600 characters", () => {
+    // one chunk of many sentences (a host that writes whole paragraphs at once): judged at its stops as
+    // a stream of small chunks ending on them would be, not only at the chunk's end
+    const sentence = "The handler returns early when the list is empty.";
+    const r = soFar([Array(16).fill(sentence).join(" ") + " And more", "\n"]);
+    const lengths = r.soFar.map((x) => x[0].length);
+    assert.ok(lengths.length >= 3, `judged at several stops (${lengths})`);
+    assert.equal(lengths[0], sentence.length, "first at the first stop");
+    for (let k = 1; k < lengths.length; k++) assert.ok(lengths[k] >= 2 * lengths[k - 1], `doubled each time (${lengths})`);
+    assert.ok(lengths.every((n) => n < 600), "not past 600 characters");
+    for (const [text] of r.soFar) assert.ok(text.endsWith("empty."), "cut at a stop");
   });
 
   it("gives a line again only once it grew by a quarter since: a line costs a bounded multiple of its length", () => {
@@ -88,6 +101,18 @@ describe("a line judged at its sentence's stop", () => {
       const ivs = runOnly(["near-duplicate"], events);
       assert.equal(ivs.length, 1);
       assert.ok(ivs[0].event <= 9, `caught by the chunk that ends the line's last sentence (at ${ivs[0].event})`);
+    });
+
+    it("catches a rewording that ends inside a chunk and goes on in the same line, with that chunk", () => {
+      // the third copy opens a line that then says more; its stop falls inside a chunk, not at a chunk's end
+      const rest = " Then again I keep coming back to whether the batch code should even be called here at all.";
+      const third = copies[2] + rest;
+      const cut = copies[2].length + 12;
+      const parts = ["Looking at the batch code.\n\n", copies[0], "\n\n", copies[1], "\n\n", third.slice(0, 30), third.slice(30, cut), third.slice(cut), "\n\nSo I will add a guard.\n"];
+      const events = chunked("reasoning", parts);
+      const ivs = runOnly(["near-duplicate"], events);
+      assert.equal(ivs.length, 1);
+      assert.equal(ivs[0].event, eventOfEnd(events, copies[2]), "caught with the chunk holding the third copy's stop");
     });
 
     it("a line judged at its stop and again at its newline is one copy: two copies are no loop", () => {
