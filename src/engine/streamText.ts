@@ -56,6 +56,11 @@ export interface StreamLine {
   words?: number;
   /** Which line of the split this is, as its sentences name it (StreamSentence.line); undefined if not split by StreamLines. */
   id?: number;
+  /**
+   * A line so far (onLineSoFar) cut at a stop that a space or tab follows in the line: no word runs
+   * across its end, so the words read of it are the whole line's first words.
+   */
+  followedBySpace?: boolean;
 }
 
 /** normalizeLine(line.text), computed once per line however many readers ask (kept on the line, which goes when its readers are done). */
@@ -268,7 +273,7 @@ export class StreamLines {
     const partial = s.partial.text();
     const text = end === partial.length ? partial : partial.slice(0, end);
     if (!endsSentence(text)) return false;
-    onLineSoFar({ channel, text, kind: "prose", section: s.section, list: s.list, parent: "", startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel: undefined, normalized: undefined, plain: undefined, words: undefined, id: s.lineId });
+    onLineSoFar({ channel, text, kind: "prose", section: s.section, list: s.list, parent: "", startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel: undefined, normalized: undefined, plain: undefined, words: undefined, id: s.lineId, followedBySpace: end < partial.length });
     return true;
   }
 
@@ -380,7 +385,7 @@ export class StreamLines {
       parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";
       if (s.listStack.length < 16) s.listStack.push({ indent, text: normalizeLine(text, plain).slice(0, 200) });
     }
-    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined, plain, words, id: s.lineId };
+    const line: StreamLine = { channel, text, kind, section: s.section, list: s.list, parent, startEvent: s.partialStart < 0 ? eventIndex : s.partialStart, endEvent: eventIndex, itemLabel, normalized: undefined, plain, words, id: s.lineId, followedBySpace: undefined };
     if (kind === "prose" && s.inItem && /^\s{2,}\S/.test(text)) {
       line.continuation = true;
       line.parent = s.listStack.length ? s.listStack[s.listStack.length - 1].text : "";

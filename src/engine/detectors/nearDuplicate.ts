@@ -249,6 +249,13 @@ function hasSpaces(text: string, n: number): boolean {
 
 type UnitKind = "line" | "paragraph" | "sentence";
 
+/** The index of the first word read (from index from on) that starts at or after position at of the line. */
+function firstWordFrom(words: LineWords, at: number, from: number): number {
+  let j = from;
+  while (j < words.count && words.starts[j] < at) j++;
+  return j;
+}
+
 interface Unit {
   /** Word ids in the detector's WordTable (renumbered in place when it restarts). */
   ids: number[];
@@ -399,7 +406,7 @@ class NearDuplicateDetector implements Detector {
     // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
     const section = this.sections.of(x.channel, x.section);
     const found = this.compare(x.channel, "sentence", x.text, section, x.event, x.lineHead, x, section !== x.section);
-    // too short to be a unit, its words are still the line's
+    // too short to be a unit, its words are still the line's (unless a line so far read them already)
     if (x.line !== words.line || x.at >= words.next) this.readSentenceWords(words, x);
     return found && [found];
   }
@@ -420,8 +427,8 @@ class NearDuplicateDetector implements Detector {
     this.lastUnit = undefined;
     this.judgingSoFar = soFar;
     this.soFarPassedOver = false;
-    // (a line so far reads its own words: the words its sentences read are kept for the sentences still to come)
-    const found = this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, soFar ? undefined : line, section !== line.section);
+    // (a line so far cut where a word may go on reads its own words: those read are kept for what is still to come)
+    const found = this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, soFar && !line.followedBySpace ? undefined : line, section !== line.section);
     this.judgingSoFar = false;
     if (soFar && line.id !== undefined) this.lineSoFar.set(line.channel, { line: line.id, length: line.text.length, unit: this.lastUnit, passedOver: this.soFarPassedOver });
     return found;
@@ -447,7 +454,7 @@ class NearDuplicateDetector implements Detector {
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
     if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
-    const ids = (sentence ? this.sentenceIds(sentence, stripped) : line ? this.lineIds(line, stripped) : undefined) ?? this.table.idsOf(stripped, MAX_UNIT_WORDS);
+    const ids = (sentence ? this.sentenceIds(sentence, stripped) : line ? (this.judgingSoFar ? this.soFarIds(line, stripped) : this.lineIds(line, stripped)) : undefined) ?? this.table.idsOf(stripped, MAX_UNIT_WORDS);
     if (ids.length < minWords) return;
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     // every field set from the start (those read later as undefined): all units share one shape, so
@@ -587,9 +594,47 @@ class NearDuplicateDetector implements Detector {
   private sentenceIds(x: StreamSentence, stripped: string): number[] | undefined {
     const words = this.lineWords.get(x.channel);
     if (!words) return undefined;
+    if (this.wordsCover(words, x)) {
+      // read already, with the line so far that reached past it
+      const from = firstWordFrom(words, x.at, 0), to = firstWordFrom(words, x.at + x.text.length, from);
+      return idsFrom(x.text, x.text.length - stripped.length, MAX_UNIT_WORDS, words.ids, words.starts, from, to, x.at);
+    }
     const from = x.line === words.line ? words.count : 0;
     if (!this.readSentenceWords(words, x)) return undefined;
     return idsFrom(x.text, x.text.length - stripped.length, MAX_UNIT_WORDS, words.ids, words.starts, from, words.count, x.at);
+  }
+
+  /** Whether the line's words read so far hold all of this sentence's (a line so far cut past it read them). */
+  private wordsCover(words: LineWords, x: StreamSentence): boolean {
+    return x.line === words.line && words.usable && words.restarts === this.table.restarts && x.at + x.text.length < words.next;
+  }
+
+  /**
+   * The ids of a line so far cut at a space (a word ends there), its words read into the line's words
+   * from where they stopped: the sentences and the whole line to come take them from there, so each
+   * judgement of a growing line reads only what was added. Undefined if they cannot be had.
+   */
+  private soFarIds(line: StreamLine, stripped: string): number[] | undefined {
+    if (line.id === undefined) return undefined;
+    let words = this.lineWords.get(line.channel);
+    if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(line.channel, words); }
+    if (words.line !== line.id) {
+      words.line = line.id;
+      words.count = 0;
+      words.next = 0;
+      words.restarts = this.table.restarts;
+      words.usable = true;
+    }
+    if (!words.usable || words.restarts !== this.table.restarts) return undefined;
+    const text = line.text;
+    if (words.next < text.length) {
+      const count = this.table.scanWords(text, words.next, text.length, 0, words.ids, words.starts, words.count, Infinity);
+      if (count < 0) { words.usable = false; return undefined; }
+      words.count = count;
+      // (the space after the stop is passed over: the next sentence starts after it)
+      words.next = text.length + 1;
+    }
+    return idsFrom(text, text.length - stripped.length, MAX_UNIT_WORDS, words.ids, words.starts, 0, words.count, 0);
   }
 
   /**
