@@ -184,14 +184,9 @@ export class ToolLedger {
     if (requestIndex !== this.batchRequest) { this.batchRequest = requestIndex; this.batchSize = 0; }
     const waits = command !== undefined && isWaitCommand(command);
     // A scratch file in the temp directory (a probe script) is not project progress; a file of a
-    // workspace there (a checkout the session reads from) is.
-    let scratch = false;
-    if (kind === "write" || kind === "edit") {
-      const path = this.tools.pathOf(ev.input) ?? "";
-      scratch = isTempPath(path) && !this.inTempWorkspace(path);
-      if (scratch) this.scratchWritten.set(path, true);
-    }
-    const mutating = ((kind === "write" || kind === "edit") && !scratch) || (command !== undefined && isMutatingCommand(command));
+    // workspace there (a checkout the session reads from) is, whether a tool or a command writes it.
+    const scratch = (kind === "write" || kind === "edit") && this.isScratch(this.tools.pathOf(ev.input) ?? "");
+    const mutating = ((kind === "write" || kind === "edit") && !scratch) || (command !== undefined && isMutatingCommand(command, this.isScratch));
     let reads: FileRead[] | undefined;
     let search: SearchInfo | undefined;
     if (kind === "read") reads = readsOf(ev.input, this.tools);
@@ -278,6 +273,17 @@ export class ToolLedger {
     } else if (!call.mutating) this.noteNews(call);
     return call;
   }
+
+  /**
+   * The one judgement of a throwaway file, for write tools and shell commands alike: in the temp
+   * directory, outside a workspace there. A file judged so is the session's own (reading it back
+   * makes no workspace of its folder).
+   */
+  private readonly isScratch = (path: string): boolean => {
+    const scratch = isTempPath(path) && !this.inTempWorkspace(path);
+    if (scratch) this.scratchWritten.set(path, true);
+    return scratch;
+  };
 
   private inTempWorkspace(path: string): boolean {
     const folder = tempFolderOf(path);
