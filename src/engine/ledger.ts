@@ -123,7 +123,7 @@ export class ToolLedger {
    */
   private lastWrite: { path: string; epoch: number } | undefined;
   /** The command that made the latest change, what it answered, the epoch it opened and the news count then. */
-  private lastCommandChange: { inputHash: string; outputHash: string; epoch: number; news: number } | undefined;
+  private lastCommandChange: { repeatKey: string; outputHash: string; epoch: number; news: number } | undefined;
   /**
    * Results that told something new: a first success of a call, or an outcome that changed (reading
    * back what this session wrote excepted). A write repeated after news may be a considered choice.
@@ -262,14 +262,15 @@ export class ToolLedger {
     };
     // "Success" that says nothing changed ("No changes detected", "0 replacements") is no progress either;
     // nor is the very command that made the latest change run again and answering the same (a second
-    // `npm install`, the same heredoc written again): it did what it did the first time.
+    // `npm install`, the same heredoc written again, `docker compose up -d x` respelled with `--detach`
+    // or quotes: flags and spelling aside, as repeat counts take it): it did what it did the first time.
     const last = this.lastCommandChange;
-    const sameAgain = call.kind === "command" && last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.inputHash === call.inputHash && last.outputHash === call.result.outputHash;
+    const sameAgain = call.kind === "command" && last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.repeatKey === call.repeatKey && last.outputHash === call.result.outputHash;
     // (a command the host ran but whose exit status says it failed changed nothing to count on either)
     if (ok && call.mutating && !call.unchanging && !sameAgain && !(call.kind === "command" && commandExitedNonZero(text)) && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
       this.epochValue++;
       this.noteWritten(call);
-      this.lastCommandChange = call.kind === "command" ? { inputHash: call.inputHash, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;
+      this.lastCommandChange = call.kind === "command" ? { repeatKey: call.repeatKey, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;
     } else if (!call.mutating) this.noteNews(call);
     return call;
   }

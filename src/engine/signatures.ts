@@ -425,6 +425,9 @@ export function stableOutput(text: string): string {
   // Process ids a shell tool reports on a line of their own (Gemini CLI's "Process Group PGID: 5714").
   if (colon && /pg?id/i.test(out)) out = out.replace(/^((?:process group )?(?:pgid|pids?)|background pids):[ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*$/gim, "$1: <pid>");
   if (out.includes("/tmp/")) out = out.replace(/\/tmp\/(?:tmp|pytest-\d+\/)[\w.-]*/g, "/tmp/<tmp>");
+  // A shell tool's envelope that echoes the command (Gemini CLI, Qwen Code: "Command: …\nDirectory: …"):
+  // the echo is the call, not its answer; `git  stash` and `git 'stash'` answered alike answered the same
+  if (out.startsWith("Command: ")) out = out.replace(/^Command: [\s\S]*?\n(?=Directory: )/, "");
   return out;
 }
 
