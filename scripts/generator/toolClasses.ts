@@ -776,7 +776,7 @@ const repeatedFailure: CaseGenerator = {
     const { host, b, params } = startCase(rng, "Get the tests passing.");
     const shape = rng.pick(["same-command", "same-read", "same-fetch"]);
     const copies = rng.int(5, 6);
-    const command = rng.pick([...TESTS, "npm run build", "python manage.py migrate", "make -j4"]);
+    const command = rng.pick([...TESTS, "npm run build", "python manage.py migrate", "make -j4", "go run ./cmd/server"]);
     const err = rng.pick([
       "Error: Cannot find module './config/loader'\nRequire stack:\n- /work/app/src/index.js",
       "ModuleNotFoundError: No module named 'yaml'",
@@ -817,9 +817,11 @@ const repeatedFailure: CaseGenerator = {
 function respelled(command: string, k: number): string {
   const words = command.split(" ");
   const last = words.length - 1;
-  switch (k % 4) {
+  switch (k % 5) {
     case 1: return command.replace(" ", "  ");
-    case 2: return last > 0 ? [...words.slice(0, last), `'${words[last]}'`].join(" ") : command;
+    case 4: return last > 0 ? [...words.slice(0, last), `'${words[last]}'`].join(" ") : command;
+    // a folder named with its trailing slash (`go run ./cmd/cache/`), else an operand quoted
+    case 2: return last > 0 && /\/[\w-]+$/.test(words[last]) ? `${command}/` : last > 0 ? [...words.slice(0, last), `'${words[last]}'`].join(" ") : command;
     // a runner's own flag (`npx --yes jest`), else a verbose flag before the operand
     case 3: return /^(?:npx|bunx|pnpx)$/.test(words[0]) ? [words[0], "--yes", ...words.slice(1)].join(" ") : last >= 2 ? [...words.slice(0, last), "-v", words[last]].join(" ") : [words[0], "-v", ...words.slice(1)].join(" ");
     default: return command;

@@ -121,13 +121,18 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
  * a list or a redirection keeps its exact form. Output-aware counts use it, so `ls` and `ls -la`
  * (different output) never merge.
  */
+/** An operand as it names its file or folder: unquoted, without `./` before it or `/` after it. */
+export function tidyOperand(operand: string): string {
+  return operand.replace(/^(["'])(.*)\1$/, "$2").replace(/^\.\//, "").replace(/(.)\/+$/, "$1");
+}
+
 export function looseCommand(command: string): string {
   const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
   if (/[|;&<>`$(]/.test(c)) return c;
   const [program, ...args] = c.split(" ");
   const operands = args
     .filter((a) => !a.startsWith("-"))
-    .map((a) => a.replace(/^(["'])(.*)\1$/, "$2").replace(/^\.\//, "").replace(/(.)\/+$/, "$1"))
+    .map(tidyOperand)
     .filter((a) => a !== "." && a !== "./" && a !== "");
   return [program, ...operands].join(" ");
 }
