@@ -90,13 +90,22 @@ const MAX_SPLIT_LINE = 4 * 80;
 export function sentenceSaidAgain(full: string, minChars: number): { sentence: string; times: number } | undefined {
   const exact = repeatedSentence(full, minChars);
   if (exact) return { sentence: stripOpeners(exact.sentence), times: exact.times };
-  if (full.length > MAX_SPLIT_LINE || full.length < 2 * minChars) return undefined;
+  if (full.length > MAX_SPLIT_LINE || full.length < 2 * minChars || !hasSentenceBreak(full, minChars)) return undefined;
   const pieces = full.split(/(?<=[.!?]) (?=\S)/);
   if (pieces.length < 2 || pieces.length > MAX_COPIES_IN_LINE) return undefined;
   const sentence = stripOpeners(pieces[0]);
   if (sentence.length < minChars) return undefined;
   for (let k = 1; k < pieces.length; k++) if (stripOpeners(pieces[k]) !== sentence) return undefined;
   return { sentence, times: pieces.length };
+}
+
+/** Whether a stop followed by a space ends a first sentence of minChars or more (one sentence: nothing to split). */
+function hasSentenceBreak(text: string, minChars: number): boolean {
+  for (let i = minChars - 1; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 46 || c === 33 || c === 63) && text.charCodeAt(i + 1) === 32) return true;
+  }
+  return false;
 }
 
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
