@@ -76,6 +76,31 @@ const shortChant = gen("short-chant", "loop", "short-chant", (rng) => {
   return loopCase("short-chant", s, marks);
 });
 
+// ---------------------------------------------------------------- 1b. a chant broken up
+/**
+ * A short sentence said again and again, not byte-exact: an opener before some copies ("Hmm, X."),
+ * a connector line between some ("To be sure:", "Actually,"), two or three copies on one line.
+ */
+const interjectedChant = gen("interjected-chant", "loop", "short-chant", (rng) => {
+  const s = setup(rng);
+  preface(rng, s);
+  const line = rng.pick(CHANT_LINES.filter((l) => l.split(" ").length >= 3));
+  const connectors = ["To be sure:", "Actually,", "Let me see.", "Hmm.", "Once more:"];
+  const copies = rng.int(5, 7);
+  const marks: number[] = [];
+  const said = (): string => { const o = opener(rng); return o === "" ? line : o + line[0].toLowerCase() + line.slice(1); };
+  for (let c = 0; c < copies;) {
+    // one to three copies on this line, each with an opener of its own
+    const n = Math.min(copies - c, rng.chance(0.3) ? rng.int(2, 3) : 1);
+    if (c > 0 && rng.chance(0.4)) s.b.stream(s.channel, rng.pick(connectors) + "\n");
+    for (let k = 0; k < n; k++) marks.push(s.b.stream(s.channel, (k > 0 ? " " : "") + said(), true));
+    s.b.stream(s.channel, "\n");
+    c += n;
+  }
+  Object.assign(s.params, { line, copies });
+  return loopCase("interjected-chant", s, marks);
+});
+
 // ---------------------------------------------------------------- 2. headed reasoning sections
 const headedSections = gen("headed-sections", "loop", "headed-sections", (rng) => {
   const s = setup(rng, rng.chance(0.85) ? "reasoning" : "text");
@@ -474,4 +499,5 @@ export const textClasses: CaseGenerator[] = [
   chantCode, chantTable, chantList, perItemReport, headedDistinct, templatedEnumeration, productiveReasoning, comparison, markdownDoc,
   paraphraseWide, fragments, turnQuestion, nudgeAnswer,
   parallelEnumeration, selfReview, insertPlan, productiveInLanguage, conversation,
+  interjectedChant,
 ];

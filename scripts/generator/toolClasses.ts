@@ -462,6 +462,66 @@ const nullWrite: CaseGenerator = {
   },
 };
 
+/** State-changing commands that answer, exit 0, that they changed nothing (or could not): what each says again. */
+const NO_CHANGE_COMMANDS: { command: string; answer: string }[] = [
+  { command: "docker compose up -d profile", answer: "no such service: profile" },
+  { command: "pip install requests", answer: "Requirement already satisfied: requests in /usr/lib/python3/dist-packages (2.31.0)" },
+  { command: "kubectl apply -f k8s/deploy.yaml", answer: "deployment.apps/api unchanged\nservice/api unchanged" },
+  { command: "git checkout main", answer: "Already on 'main'\nYour branch is up to date with 'origin/main'." },
+  { command: "npm install lodash", answer: "up to date, audited 212 packages in 1s\n\nfound 0 vulnerabilities" },
+  { command: "git stash", answer: "No local changes to save" },
+];
+
+/**
+ * A state-changing command run again and again in other spellings (a flag spelled out, an operand
+ * quoted, a space doubled), each time answering that nothing changed: the first run did what it did.
+ */
+const respelledChange: CaseGenerator = {
+  family: "respelled-change", kind: "loop", imitates: "null-write",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Bring the profile service up and check the profile tests.");
+    const { command, answer } = rng.pick(NO_CHANGE_COMMANDS);
+    const copies = rng.int(5, 7);
+    const flagFirst = rng.chance(0.5);
+    Object.assign(params, { command, copies, flagFirst });
+    // The first run does (or tries) what it does: the loop is running it again.
+    b.step([{ call: host.shell(command), outcome: host.shellResult(command, answer, 0, rng) }], maybeReasoning(rng, "the service"));
+    const copyStarts: number[] = [];
+    for (let k = 1; k <= copies; k++) {
+      copyStarts.push(b.at);
+      // a flag of its own on some tries (`--quiet-pull`, `-q`), else the spelling varied
+      const spelled = flagFirst && k % 3 === 2 ? command.replace(" ", " -q ") : respelled(command, k);
+      b.step([{ call: host.shell(spelled), outcome: host.shellResult(spelled, answer, 0, rng) }], maybeReasoning(rng, "the service"));
+    }
+    return { family: this.family, kind: this.kind, params, events: b.events, copyStarts };
+  },
+};
+
+/** The same state-changing command respelled, with something changed each time: an edit in between, or a new answer. */
+const respelledWithChanges: CaseGenerator = {
+  family: "respelled-with-changes", kind: "lookalike", imitates: "null-write",
+  draw(rng) {
+    const { host, b, params } = startCase(rng, "Get the api deployment configured and running.");
+    const rounds = rng.int(4, 6);
+    const shape = rng.pick(["edit-between", "new-answer"]);
+    const { command, answer } = rng.pick(NO_CHANGE_COMMANDS);
+    const path = rng.pick(["k8s/deploy.yaml", "docker-compose.yml", "requirements.txt", "package.json"]);
+    Object.assign(params, { rounds, shape, command });
+    for (let k = 0; k < rounds; k++) {
+      const spelled = respelled(command, k);
+      if (shape === "edit-between") {
+        b.step([{ call: host.edit(path, `  replicas: ${k + 1}`, `  replicas: ${k + 2}`), outcome: host.editResult(path) }], maybeReasoning(rng, path));
+        b.step([{ call: host.shell(spelled), outcome: host.shellResult(spelled, answer, 0, rng) }], maybeReasoning(rng, "the change"));
+      } else {
+        const out = `${answer.split("\n")[0]}\n${k + 1} of ${rounds} layers pulled, ${rng.int(10, 99)} MB, step ${k + 1}`;
+        b.step([{ call: host.shell(spelled), outcome: host.shellResult(spelled, out, 0, rng) }], maybeReasoning(rng, "the rollout"));
+      }
+    }
+    b.say("The deployment is up.");
+    return { family: this.family, kind: this.kind, params, events: b.events };
+  },
+};
+
 /** The same content written to many files (scaffolding), and a file restored after a command changed it. */
 const sameContentElsewhere: CaseGenerator = {
   family: "scaffold-writes", kind: "lookalike", imitates: "null-write",
@@ -716,7 +776,7 @@ const repeatedFailure: CaseGenerator = {
     const { host, b, params } = startCase(rng, "Get the tests passing.");
     const shape = rng.pick(["same-command", "same-read", "same-fetch"]);
     const copies = rng.int(5, 6);
-    const command = rng.pick([...TESTS, "npm run build", "python manage.py migrate", "make -j4"]);
+    const command = rng.pick([...TESTS, "npm run build", "python manage.py migrate", "make -j4", "go run ./cmd/server"]);
     const err = rng.pick([
       "Error: Cannot find module './config/loader'\nRequire stack:\n- /work/app/src/index.js",
       "ModuleNotFoundError: No module named 'yaml'",
@@ -757,9 +817,11 @@ const repeatedFailure: CaseGenerator = {
 function respelled(command: string, k: number): string {
   const words = command.split(" ");
   const last = words.length - 1;
-  switch (k % 4) {
+  switch (k % 5) {
     case 1: return command.replace(" ", "  ");
-    case 2: return last > 0 ? [...words.slice(0, last), `'${words[last]}'`].join(" ") : command;
+    case 4: return last > 0 ? [...words.slice(0, last), `'${words[last]}'`].join(" ") : command;
+    // a folder named with its trailing slash (`go run ./cmd/cache/`), else an operand quoted
+    case 2: return last > 0 && /\/[\w-]+$/.test(words[last]) ? `${command}/` : last > 0 ? [...words.slice(0, last), `'${words[last]}'`].join(" ") : command;
     // a runner's own flag (`npx --yes jest`), else a verbose flag before the operand
     case 3: return /^(?:npx|bunx|pnpx)$/.test(words[0]) ? [words[0], "--yes", ...words.slice(1)].join(" ") : last >= 2 ? [...words.slice(0, last), "-v", words[last]].join(" ") : [words[0], "-v", ...words.slice(1)].join(" ");
     default: return command;
@@ -1074,6 +1136,8 @@ export const toolClasses: CaseGenerator[] = [
   bisecting, rerunAfterEdit, paging, parallelReads,
   rewordedSearch, silentProbes, ineffectiveEdits, wrappingPages,
   vagueReruns, advancingPoll,
+  // (last: the unit test draws the families from one stream, so the ones before keep their draws)
+  respelledChange, respelledWithChanges,
 ];
 
 /** For readers that want the case type without importing the contract separately. */

@@ -123,7 +123,7 @@ export class ToolLedger {
    */
   private lastWrite: { path: string; epoch: number } | undefined;
   /** The command that made the latest change, what it answered, the epoch it opened and the news count then. */
-  private lastCommandChange: { inputHash: string; outputHash: string; epoch: number; news: number } | undefined;
+  private lastCommandChange: { repeatKey: string; outputHash: string; epoch: number; news: number } | undefined;
   /**
    * Results that told something new: a first success of a call, or an outcome that changed (reading
    * back what this session wrote excepted). A write repeated after news may be a considered choice.
@@ -184,14 +184,9 @@ export class ToolLedger {
     if (requestIndex !== this.batchRequest) { this.batchRequest = requestIndex; this.batchSize = 0; }
     const waits = command !== undefined && isWaitCommand(command);
     // A scratch file in the temp directory (a probe script) is not project progress; a file of a
-    // workspace there (a checkout the session reads from) is.
-    let scratch = false;
-    if (kind === "write" || kind === "edit") {
-      const path = this.tools.pathOf(ev.input) ?? "";
-      scratch = isTempPath(path) && !this.inTempWorkspace(path);
-      if (scratch) this.scratchWritten.set(path, true);
-    }
-    const mutating = ((kind === "write" || kind === "edit") && !scratch) || (command !== undefined && isMutatingCommand(command));
+    // workspace there (a checkout the session reads from) is, whether a tool or a command writes it.
+    const scratch = (kind === "write" || kind === "edit") && this.isScratch(this.tools.pathOf(ev.input) ?? "");
+    const mutating = ((kind === "write" || kind === "edit") && !scratch) || (command !== undefined && isMutatingCommand(command, this.isScratch));
     let reads: FileRead[] | undefined;
     let search: SearchInfo | undefined;
     if (kind === "read") reads = readsOf(ev.input, this.tools);
@@ -267,17 +262,29 @@ export class ToolLedger {
     };
     // "Success" that says nothing changed ("No changes detected", "0 replacements") is no progress either;
     // nor is the very command that made the latest change run again and answering the same (a second
-    // `npm install`, the same heredoc written again): it did what it did the first time.
+    // `npm install`, the same heredoc written again, `docker compose up -d x` respelled with `--detach`
+    // or quotes: flags and spelling aside, as repeat counts take it): it did what it did the first time.
     const last = this.lastCommandChange;
-    const sameAgain = call.kind === "command" && last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.inputHash === call.inputHash && last.outputHash === call.result.outputHash;
+    const sameAgain = call.kind === "command" && last !== undefined && last.epoch === this.epochValue && last.news === this.newsValue && last.repeatKey === call.repeatKey && last.outputHash === call.result.outputHash;
     // (a command the host ran but whose exit status says it failed changed nothing to count on either)
     if (ok && call.mutating && !call.unchanging && !sameAgain && !(call.kind === "command" && commandExitedNonZero(text)) && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
       this.epochValue++;
       this.noteWritten(call);
-      this.lastCommandChange = call.kind === "command" ? { inputHash: call.inputHash, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;
+      this.lastCommandChange = call.kind === "command" ? { repeatKey: call.repeatKey, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;
     } else if (!call.mutating) this.noteNews(call);
     return call;
   }
+
+  /**
+   * The one judgement of a throwaway file, for write tools and shell commands alike: in the temp
+   * directory, outside a workspace there. A file judged so is the session's own (reading it back
+   * makes no workspace of its folder).
+   */
+  private readonly isScratch = (path: string): boolean => {
+    const scratch = isTempPath(path) && !this.inTempWorkspace(path);
+    if (scratch) this.scratchWritten.set(path, true);
+    return scratch;
+  };
 
   private inTempWorkspace(path: string): boolean {
     const folder = tempFolderOf(path);

@@ -120,7 +120,8 @@ export class LoopSession {
     this.sentenceReaders = this.lineReaders.some((d) => d.onSentence);
     const soFarReaders = (this.soFarReaders = this.lineReaders.filter((d) => d.onLineSoFar));
     // a reader that does not say is always asked
-    this.lines.wantsLineSoFar = soFarReaders.every((d) => d.wantsLineSoFar) ? (channel) => soFarReaders.some((d) => d.wantsLineSoFar!(channel)) : undefined;
+    // (the readers are looked up at each call: a session read back from its snapshot has its own)
+    this.lines.wantsLineSoFar = soFarReaders.every((d) => d.wantsLineSoFar) ? (channel) => this.soFarReaders.some((d) => d.wantsLineSoFar!(channel)) : undefined;
     this.lines.reset();
   }
 

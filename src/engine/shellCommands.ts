@@ -86,22 +86,37 @@ export function waitSeconds(command: string): number {
 let lastJudged: string | undefined;
 let lastMutating = false;
 
-export function isMutatingCommand(command: string): boolean {
-  if (command !== lastJudged) { lastMutating = judgeMutating(command); lastJudged = command; }
+/**
+ * Whether a file a command or a write tool writes is a throwaway one (a probe script), not project
+ * work. By default any file in the temp directory is; a session that works in a checkout there
+ * judges by what it knows of that folder.
+ */
+export type ScratchJudge = (path: string) => boolean;
+
+/**
+ * Whether the command changes anything that counts as work: writes to files `isScratch` calls
+ * throwaway do not (`cat > /tmp/p.py <<EOF`, `rm -f /tmp/x`), other writes, installs and in-place
+ * edits do.
+ */
+export function isMutatingCommand(command: string, isScratch: ScratchJudge = isTempPath): boolean {
+  // a judge of its own is asked about the command's temp files (and may note them), whatever was judged last
+  if (isScratch !== isTempPath && TEMP_MENTION.test(command)) return judgeMutating(command, isScratch);
+  if (command !== lastJudged) { lastMutating = judgeMutating(command, isTempPath); lastJudged = command; }
   return lastMutating;
 }
 
-function judgeMutating(command: string): boolean {
-  const c = withoutTempWrites(normaliseWhitespace(command));
+function judgeMutating(command: string, isScratch: ScratchJudge): boolean {
+  const c = withoutTempWrites(normaliseWhitespace(command), isScratch);
   // A heredoc's body is script text: a `>` in it is code, not a redirect.
-  const bare = withoutTempWrites(normaliseWhitespace(withoutHeredocBodies(command)));
+  const bare = withoutTempWrites(normaliseWhitespace(withoutHeredocBodies(command)), isScratch);
   return MUTATING_PATTERNS.some((re) => re.test(c)) || REDIRECT_TO_FILE.test(withoutQuoted(bare));
 }
 
 /** Where throwaway files go: /tmp, /var/tmp, $TMPDIR, %TEMP%, $env:TEMP. Files there are not project progress. */
 const TEMP_DIR = String.raw`(?:\/tmp\/|\/private\/tmp\/|\/var\/tmp\/|\/var\/folders\/[^\s&|;>]*?\/T\/|\$\{?TMPDIR\}?\/?|%TEMP%\\?|%TMP%\\?|\$env:TEMP\\?|[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\)`;
 const TEMP_PATH = String.raw`['"]?(?<![\w.~\/\\-])${TEMP_DIR}[^\s&|;>]*`;
-const TEMP_REDIRECT = new RegExp(String.raw`(^|[^<>&0-9=\-])>>?\s*${TEMP_PATH}`, "gi");
+const TEMP_REDIRECT = new RegExp(String.raw`(^|[^<>&0-9=\-])>>?\s*(${TEMP_PATH})`, "gi");
+const TEMP_MENTION = new RegExp(TEMP_DIR, "i");
 const TEMP_OPERAND = new RegExp(String.raw`^${TEMP_PATH}$`, "i");
 /** File commands that only touch throwaway files (`mkdir -p /tmp/x`, `rm -f /tmp/x.py`, `cp a /tmp/b`). */
 const TEMP_FILE_COMMAND = /(^|[;&|(]\s*)(rm|mkdir|touch|tee|cp|mv)((?:\s+[^\s;&|]+)+)/g;
@@ -123,12 +138,16 @@ export function tempFolderOf(path: string): string | undefined {
 }
 
 /** The command without its writes to throwaway files, so that scratch probes are not taken for progress. */
-function withoutTempWrites(c: string): string {
-  return c.replace(TEMP_REDIRECT, "$1").replace(TEMP_FILE_COMMAND, (all, lead: string, program: string, rest: string) => {
+function withoutTempWrites(c: string, isScratch: ScratchJudge): string {
+  return c.replace(TEMP_REDIRECT, (all, lead: string, path: string) => (isScratch(unquoted(path)) ? lead : all)).replace(TEMP_FILE_COMMAND, (all, lead: string, program: string, rest: string) => {
     const operands = rest.trim().split(" ").filter((w) => !w.startsWith("-"));
     const written = program === "cp" || program === "mv" ? operands.slice(-1) : operands;
-    return written.length > 0 && written.every(isTempPath) ? lead : all;
+    return written.length > 0 && written.every((w) => isTempPath(w) && isScratch(unquoted(w))) ? lead : all;
   });
+}
+
+function unquoted(path: string): string {
+  return path.replace(/^['"]|['"]$/g, "");
 }
 
 /** Heredoc bodies (`<<'EOF'` … `EOF`) replaced by nothing: what is left is the command line itself. */

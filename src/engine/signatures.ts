@@ -121,13 +121,18 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
  * a list or a redirection keeps its exact form. Output-aware counts use it, so `ls` and `ls -la`
  * (different output) never merge.
  */
+/** An operand as it names its file or folder: unquoted, without `./` before it or `/` after it. */
+export function tidyOperand(operand: string): string {
+  return operand.replace(/^(["'])(.*)\1$/, "$2").replace(/^\.\//, "").replace(/(.)\/+$/, "$1");
+}
+
 export function looseCommand(command: string): string {
   const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
   if (/[|;&<>`$(]/.test(c)) return c;
   const [program, ...args] = c.split(" ");
   const operands = args
     .filter((a) => !a.startsWith("-"))
-    .map((a) => a.replace(/^(["'])(.*)\1$/, "$2").replace(/^\.\//, "").replace(/(.)\/+$/, "$1"))
+    .map(tidyOperand)
     .filter((a) => a !== "." && a !== "./" && a !== "");
   return [program, ...operands].join(" ");
 }
@@ -425,6 +430,9 @@ export function stableOutput(text: string): string {
   // Process ids a shell tool reports on a line of their own (Gemini CLI's "Process Group PGID: 5714").
   if (colon && /pg?id/i.test(out)) out = out.replace(/^((?:process group )?(?:pgid|pids?)|background pids):[ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*$/gim, "$1: <pid>");
   if (out.includes("/tmp/")) out = out.replace(/\/tmp\/(?:tmp|pytest-\d+\/)[\w.-]*/g, "/tmp/<tmp>");
+  // A shell tool's envelope that echoes the command (Gemini CLI, Qwen Code: "Command: …\nDirectory: …"):
+  // the echo is the call, not its answer; `git  stash` and `git 'stash'` answered alike answered the same
+  if (out.startsWith("Command: ")) out = out.replace(/^Command: [\s\S]*?\n(?=Directory: )/, "");
   return out;
 }
 

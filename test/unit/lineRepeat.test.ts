@@ -74,6 +74,18 @@ describe("line-repeat", () => {
     assert.match(ivs[0].summary, /same paragraph 3 times/);
   });
 
+  it("counts a short sentence said twice on one line, each copy with its opener, as two of its copies", () => {
+    // loopgen's rendering: "Hmm, that breaks catalog." over and over, connectors between, two on one line
+    const text = "Hmm, that breaks catalog. Hmm, that breaks catalog.\n\nTo be sure:\n\nHmm, that breaks catalog.\n\nActually,\n\nHmm, that breaks catalog.\nHmm, that breaks catalog.\n";
+    const ivs = only([user, ...request(streamOf("text", text, { max: 38, seed: 3 }))]);
+    assert.equal(ivs[0]?.evidence.count, 4);
+    // openers that differ from copy to copy on the one line
+    const mixed = "Wait, still the same. Still the same. So still the same.\nHmm.\nStill the same.\n";
+    assert.equal(only([user, ...request(streamOf("reasoning", mixed))])[0]?.evidence.count, 4);
+    // a line of two different short sentences is no copy of either
+    assert.deepEqual(only([user, ...request(streamOf("text", "The build passes. The lint passes.\nOkay.\nThe build passes.\nThe tests pass.\nThe build passes.\n"))]), []);
+  });
+
   it("ignores short lines, code, tables and dividers", () => {
     const text = [
       // a short line said before each new step is a habit, not a chant

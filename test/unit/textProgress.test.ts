@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import type { TraceEvent } from "../../src/engine/events";
 import { ContentTokens, NAME_TOKEN } from "../../src/engine/words";
-import { prose, request, rng, runOnly, streamOf } from "./streamTestKit";
+import { prose, readTrace, request, rng, runOnly, streamOf } from "./streamTestKit";
 
 const user = (text: string): TraceEvent => ({ t: "user", text });
 const tp = (events: TraceEvent[]) => runOnly(["text-progress"], events);
@@ -45,6 +45,42 @@ describe("text-progress", () => {
     const codes = ["OB", "OF", "OA", "OC", "OD", "OE", "OG", "OH", "OI", "OK"];
     const text = codes.map((c, i) => `For '${c}' the format_value branch at line ${100 + 7 * i} pads the value to ${10 + i} characters and uses the ISO format.`).join("\n");
     assert.deepEqual(runOnly(["text-progress", "near-duplicate"], [user("Check every code."), ...request(streamOf("reasoning", text + "\n"))]), []);
+  });
+
+  /**
+   * A run of steps, each narrated in one short line before its call ("Now let me run the
+   * reproduction script again:", "Let me install scipy:"), each call answering something new or
+   * the same; `late` moves every result after the first chunk of the text that follows it, as a
+   * host writing its rows in another order would deliver it.
+   */
+  const narratedSteps = (outputs: string[], late: boolean, install: (i: number) => string): TraceEvent[] => {
+    const lines = ["Now let me run the reproduction script again:", "Let me install more dependencies:"];
+    const events: TraceEvent[] = [user("Fix the import error in the solar package.")];
+    let held: TraceEvent | undefined;
+    outputs.forEach((output, i) => {
+      const text = streamOf("text", lines[i % lines.length], { max: 12, seed: 40 + i });
+      events.push({ t: "request" }, text[0]);
+      if (held) events.push(held);
+      events.push(...text.slice(1), { t: "tool_call", id: `s${i}`, name: "bash", input: { command: i % 2 ? install(i) : "python reproduce_issue.py" } }, { t: "end" });
+      const result: TraceEvent = { t: "tool_result", id: `s${i}`, ok: true, output };
+      if (late) held = result; else events.push(result);
+    });
+    if (held) events.push(held);
+    return events;
+  };
+
+  it("stays quiet on short narration between steps whose outputs are new: its words said again are each step's preface, not fragments", () => {
+    const outputs = Array.from({ length: 16 }, (_, i) => i % 2 ? `Successfully installed dep${i}-1.${i}.0` : `ModuleNotFoundError: No module named 'dep${i + 1}'`);
+    for (const late of [false, true]) assert.deepEqual(runOnly(["text-progress"], narratedSteps(outputs, late, (i) => `pip install dep${i}`), { minRun: 3 }).map((i) => i.summary), [], `late: ${late}`);
+    // DeepSeek on pvlib 1854, recorded: the same narration before each new output
+    assert.deepEqual(runOnly(["text-progress"], readTrace("corpus/msa_deepseek_pvlib1854_rerun.trace.jsonl"), { minRun: 3 }).map((i) => i.summary), []);
+  });
+
+  it("still catches that narration before calls that answer the same every time, whether a result comes before or after the next text", () => {
+    const outputs = Array.from({ length: 40 }, () => "ModuleNotFoundError: No module named 'pvlib'");
+    const verdicts = [false, true].map((late) => runOnly(["text-progress"], narratedSteps(outputs, late, (i) => `pip show dep${i}`)).map((i) => `${i.action} ${i.event}`));
+    assert.equal(verdicts[0][0]?.split(" ")[0], "warn");
+    assert.deepEqual(verdicts[1], verdicts[0]);
   });
 
   it("catches the same question asked after every short reply, in French, on its third copy", () => {

@@ -5,8 +5,10 @@
  */
 import * as assert from "node:assert/strict";
 import { ToolLedger } from "../../src/engine/ledger";
+import { LoopSession } from "../../src/engine/session";
+import type { TraceEvent } from "../../src/engine/events";
 import { createToolKnowledge } from "../../src/engine/toolKnowledge";
-import { readTrace, runOnly } from "./streamTestKit";
+import { readTrace, request, runOnly, streamOf } from "./streamTestKit";
 
 describe("a file read recorded with no text", () => {
   it("is no step without progress: a recorded Claude Code session whose reads kept no output stays quiet one step short of the default", () => {
@@ -48,5 +50,44 @@ describe("a workspace in the temp directory", () => {
     call("Read", { file_path: "/tmp/probe/run.py" }, "print(2)\n");
     call("Write", { file_path: "/tmp/probe/run.py", content: "print(3)\n" }, "File updated.");
     assert.equal(ledger.epoch, start);
+  });
+
+  it("judges a shell command's writes as it judges a write tool's: into the checkout they are work, into a probe folder they are not", () => {
+    const { ledger, call } = session();
+    const ws = "/tmp/gh-issue-solver-1763150450915";
+    call("Read", { file_path: `${ws}/src/solve.mjs` }, "export function solve() {}\n");
+    const start = ledger.epoch;
+    call("Bash", { command: `cat > ${ws}/src/args.mjs <<'EOF'\nexport const parse = (argv) => argv.slice(2);\nEOF` }, "");
+    assert.equal(ledger.epoch, start + 1, "a heredoc into the checkout");
+    call("Bash", { command: `echo "export * from './args.mjs';" >> "${ws}/src/index.mjs"` }, "");
+    assert.equal(ledger.epoch, start + 2, "an append into the checkout");
+    call("Bash", { command: `cp ${ws}/src/solve.mjs ${ws}/src/solve.bak.mjs` }, "");
+    assert.equal(ledger.epoch, start + 3, "a copy into the checkout");
+    // a probe written by the shell and read back: its folder is the session's own, a write tool's edit there a probe too
+    call("Bash", { command: "mkdir -p /tmp/probe && cat > /tmp/probe/run.py <<'EOF'\nprint(2)\nEOF" }, "");
+    call("Read", { file_path: "/tmp/probe/run.py" }, "print(2)\n");
+    call("Edit", { file_path: "/tmp/probe/run.py", old_string: "print(2)", new_string: "print(3)" }, "The file has been updated.");
+    call("Bash", { command: "echo 'print(4)' > /tmp/probe/run.py && python3 /tmp/probe/run.py" }, "4\n");
+    assert.equal(ledger.epoch, start + 3);
+  });
+
+  it("stays quiet on a Claude Code session building a feature in a checkout there through Bash heredocs, the typecheck clean after each", () => {
+    // the same clean typecheck after each new file is a check of new work, not a command repeated for nothing
+    const ws = "/tmp/gh-issue-solver-1763150450915";
+    let n = 0;
+    const step = (say: string, name: string, input: Record<string, unknown>, output: string): TraceEvent[] => {
+      const id = `toolu_${n++}`;
+      return [...request(streamOf("text", say), [{ t: "tool_call", id, name, input }]), { t: "tool_result", id, ok: true, output }];
+    };
+    const events: TraceEvent[] = [{ t: "user", text: "Add a --dry-run flag to the solver CLI." }];
+    events.push(...step("Let me look at the entry point.", "Read", { file_path: `${ws}/src/cli.ts` }, "import { solve } from './solve';\nsolve(process.argv);\n"));
+    events.push(...step("And the solver.", "Read", { file_path: `${ws}/src/solve.ts` }, "export function solve(argv: string[]) { return argv.length; }\n"));
+    const modules = ["flags", "dryRun", "report", "plan", "summary", "output"];
+    for (const m of modules) {
+      events.push(...step(`Now the ${m} module.`, "Bash", { command: `cat > ${ws}/src/${m}.ts <<'EOF'\nexport function ${m}(argv: string[]): boolean {\n  return argv.includes("--${m}");\n}\nEOF` }, ""));
+      events.push(...step("Typecheck.", "Bash", { command: `cd ${ws} && npx tsc --noEmit` }, ""));
+    }
+    const session = new LoopSession();
+    assert.deepEqual(events.flatMap((e) => session.push(e)).map((i) => `${i.detector}: ${i.summary}`), []);
   });
 });

@@ -64,6 +64,20 @@ describe("tool-failure", () => {
     assert.equal(ivs[0]?.evidence.count, 3);
   });
 
+  it("counts a program run by its folder as one attempt however the folder is spelled (./cmd/cache, ./cmd/cache/, 'cmd/cache')", () => {
+    const error = "cmd/cache/main.go:23:2: undefined: config.LoadConfig\nexit code 1";
+    const evs: TraceEvent[] = [{ t: "user", text: "start the cache service" }];
+    ["go run ./cmd/cache", "go run  ./cmd/cache", "go run ./cmd/cache/", "go run -race 'cmd/cache'"].forEach((command, i) =>
+      evs.push(...step(`g${i}`, "execute_command", { command }, false, error)));
+    const ivs = feed(evs).filter((iv) => iv.detector === "tool-failure");
+    assert.equal(ivs[0]?.action, "warn");
+    assert.equal(ivs[0]?.evidence.count, 3);
+    // another folder failing the same way is another program run
+    const other: TraceEvent[] = [{ t: "user", text: "start the services" }];
+    ["go run ./cmd/cache", "go run ./cmd/api", "go run ./cmd/worker/"].forEach((command, i) => other.push(...step(`o${i}`, "execute_command", { command }, false, error)));
+    assert.deepEqual(feed(other).filter((iv) => iv.detector === "tool-failure"), []);
+  });
+
   it("stays quiet for two failures", () => {
     assert.deepEqual(feed(fetches(2)), []);
   });

@@ -183,6 +183,34 @@ describe("class 4: writes that change nothing", () => {
     assert.deepEqual(feed(t.events), []);
   });
 
+  it("catches a state-changing command respelled and run again, answering the same each time (flags, quotes, spaces; a description of its own)", () => {
+    // opencode's bash, as loopgen renders it: `docker compose up -d profile`, then `--detach`, quoted, spaced
+    const t = new Trace("Bring the profile service up and run its tests.");
+    t.call("bash", { command: "docker compose up -d profile", description: "Runs docker compose" }, true, "no such service: profile");
+    for (const c of ["docker compose  up -d profile", "docker compose up --detach profile", "docker compose up -d \"profile\"", " docker compose up -d profile", "docker compose up -d profile --quiet-pull"]) {
+      t.copy().call("bash", { command: c, description: `Runs ${c.trim().split(" ")[0]}` }, true, "no such service: profile", "Retry with a small tweak.");
+    }
+    assertInTime(t, "tool-repeat");
+  });
+
+  it("catches it behind Gemini CLI's envelope, which echoes each spelling back", () => {
+    const envelope = (c: string, pgid: number) => `Command: ${c}\nDirectory: (root)\nOutput: No local changes to save\nError: (none)\nExit Code: (none)\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: ${pgid}`;
+    const t = new Trace("Stash my work and switch to the release branch.");
+    t.call("run_shell_command", { command: "git stash" }, true, envelope("git stash", 6801));
+    ["git  stash", "git 'stash'", "git stash -q", "git stash"].forEach((c, i) => t.copy().call("run_shell_command", { command: c }, true, envelope(c, 7000 + 17 * i)));
+    assertInTime(t, "tool-repeat");
+  });
+
+  it("stays silent on that command respelled after an edit each time, or answering something new", () => {
+    const t = new Trace("Scale the api deployment up step by step.");
+    for (let i = 0; i < 5; i++) {
+      t.call("Edit", { file_path: "k8s/deploy.yaml", old_string: `  replicas: ${i + 1}`, new_string: `  replicas: ${i + 2}` }, true, "The file has been updated.");
+      t.call("Bash", { command: i % 2 ? "kubectl apply -f 'k8s/deploy.yaml'" : "kubectl  apply -f k8s/deploy.yaml" }, true, "deployment.apps/api configured");
+    }
+    for (let i = 0; i < 5; i++) t.call("Bash", { command: i % 2 ? "docker compose pull -q api" : "docker compose pull api" }, true, `api Pulling\n${i + 1} of 5 layers pulled`);
+    assert.deepEqual(feed(t.events), []);
+  });
+
   it("takes a write for idle only when nothing changed the file since the same content was written", () => {
     const ledger = new ToolLedger(createToolKnowledge());
     let n = 0;

@@ -80,6 +80,34 @@ export function repeatedSentence(norm: string, minChars: number): { sentence: st
   return undefined;
 }
 
+/** Longest line whose sentences are compared one by one, openers aside (a few short sentences). */
+const MAX_SPLIT_LINE = 4 * 80;
+
+/**
+ * The sentence a normalised line says several times over and nothing else, each copy perhaps
+ * with an opener of its own ("hmm, x. x. so x."), without its opener, and how many times.
+ */
+export function sentenceSaidAgain(full: string, minChars: number): { sentence: string; times: number } | undefined {
+  const exact = repeatedSentence(full, minChars);
+  if (exact) return { sentence: stripOpeners(exact.sentence), times: exact.times };
+  if (full.length > MAX_SPLIT_LINE || full.length < 2 * minChars || !hasSentenceBreak(full, minChars)) return undefined;
+  const pieces = full.split(/(?<=[.!?]) (?=\S)/);
+  if (pieces.length < 2 || pieces.length > MAX_COPIES_IN_LINE) return undefined;
+  const sentence = stripOpeners(pieces[0]);
+  if (sentence.length < minChars) return undefined;
+  for (let k = 1; k < pieces.length; k++) if (stripOpeners(pieces[k]) !== sentence) return undefined;
+  return { sentence, times: pieces.length };
+}
+
+/** Whether a stop followed by a space ends a first sentence of minChars or more (one sentence: nothing to split). */
+function hasSentenceBreak(text: string, minChars: number): boolean {
+  for (let i = minChars - 1; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 46 || c === 33 || c === 63) && text.charCodeAt(i + 1) === 32) return true;
+  }
+  return false;
+}
+
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
 const MAX_TRACKED_LINES = 1024;
 const MAX_EVENTS = 32;
@@ -185,17 +213,19 @@ class LineRepeatDetector implements Detector {
     // again before each item is structure, like a repeated heading.
     if (line.itemLabel ?? isItemLabel(line.text)) return;
     // normalised once, kept on the line for its paragraph
-    const norm = stripOpeners(normalizedLine(line));
+    const full = normalizedLine(line);
+    // the same sentence said twice or more on one line is that many copies of it ("X. X." then "X."),
+    // each copy with its opener ("Hmm, X. Hmm, X."), whatever its length
+    const repeated = line.kind === "prose" ? sentenceSaidAgain(full, SHORT_LINE_MIN_CHARS) : undefined;
+    const norm = repeated ? repeated.sentence : stripOpeners(full);
     if (norm.length < this.minLineChars) {
-      if (line.kind === "prose" && !line.continuation) this.countShort(line, section, norm, before, soFar);
+      if (line.kind === "prose" && !line.continuation) this.countShort(line, section, norm, before, soFar, repeated?.times ?? 1);
       return;
     }
     // list items count within their own list: steps re-traced in a new list are work, not a loop
     // (a list item's wrapped text belongs to its item: the same words under each item are a per-item note)
     const scope = line.kind === "list" ? `${section}\u0000list ${line.list}\u0000${line.parent}` : line.continuation ? `${section}\u0000item\u0000${line.parent}` : section;
-    // the same sentence said twice or more on one line is that many copies of it ("X. X." then "X.")
-    const repeated = line.kind === "prose" ? repeatedSentence(norm, this.minLineChars) : undefined;
-    if (repeated) this.count(line.channel, "line", scope, repeated.sentence, repeated.sentence, line.endEvent, soFar, repeated.times);
+    if (repeated) this.count(line.channel, "line", scope, norm, norm, line.endEvent, soFar, repeated.times);
     else this.count(line.channel, "line", scope, norm, line.text, line.endEvent, soFar);
   }
 
@@ -257,7 +287,7 @@ class LineRepeatDetector implements Detector {
    * file." / "Hmm." / the same sentence): the same line spread through work ("Let me check." before
    * each new step) has that work between its copies and starts over each time.
    */
-  private countShort(line: StreamLine, section: string, norm: string, before: number, soFar = false): void {
+  private countShort(line: StreamLine, section: string, norm: string, before: number, soFar = false, times = 1): void {
     if (this.shortLineGapChars <= 0 || norm.length < SHORT_LINE_MIN_CHARS || !hasWords(norm, SHORT_LINE_MIN_WORDS)) return;
     let close = this.close.get(line.channel);
     if (!close) { close = new BoundedMap(MAX_TRACKED_LINES); this.close.set(line.channel, close); }
@@ -266,17 +296,17 @@ class LineRepeatDetector implements Detector {
     if (soFar) {
       const c = close.peek(id);
       if (!c || before - c.end > this.shortLineGapChars) return;
-      const streak = c.streak + 1;
+      const streak = c.streak + times;
       if (streak < this.minCopies + (norm.length < SHORT_PHRASE_CHARS ? 1 : 0)) return;
       this.report(line.channel, section, norm, c.text, [...c.events, line.endEvent], streak, `the same line ${streak} times with almost nothing between`);
       return;
     }
     const c = close.get(id);
     if (!c || before - c.end > this.shortLineGapChars) {
-      close.set(id, { streak: 1, end, events: [line.endEvent], text: line.text });
+      close.set(id, { streak: times, end, events: [line.endEvent], text: line.text });
       return;
     }
-    c.streak++;
+    c.streak += times;
     c.end = end;
     if (c.events.length < MAX_EVENTS) c.events.push(line.endEvent);
     if (c.streak > this.strongest.count) this.strongest = { count: c.streak, channel: line.channel, unit: "line", text: line.text };

@@ -123,6 +123,8 @@ interface ChannelProgress {
   /** The passage's new tokens (the first few), and whether one of them came again in it. */
   freshWords: number[];
   freshAgain: boolean;
+  /** A tool call came while the passage was open: its words fall on both sides of a step. */
+  acrossStep: boolean;
   startEvent: number;
   /** The start of its text, for the finding. */
   head: string;
@@ -202,7 +204,7 @@ class TextProgressDetector implements Detector {
   private state(channel: StreamChannel): ChannelProgress {
     let s = this.channels.get(channel);
     if (!s) {
-      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, named: false, freshWords: [], freshAgain: false, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
+      s = { memory: new TokenMemory(), passage: 1, tokens: 0, fresh: 0, freshName: false, pairs: 0, freshPairs: 0, distinct: 0, named: false, freshWords: [], freshAgain: false, acrossStep: false, startEvent: -1, head: "", run: 0, runEvents: [], runKey: "", runHeads: [], epoch: 0, turnTokens: 0, turnFresh: 0, turnFreshName: false, turnPairs: 0, turnFreshPairs: 0, turnRun: 0, turnEvents: [], turnHead: "", line: -1, readTo: 0 };
       this.channels.set(channel, s);
     }
     return s;
@@ -264,6 +266,16 @@ class TextProgressDetector implements Detector {
     seen[this.resultNext] = h;
     this.resultNext = (this.resultNext + 1) % seen.length;
     for (const s of this.channels.values()) if (s.run > 0) { s.run = 0; s.runEvents = []; s.runHeads = []; }
+  }
+
+  /**
+   * A step is taken while a passage is open: its words are narration on both sides of the step
+   * ("Now let me run the script again:" before each new output). Such a passage is not text decaying
+   * into fragments: its words said again are the same preface to another step. (The call's place
+   * among the text is the model's own order, the same live and replayed; its result's place is not.)
+   */
+  onToolCall(): void {
+    for (const s of this.channels.values()) if (s.tokens > 0) s.acrossStep = true;
   }
 
   onSentence(x: StreamSentence, ctx: DetectorContext): Finding[] | void {
@@ -340,8 +352,8 @@ class TextProgressDetector implements Detector {
 
   private closePassage(s: ChannelProgress, channel: StreamChannel, event: number, ctx: DetectorContext): Finding[] | void {
     // new pairings of known words are progress (a walk through known facts), unless the passage only
-    // recombines its own few words (half its tokens or more are repeats within it)
-    const degenerate = 2 * s.distinct <= s.tokens;
+    // recombines its own few words (half its tokens or more are repeats within it) within one step
+    const degenerate = 2 * s.distinct <= s.tokens && !s.acrossStep;
     // a new subject, named again within the passage (the next item of an enumeration: "Module
     // uploads: ... the tests for uploads ..."), is news; a synonym swapped in is said once
     const newSubject = s.freshAgain && !degenerate;
@@ -356,6 +368,7 @@ class TextProgressDetector implements Detector {
     s.distinct = 0;
     s.named = false;
     s.freshAgain = false;
+    s.acrossStep = false;
     if (s.freshWords.length !== 0) s.freshWords.length = 0;
     // the workspace changed since the last passage: the text around it is about new work
     const moved = ctx.epoch !== s.epoch;

@@ -9,7 +9,7 @@ import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, F
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
 import { attemptShape, mainCommand, shellWords } from "../shellCommands";
-import { commandExitedNonZero, errorDetail, errorFingerprint, errorLine, exactInputKey, hashText, isBannerLine, normaliseWhitespace, ownCopy, stableOutput, textSimilarity } from "../signatures";
+import { commandExitedNonZero, errorDetail, errorFingerprint, errorLine, exactInputKey, hashText, isBannerLine, normaliseWhitespace, ownCopy, stableOutput, textSimilarity, tidyOperand } from "../signatures";
 
 /** Tool scopes remembered at once. */
 const MAX_SCOPES = 512;
@@ -94,7 +94,8 @@ export function failureScope(call: CallRecord): Scopes {
     rest = rest.slice(runner.length - 1);
     // the runner's own flags (`go run -race ./cmd/x`, `npx -y jest`) do not change what is run
     while (rest.length > 1 && rest[0].startsWith("-")) rest = rest.slice(1);
-    program = [...runner, rest[0]].join(" ");
+    // (`./cmd/x/`, `cmd/x` and `'./cmd/x'` run the same thing)
+    program = [...runner, tidyOperand(rest[0])].join(" ");
     sub = program;
     rest = rest.slice(1);
   } else if (rest[0] && SUBCOMMAND_PROGRAMS.test(program)) {
