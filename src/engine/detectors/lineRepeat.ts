@@ -90,22 +90,26 @@ const MAX_SPLIT_LINE = 4 * 80;
 export function sentenceSaidAgain(full: string, minChars: number): { sentence: string; times: number } | undefined {
   const exact = repeatedSentence(full, minChars);
   if (exact) return { sentence: stripOpeners(exact.sentence), times: exact.times };
-  if (full.length > MAX_SPLIT_LINE || full.length < 2 * minChars || !hasSentenceBreak(full, minChars)) return undefined;
+  if (full.length > MAX_SPLIT_LINE || full.length < 2 * minChars) return undefined;
+  const end = firstSentenceEnd(full);
+  if (end < minChars) return undefined;
+  const sentence = stripOpeners(full.slice(0, end));
+  // each copy ends as the first does (an opener is only ever cut from a copy's start): most lines are
+  // told apart here, before any split
+  if (sentence.length < minChars || !full.endsWith(sentence)) return undefined;
   const pieces = full.split(/(?<=[.!?]) (?=\S)/);
   if (pieces.length < 2 || pieces.length > MAX_COPIES_IN_LINE) return undefined;
-  const sentence = stripOpeners(pieces[0]);
-  if (sentence.length < minChars) return undefined;
   for (let k = 1; k < pieces.length; k++) if (stripOpeners(pieces[k]) !== sentence) return undefined;
   return { sentence, times: pieces.length };
 }
 
-/** Whether a stop followed by a space ends a first sentence of minChars or more (one sentence: nothing to split). */
-function hasSentenceBreak(text: string, minChars: number): boolean {
-  for (let i = minChars - 1; i < text.length - 1; i++) {
+/** Where the first sentence of a normalised line ends, as the split cuts it: after the first stop a space and more follow (-1: none). */
+function firstSentenceEnd(text: string): number {
+  for (let i = 0; i < text.length - 2; i++) {
     const c = text.charCodeAt(i);
-    if ((c === 46 || c === 33 || c === 63) && text.charCodeAt(i + 1) === 32) return true;
+    if ((c === 46 || c === 33 || c === 63) && text.charCodeAt(i + 1) === 32 && text.charCodeAt(i + 2) !== 32) return i + 1;
   }
-  return false;
+  return -1;
 }
 
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
