@@ -112,6 +112,9 @@ function firstSentenceEnd(text: string): number {
   return -1;
 }
 
+/** Normalised lengths below this are marked as counted (countedLengths); a longer line so far is always looked up. */
+const MAX_LENGTH_MARKED = 1024;
+
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
 const MAX_TRACKED_LINES = 1024;
 const MAX_EVENTS = 32;
@@ -146,6 +149,13 @@ class LineRepeatDetector implements Detector {
   private readonly shortLineGapChars: number;
   /** Short lines by channel, and the characters of lines read so far per channel. */
   private close = new Map<StreamChannel, BoundedMap<string, Close>>();
+  /**
+   * Per channel, the normalised lengths of the lines this request counted, each marked with the
+   * request's stamp: a line so far of another length completes no copies, and is let go before its
+   * key is built and looked up (most are).
+   */
+  private countedLengths = new Map<StreamChannel, Int32Array>();
+  private lengthStamp = 1;
   private flow = new Map<StreamChannel, number>();
   private strongest: Strongest = { count: 0 };
 
@@ -166,6 +176,7 @@ class LineRepeatDetector implements Detector {
     if (this.close.size > 0) this.close = new Map();
     if (this.flow.size > 0) this.flow = new Map();
     if (this.tallies.size > 0) this.tallies = new Map();
+    this.lengthStamp++;
     this.counter.newRequest();
     this.sections.clear();
     this.strongest = { count: 0 };
@@ -184,6 +195,18 @@ class LineRepeatDetector implements Detector {
   onLineSoFar(line: StreamLine): Finding[] | void {
     this.readLine(line, true);
     return this.takeFound();
+  }
+
+  /** Marks a normalised length as counted in this request (lengths past the table are never ruled out). */
+  private noteCounted(channel: StreamChannel, length: number): void {
+    if (length >= MAX_LENGTH_MARKED) return;
+    let marks = this.countedLengths.get(channel);
+    if (!marks) { marks = new Int32Array(MAX_LENGTH_MARKED); this.countedLengths.set(channel, marks); }
+    marks[length] = this.lengthStamp;
+  }
+
+  private mayHaveCounted(channel: StreamChannel, length: number): boolean {
+    return length >= MAX_LENGTH_MARKED || this.countedLengths.get(channel)?.[length] === this.lengthStamp;
   }
 
   /** A line so far can only complete copies this request already counted. */
@@ -215,13 +238,17 @@ class LineRepeatDetector implements Detector {
     const section = this.sections.of(line.channel, line.section);
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
-    if (line.itemLabel ?? isItemLabel(line.text)) return;
+    if (line.itemLabel === true) return;
     // normalised once, kept on the line for its paragraph
     const full = normalizedLine(line);
     // the same sentence said twice or more on one line is that many copies of it ("X. X." then "X."),
     // each copy with its opener ("Hmm, X. Hmm, X."), whatever its length
     const repeated = line.kind === "prose" ? sentenceSaidAgain(full, SHORT_LINE_MIN_CHARS) : undefined;
     const norm = repeated ? repeated.sentence : stripOpeners(full);
+    if (soFar && !this.mayHaveCounted(line.channel, norm.length)) return;
+    // (a line so far does not know yet whether it is a label)
+    if (line.itemLabel === undefined && isItemLabel(line.text)) return;
+    if (!soFar) this.noteCounted(line.channel, norm.length);
     if (norm.length < this.minLineChars) {
       if (line.kind === "prose" && !line.continuation) this.countShort(line, section, norm, before, soFar, repeated?.times ?? 1);
       return;
@@ -336,6 +363,7 @@ class LineRepeatDetector implements Detector {
     this.flow.clear();
     this.tallies.clear();
     this.seen.clear();
+    this.lengthStamp++;
     this.counter.reset();
     this.strongest = { count: 0 };
   }
