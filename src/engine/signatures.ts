@@ -115,17 +115,17 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
   return `${name}\u0001${stableInputText(input)}`;
 }
 
+/** An operand as it names its file or folder: unquoted, without `./` before it or `/` after it. */
+export function tidyOperand(operand: string): string {
+  return operand.replace(/^(["'])(.*)\1$/, "$2").replace(/^\.\//, "").replace(/(.)\/+$/, "$1");
+}
+
 /**
  * A command with its flags dropped and its operands tidied (`ls ./` = `ls .` = `ls -1` = `ls`), for
  * counting repeats that only vary the spelling. Only simple commands are loosened: a pipeline,
  * a list or a redirection keeps its exact form. Output-aware counts use it, so `ls` and `ls -la`
  * (different output) never merge.
  */
-/** An operand as it names its file or folder: unquoted, without `./` before it or `/` after it. */
-export function tidyOperand(operand: string): string {
-  return operand.replace(/^(["'])(.*)\1$/, "$2").replace(/^\.\//, "").replace(/(.)\/+$/, "$1");
-}
-
 export function looseCommand(command: string): string {
   const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
   if (/[|;&<>`$(]/.test(c)) return c;

@@ -254,18 +254,20 @@ export class StreamLines {
       from = nl + 1;
     }
     // (again only once the line grew by a quarter since it was last given: a line costs at most five times its length)
-    if (onLineSoFar && s.partial.length > 0 && s.partial.length < SO_FAR_MAX_CHARS && 4 * s.partial.length >= 5 * s.soFarLength && isStop(delta.charCodeAt(delta.length - 1))) {
+    if (onLineSoFar && s.partial.length > 0 && 4 * s.partial.length >= 5 * s.soFarLength && isStop(delta.charCodeAt(delta.length - 1))) {
       if (this.lineSoFar(channel, s, s.partial.length, eventIndex, onLineSoFar)) s.soFarLength = s.partial.length;
     }
   }
 
   /**
-   * The unfinished line as it stands, when the chunk ends on a sentence's stop: a thought that ends
-   * its line is judged with the chunk that ends it, not one chunk later with the newline (or at the
-   * request's end). Only a prose line of up to SO_FAR_MAX_CHARS (each stop costs the line so far), outside
-   * code and list items; the line comes again, whole, at its newline (same id).
+   * The unfinished line up to end, a sentence's stop (the chunk's last character, or one a space
+   * follows inside the chunk): a thought that ends there is judged with the chunk that holds its
+   * stop, not one chunk later with the newline (or at the request's end). Only a prose line of up to
+   * SO_FAR_MAX_CHARS (each stop costs the line so far), outside code and list items; the line comes
+   * again, whole, at its newline (same id). Whether it was given.
    */
   private lineSoFar(channel: StreamChannel, s: ChannelState, end: number, eventIndex: number, onLineSoFar: (l: StreamLine) => void): boolean {
+    if (end >= SO_FAR_MAX_CHARS) return false;
     // nothing to compare it with yet: the joins (isProseLine's too) and the judging wait for the whole line
     if (this.wantsLineSoFar && !this.wantsLineSoFar(channel)) return false;
     // (a long line already decided whether it is prose)
@@ -313,7 +315,7 @@ export class StreamLines {
       this.sentenceEnd(channel, s, k, added, eventIndex, onSentence);
       // the line as it stood at this stop, inside the chunk: where chunks happen to be cut does not decide
       // whether a line is judged at its stops (its own bound: again once the line doubled since the last such stop)
-      if (onLineSoFar && k < SO_FAR_MAX_CHARS && k >= 2 * s.stopSoFarLength && this.lineSoFar(channel, s, k, eventIndex, onLineSoFar)) s.stopSoFarLength = k;
+      if (onLineSoFar && k >= 2 * s.stopSoFarLength && this.lineSoFar(channel, s, k, eventIndex, onLineSoFar)) s.stopSoFarLength = k;
     }
     // what follows the last sentence end waits in the tail (a prose line's)
     if (s.proseLine === true) {

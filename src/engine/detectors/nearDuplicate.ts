@@ -401,8 +401,7 @@ class NearDuplicateDetector implements Detector {
 
   onSentence(x: StreamSentence): Finding[] | void {
     if (!this.sentenceUnits) return;
-    let words = this.lineWords.get(x.channel);
-    if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(x.channel, words); }
+    const words = this.lineWordsOf(x.channel);
     // a sentence is about what its line opens with ("Module auth: ... The tests for auth pass.")
     const section = this.sections.of(x.channel, x.section);
     const found = this.compare(x.channel, "sentence", x.text, section, x.event, x.lineHead, x, section !== x.section);
@@ -427,8 +426,7 @@ class NearDuplicateDetector implements Detector {
     this.lastUnit = undefined;
     this.judgingSoFar = soFar;
     this.soFarPassedOver = false;
-    // (a line so far cut where a word may go on reads its own words: those read are kept for what is still to come)
-    const found = this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, soFar && !line.followedBySpace ? undefined : line, section !== line.section);
+    const found = this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, line, section !== line.section);
     this.judgingSoFar = false;
     if (soFar && line.id !== undefined) this.lineSoFar.set(line.channel, { line: line.id, length: line.text.length, unit: this.lastUnit, passedOver: this.soFarPassedOver });
     return found;
@@ -574,19 +572,38 @@ class NearDuplicateDetector implements Detector {
    * space (StreamLines cuts them so).
    */
   private readSentenceWords(words: LineWords, x: StreamSentence): boolean {
-    if (x.line !== words.line) {
-      words.line = x.line;
-      words.count = 0;
-      words.next = 0;
-      words.restarts = this.table.restarts;
-      words.usable = true;
-    }
+    if (x.line !== words.line) this.startLine(words, x.line);
     if (!words.usable) return false;
     if (x.at !== words.next || words.restarts !== this.table.restarts) { words.usable = false; return false; }
-    const count = this.table.scanWords(x.text, 0, x.text.length, x.at, words.ids, words.starts, words.count, Infinity);
+    return this.readWords(words, x.text, 0, x.at);
+  }
+
+  /** The channel's line words (made the first time). */
+  private lineWordsOf(channel: StreamChannel): LineWords {
+    let words = this.lineWords.get(channel);
+    if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(channel, words); }
+    return words;
+  }
+
+  /** The line words made over for another line, none read yet. */
+  private startLine(words: LineWords, line: number): void {
+    words.line = line;
+    words.count = 0;
+    words.next = 0;
+    words.restarts = this.table.restarts;
+    words.usable = true;
+  }
+
+  /**
+   * Reads text from index from on (text starting at offset in the line) into the line's words, up to
+   * its end, which a space follows in the line: false, the words no longer usable, once a character
+   * only the regex reads is met.
+   */
+  private readWords(words: LineWords, text: string, from: number, offset: number): boolean {
+    const count = this.table.scanWords(text, from, text.length, offset, words.ids, words.starts, words.count, Infinity);
     if (count < 0) { words.usable = false; return false; }
     words.count = count;
-    words.next = x.at + x.text.length + 1;
+    words.next = offset + text.length + 1;
     return true;
   }
 
@@ -612,28 +629,16 @@ class NearDuplicateDetector implements Detector {
   /**
    * The ids of a line so far cut at a space (a word ends there), its words read into the line's words
    * from where they stopped: the sentences and the whole line to come take them from there, so each
-   * judgement of a growing line reads only what was added. Undefined if they cannot be had.
+   * judgement of a growing line reads only what was added. Undefined if they cannot be had, or the
+   * line was cut where a word may go on (a chunk's end): it reads its own words then.
    */
   private soFarIds(line: StreamLine, stripped: string): number[] | undefined {
-    if (line.id === undefined) return undefined;
-    let words = this.lineWords.get(line.channel);
-    if (!words) { words = { line: -1, ids: [], starts: [], count: 0, next: 0, restarts: 0, usable: false }; this.lineWords.set(line.channel, words); }
-    if (words.line !== line.id) {
-      words.line = line.id;
-      words.count = 0;
-      words.next = 0;
-      words.restarts = this.table.restarts;
-      words.usable = true;
-    }
+    if (line.id === undefined || !line.followedBySpace) return undefined;
+    const words = this.lineWordsOf(line.channel);
+    if (words.line !== line.id) this.startLine(words, line.id);
     if (!words.usable || words.restarts !== this.table.restarts) return undefined;
     const text = line.text;
-    if (words.next < text.length) {
-      const count = this.table.scanWords(text, words.next, text.length, 0, words.ids, words.starts, words.count, Infinity);
-      if (count < 0) { words.usable = false; return undefined; }
-      words.count = count;
-      // (the space after the stop is passed over: the next sentence starts after it)
-      words.next = text.length + 1;
-    }
+    if (words.next < text.length && !this.readWords(words, text, words.next, 0)) return undefined;
     return idsFrom(text, text.length - stripped.length, MAX_UNIT_WORDS, words.ids, words.starts, 0, words.count, 0);
   }
 
