@@ -248,6 +248,11 @@ export class WordTable {
   private heldShingles: StampedSet[] = [];
   /** Where distinctShingles drops repeats. */
   private scratchSet = new StampedSet();
+  /** commonOrderLength's per id of its first run: which of its masks is the id's (valid where inA holds the call's stamp). */
+  private orderSlot = new Int32Array(256);
+  /** commonOrderLength's masks (per distinct word of its first run, where it stands there, a bit a word) and its row of bits. */
+  private orderMasks = new Uint32Array(256);
+  private orderBits = new Uint32Array(8);
 
   /** kindOf sorts words once, when first read (setJaccard can keep to words of a kind). */
   constructor(private readonly kindOf: (word: string) => number = () => 0) {}
@@ -563,6 +568,48 @@ export class WordTable {
     return union === 0 ? 1 : common / union;
   }
 
+  /**
+   * Length of the longest common subsequence of two id runs, computed bit-parallel (Allison and
+   * Dix): a bit per word of a, 32 to a limb, so each word of b costs a few operations per limb
+   * instead of a row of the table.
+   */
+  commonOrderLength(a: readonly number[], b: readonly number[]): number {
+    const limbs = (a.length + 31) >>> 5;
+    if (this.orderMasks.length < a.length * limbs) this.orderMasks = new Uint32Array(a.length * limbs);
+    if (this.orderBits.length < limbs) this.orderBits = new Uint32Array(limbs);
+    const stamp = this.nextStamp(), inA = this.inA, slotOf = this.orderSlot, masks = this.orderMasks, bits = this.orderBits;
+    // per distinct word of a, the positions it holds in a
+    let distinct = 0;
+    for (let i = 0; i < a.length; i++) {
+      const id = a[i];
+      if (inA[id] !== stamp) {
+        inA[id] = stamp;
+        slotOf[id] = distinct;
+        masks.fill(0, distinct * limbs, ++distinct * limbs);
+      }
+      masks[slotOf[id] * limbs + (i >>> 5)] |= 1 << (i & 31);
+    }
+    // a 1 for each position of a the common run has not taken yet; the bits past a's end stay 1
+    bits.fill(0xffffffff, 0, limbs);
+    for (let j = 0; j < b.length; j++) {
+      const id = b[j];
+      // a word a does not hold changes nothing
+      if (inA[id] !== stamp) continue;
+      const mask = slotOf[id] * limbs;
+      let carry = 0;
+      for (let k = 0; k < limbs; k++) {
+        // bits = (bits + matched) | (bits - matched), matched = bits & mask; the subtraction borrows nothing
+        const v = bits[k], matched = (v & masks[mask + k]) >>> 0;
+        const sum = v + matched + carry;
+        carry = sum > 0xffffffff ? 1 : 0;
+        bits[k] = (sum >>> 0) | (v & ~matched);
+      }
+    }
+    let taken = limbs * 32;
+    for (let k = 0; k < limbs; k++) taken -= bitCount(bits[k]);
+    return taken;
+  }
+
   /** Starts afresh with only the words of these id arrays, which are given their new ids in place. */
   restart(live: Iterable<number[]>): void {
     this.restarts++;
@@ -592,6 +639,8 @@ export class WordTable {
     const hashes = new Uint32Array(size), kinds = new Uint8Array(size), inA = new Int32Array(size), inB = new Int32Array(size), held = new Int32Array(size);
     hashes.set(this.hashes); kinds.set(this.kinds); inA.set(this.inA); inB.set(this.inB); held.set(this.held);
     this.hashes = hashes; this.kinds = kinds; this.inA = inA; this.inB = inB; this.held = held;
+    // (read only where inA marks the id: nothing to copy)
+    this.orderSlot = new Int32Array(size);
   }
 
   private rehash(size: number): void {
@@ -603,6 +652,13 @@ export class WordTable {
       this.slots[slot] = id;
     }
   }
+}
+
+/** How many bits of a 32-bit value are set. */
+function bitCount(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
 
 function hash32(s: string): number {

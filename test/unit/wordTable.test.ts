@@ -205,6 +205,25 @@ describe("WordTable (near-duplicate's word ids)", () => {
     }
   });
 
+  it("measures the longest common order of two runs as the table of the textbook does, across limb edges and repeated words", () => {
+    const table = new WordTable();
+    const ids = table.idsOf("a b c d e f g h i j k l m n o p q r s t u v w x y z", 50);
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const textbook = (a: readonly number[], b: readonly number[]) => {
+      const rows = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+      for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) rows[i][j] = a[i - 1] === b[j - 1] ? rows[i - 1][j - 1] + 1 : Math.max(rows[i - 1][j], rows[i][j - 1]);
+      return rows[a.length][b.length];
+    };
+    for (let t = 0; t < 3000; t++) {
+      // few words (long common runs, carries across limbs) or many (short ones), lengths on and off the 32-bit edges
+      const vocabulary = 1 + Math.floor(next() * (next() < 0.5 ? 4 : ids.length));
+      const run = () => Array.from({ length: [0, 1, 31, 32, 33, 64, 65, 80][Math.floor(next() * 8)] + Math.floor(next() * 3) }, () => ids[Math.floor(next() * vocabulary)]);
+      const a = run(), b = next() < 0.3 ? a.slice().reverse() : run();
+      assert.equal(table.commonOrderLength(a, b), textbook(a, b), JSON.stringify({ a, b }));
+    }
+  });
+
   it("keeps the words still in use across a restart, renumbered, and forgets the rest", () => {
     const table = new WordTable();
     const kept = table.idsOf("Parser tokens stream: the parser reads tokens", 50);

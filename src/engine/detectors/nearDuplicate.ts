@@ -179,24 +179,9 @@ const REFRAIN_SIMILARITY = 0.9;
 const LOOSE_WORD_SET_SIMILARITY = 0.3;
 const LOOSE_ORDER_SHARE = 0.55;
 const LOOSE_CONTENT_SIMILARITY = 0.4;
-/** Units longer than this are not compared loosely (the common order costs their product). */
+/** Units longer than this are not compared loosely (the common order costs one unit's words times the other's). */
 const LOOSE_MAX_WORDS = 80;
 const LOOSE_EXTRA_COPIES = 1;
-
-/** Length of the longest common subsequence of two id runs (one row of the table kept). */
-function commonOrderLength(a: readonly number[], b: readonly number[], row: Int32Array): number {
-  row.fill(0, 0, b.length + 1);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = 0;
-    const x = a[i - 1];
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = x === b[j - 1] ? diagonal + 1 : above > row[j - 1] ? above : row[j - 1];
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-}
 
 /** Word-pair Jaccard below which two units with the same words do not say the same thing in other words. */
 const MIN_PAIR_SIMILARITY = 0.1;
@@ -341,7 +326,6 @@ class NearDuplicateDetector implements Detector {
   private factTokens = new ContentTokens();
   /** Clusters caught in this request, and whether the catch was already the grown one (the harder rung). */
   private caughtThisRequest = new Map<string, { count: number; grown: boolean }>();
-  private orderRow = new Int32Array(LOOSE_MAX_WORDS + 1);
   /** The heading each unit is compared under, connectors ("To be sure:") passed over. */
   private sections = new SectionScopes();
   /** Per channel: the unfinished line last judged (onLineSoFar), its length then, the unit it left in the window, and whether longer units were passed over. */
@@ -490,7 +474,7 @@ class NearDuplicateDetector implements Detector {
         if (bag < this.minWordSetSimilarity) {
           if (!canBeLoose || bag < LOOSE_WORD_SET_SIMILARITY) continue;
           // synonyms swapped in: the frame kept in its order, and nothing named that was not named before
-          if (commonOrderLength(u.ids, ids, this.orderRow) < LOOSE_ORDER_SHARE * Math.max(u.ids.length, ids.length)) continue;
+          if (this.table.commonOrderLength(u.ids, ids) < LOOSE_ORDER_SHARE * Math.max(u.ids.length, ids.length)) continue;
           if (this.namesSomethingNew(unit, u)) continue;
           loose = true;
         }
