@@ -266,7 +266,8 @@ export class WordTable {
 
   /** Whether the table holds more than limit words, and over twice what it kept at its last restart (else a restart would not free much). */
   crowded(limit: number): boolean {
-    return this.words.length > limit && this.words.length > 2 * this.sizeAfterRestart;
+    // (both bounds read every time: a read first made once the table is large would stop the compiled caller)
+    return this.words.length > Math.max(limit, 2 * this.sizeAfterRestart);
   }
 
   /** The ids of wordsOf(text, max). */
@@ -613,17 +614,12 @@ export class WordTable {
   /** Starts afresh with only the words of these id arrays, which are given their new ids in place. */
   restart(live: Iterable<number[]>): void {
     this.restarts++;
-    const words = this.words, hashes = this.hashes;
+    // the arrays keep their size (the table soon grows back to it): the words and slots are started
+    // over, the old hashes read from a copy; marks need no clearing, every set takes a new stamp
+    const words = this.words, hashes = this.hashes.slice(0, words.length);
     this.words = [];
-    this.hashes = new Uint32Array(256);
-    this.kinds = new Uint8Array(256);
-    this.inA = new Int32Array(256);
-    this.inB = new Int32Array(256);
-    this.stamp = 0;
-    this.held = new Int32Array(256);
-    this.heldStamp = 0;
     this.heldWordCount = 0;
-    this.slots = new Int32Array(512).fill(-1);
+    this.slots.fill(-1);
     for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOfWord(words[ids[k]], hashes[ids[k]]);
     this.sizeAfterRestart = this.words.length;
   }
