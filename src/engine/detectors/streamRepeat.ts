@@ -227,6 +227,8 @@ export class RepeatTracker {
     this.epoch += this.pos;
     this.pos = 0;
     this.hash = 0;
+    // the characters before the first one, which the rolling hash lets go of as its first ANCHOR come in, are none
+    this.buf.fill(0, this.size - ANCHOR);
     this.count = 0;
     this.inFence = false;
     this.lastFenceLine = -1;
@@ -304,7 +306,6 @@ export class RepeatTracker {
   push(delta: string): readonly RepeatHit[] {
     let hits: RepeatHit[] | undefined;
     const buf = this.buf, mask = this.mask, lastSeen = this.lastSeen, tableMask = this.tableMask;
-    const period = this.period, run = this.run, quietRun = this.quietRun, done = this.done;
     if (this.epoch + this.pos + delta.length >= 0x7fffffff) this.rebase();
     const epoch = this.epoch, maxPeriod = this.s.maxPeriod, start = this.pos;
     let hash = this.hash;
@@ -312,37 +313,20 @@ export class RepeatTracker {
     for (let i = 0; i < delta.length; i++) {
       const raw = delta.charCodeAt(i);
       const p = start + i;
-      const outgoing = p >= ANCHOR ? buf[(p - ANCHOR) & mask] : 0;
+      // (the ANCHOR slots before position 0 hold 0: see clear)
+      const outgoing = buf[(p - ANCHOR) & mask];
       if (raw === 10) this.endLine(p);
       else if (this.headLength < LINE_HEAD_CHARS) this.readHead(raw);
       // a line break and a space separate the same words: a chant whose lines wander between the two is one chant
-      const code = raw === 10 || raw === 13 || raw === 9 ? 32 : raw;
+      // (past 13 first: nearly every character is, and one compare settles it)
+      const code = raw > 13 || (raw !== 10 && raw !== 13 && raw !== 9) ? raw : 32;
       buf[p & mask] = code;
 
-      // verify live candidates: the first mismatch ends a run (kept in order, compacted in place)
-      let hit: RepeatHit | undefined;
-      const count = this.count;
-      let keep = 0;
-      for (let k = 0; k < count; k++) {
-        const d = period[k];
-        if (buf[(p - d) & mask] !== code) continue;
-        const r = run[k] + 1;
-        if (keep !== k) this.moveCandidate(k, keep);
-        run[keep] = r;
-        if (!done[keep] && r >= quietRun[keep]) {
-          this.pos = p + 1; // requiredSpan and textOf read it
-          if (r + d >= this.requiredSpan(d, this.phrase[keep] === 1, this.lead[keep])) {
-            done[keep] = 1;
-            if (!hit) {
-              const unit = this.textOf(p - d + 1, p + 1);
-              if (isTextUnit(unit)) hit = { channel: this.channel, period: d, copies: Math.floor((r + d) / d), unit, position: p, spanStart: p - r - d + 1 };
-            }
-          }
-        }
-        keep++;
+      // (most characters have no live candidate: the loop over them is a method of its own, which keeps this loop lean)
+      if (this.count !== 0) {
+        const hit = this.verify(p, code);
+        if (hit) (hits ??= []).push(hit);
       }
-      this.count = keep;
-      if (hit) (hits ??= []).push(hit);
 
       // nominate: the anchor ending here was last seen d characters ago
       hash = (Math.imul(hash - Math.imul(outgoing, ANCHOR_POW), HASH_BASE) + code) | 0;
@@ -356,6 +340,37 @@ export class RepeatTracker {
     this.pos = start + delta.length;
     this.hash = hash;
     return hits ?? NO_HITS;
+  }
+
+  /**
+   * Checks the live candidates against the character code just put at p: the first mismatch ends
+   * a run (kept in order, compacted in place). The repetition that reached its span, if any.
+   */
+  private verify(p: number, code: number): RepeatHit | undefined {
+    const buf = this.buf, mask = this.mask, period = this.period, run = this.run, quietRun = this.quietRun, done = this.done;
+    let hit: RepeatHit | undefined;
+    const count = this.count;
+    let keep = 0;
+    for (let k = 0; k < count; k++) {
+      const d = period[k];
+      if (buf[(p - d) & mask] !== code) continue;
+      const r = run[k] + 1;
+      if (keep !== k) this.moveCandidate(k, keep);
+      run[keep] = r;
+      if (!done[keep] && r >= quietRun[keep]) {
+        this.pos = p + 1; // requiredSpan and textOf read it
+        if (r + d >= this.requiredSpan(d, this.phrase[keep] === 1, this.lead[keep])) {
+          done[keep] = 1;
+          if (!hit) {
+            const unit = this.textOf(p - d + 1, p + 1);
+            if (isTextUnit(unit)) hit = { channel: this.channel, period: d, copies: Math.floor((r + d) / d), unit, position: p, spanStart: p - r - d + 1 };
+          }
+        }
+      }
+      keep++;
+    }
+    this.count = keep;
+    return hit;
   }
 
   /** Takes the epoch out of the table before an entry would pass the Int32 range: the table then holds what a zeroed one would. */
