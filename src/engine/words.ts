@@ -780,13 +780,25 @@ export class ContentTokens {
       for (;;) {
         while (i < end) {
           const d = text.charCodeAt(i);
-          if (isCjk(d)) break;
-          const kd = d < 0x80 ? ASCII_CLASS[d] : charClass(d);
-          if (kd >= 0 && kd < WORD_CHAR) break;
-          const lower = kd === UPPER_CHAR ? lowerCode(d) : d;
-          if (kd === UPPER_CHAR && length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
-          if (d >= 48 && d <= 57) digits++;
-          else if (d === 95) name = true;
+          let lower = d;
+          if (d < 0x80) {
+            // (ASCII, nearly every character, by its class alone: the word characters are [a-z0-9_] and capitals)
+            const kd = ASCII_CLASS[d];
+            if (kd < WORD_CHAR) break;
+            if (kd === UPPER_CHAR) {
+              lower = d + 32;
+              if (length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
+            } else if (d <= 57) digits++;
+            else if (d === 95) name = true;
+          } else {
+            if (isCjk(d)) break;
+            const kd = charClass(d);
+            if (kd >= 0 && kd < WORD_CHAR) break;
+            if (kd === UPPER_CHAR) {
+              lower = lowerCode(d);
+              if (length > 0) name = true;
+            }
+          }
           full = Math.imul(full ^ lower, 0x01000193);
           length++;
           if (length === STEM_CHARS) stem = full;
