@@ -158,7 +158,7 @@ const LINE_HEAD_CHARS = 6;
 
 /**
  * The repetition finder of one channel of one request. Exported for tests and the benchmark.
- * Every character of the stream passes through push's loop: the live candidates are parallel
+ * Every character of the stream passes through scanQuiet's loop or take: the live candidates are parallel
  * typed arrays (no object per candidate, no array resizing per character) and the line-head state
  * is a few numbers (no string built per line).
  */
