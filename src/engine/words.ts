@@ -726,20 +726,23 @@ export function wordsKey(words: readonly string[], n: number): string {
 
 /**
  * A fixed set of 32-bit hashes by open addressing. A Set of numbers boxes every value past the
- * small-integer range (half of all hashes) on each lookup; this reads two typed arrays.
+ * small-integer range (half of all hashes) on each lookup; this reads two typed arrays. Hashes are
+ * held and looked up as int32 (Math.imul's results as they come): an unsigned one past 2^31 is a
+ * number of its own each call.
  */
 class HashSet32 {
-  private readonly values: Uint32Array;
+  private readonly values: Int32Array;
   private readonly used: Uint8Array;
   private readonly mask: number;
 
   constructor(values: readonly number[]) {
     let size = 16;
     while (size < 4 * values.length) size *= 2;
-    this.values = new Uint32Array(size);
+    this.values = new Int32Array(size);
     this.used = new Uint8Array(size);
     this.mask = size - 1;
-    for (const v of values) {
+    for (const given of values) {
+      const v = given | 0;
       let slot = (v ^ (v >>> 15)) & this.mask;
       while (this.used[slot] === 1 && this.values[slot] !== v) slot = (slot + 1) & this.mask;
       this.values[slot] = v;
@@ -832,13 +835,25 @@ export class ContentTokens {
       for (;;) {
         while (i < end) {
           const d = text.charCodeAt(i);
-          if (isCjk(d)) break;
-          const kd = d < 0x80 ? ASCII_CLASS[d] : charClass(d);
-          if (kd >= 0 && kd < WORD_CHAR) break;
-          const lower = kd === UPPER_CHAR ? lowerCode(d) : d;
-          if (kd === UPPER_CHAR && length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
-          if (d >= 48 && d <= 57) digits++;
-          else if (d === 95) name = true;
+          let lower = d;
+          if (d < 0x80) {
+            // (ASCII, nearly every character, by its class alone: the word characters are [a-z0-9_] and capitals)
+            const kd = ASCII_CLASS[d];
+            if (kd < WORD_CHAR) break;
+            if (kd === UPPER_CHAR) {
+              lower = d + 32;
+              if (length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
+            } else if (d <= 57) digits++;
+            else if (d === 95) name = true;
+          } else {
+            if (isCjk(d)) break;
+            const kd = charClass(d);
+            if (kd >= 0 && kd < WORD_CHAR) break;
+            if (kd === UPPER_CHAR) {
+              lower = lowerCode(d);
+              if (length > 0) name = true;
+            }
+          }
           full = Math.imul(full ^ lower, 0x01000193);
           length++;
           if (length === STEM_CHARS) stem = full;
@@ -863,7 +878,7 @@ export class ContentTokens {
       }
       if (name) { this.push(full >>> 0, NAME_TOKEN); continue; }
       // (no digits here: every character counted is a letter)
-      if (length < 4 || apostrophe || STOP_WORDS.has(full >>> 0)) continue;
+      if (length < 4 || apostrophe || STOP_WORDS.has(full)) continue;
       this.push((length >= STEM_CHARS ? stem : full) >>> 0, 0);
     }
   }

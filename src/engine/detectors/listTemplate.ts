@@ -220,6 +220,11 @@ class ListTemplateDetector implements Detector {
   private readonly minUngrounded: number;
   /** Recent tool text, kept raw: words are only extracted once a run gets long (rare), not per call. */
   private sources: string[] = [];
+  /**
+   * Where the kept sources start in the array: the ones before were let go ("" now). shift() would
+   * move every string after the first, each time; the array is cut only once half of it was let go.
+   */
+  private sourcesFrom = 0;
   private sourceChars = 0;
   private sourceWords: Set<string> | undefined;
   /** The longest run so far, kept raw: the status line is only written when asked for. */
@@ -258,7 +263,14 @@ class ListTemplateDetector implements Detector {
     const kept = text.slice(0, MAX_CHARS_PER_SOURCE);
     this.sources.push(kept);
     this.sourceChars += kept.length;
-    while (this.sourceChars > MAX_SOURCE_CHARS && this.sources.length > 1) this.sourceChars -= this.sources.shift()!.length;
+    while (this.sourceChars > MAX_SOURCE_CHARS && this.sources.length - this.sourcesFrom > 1) {
+      this.sourceChars -= this.sources[this.sourcesFrom].length;
+      this.sources[this.sourcesFrom++] = "";
+    }
+    if (this.sourcesFrom > 64 && 2 * this.sourcesFrom > this.sources.length) {
+      this.sources = this.sources.slice(this.sourcesFrom);
+      this.sourcesFrom = 0;
+    }
     this.sourceWords = undefined;
   }
 
@@ -267,7 +279,7 @@ class ListTemplateDetector implements Detector {
     if (slot.length === 0) return false;
     if (!this.sourceWords) {
       this.sourceWords = new Set();
-      for (const text of this.sources) for (const w of wordsOf(text, Infinity)) this.sourceWords.add(w);
+      for (let k = this.sourcesFrom; k < this.sources.length; k++) for (const w of wordsOf(this.sources[k], Infinity)) this.sourceWords.add(w);
     }
     let found = 0;
     for (const w of slot) if (this.sourceWords.has(w)) found++;
@@ -364,6 +376,7 @@ class ListTemplateDetector implements Detector {
   reset(): void {
     this.runs.clear();
     this.sources = [];
+    this.sourcesFrom = 0;
     this.sourceChars = 0;
     this.sourceWords = undefined;
     this.counter.reset();

@@ -109,6 +109,14 @@ export function leastRotation(s: string): number {
   return k;
 }
 
+/**
+ * The code a character is kept as: a line break and a tab are spaces (they separate the same words:
+ * a chant whose lines wander between the two is one chant). Past 13 first: nearly every character is.
+ */
+function spacedCode(raw: number): number {
+  return raw > 13 || (raw !== 10 && raw !== 13 && raw !== 9) ? raw : 32;
+}
+
 function isTextUnit(unit: string): boolean {
   const distinct = new Set<string>();
   let alnum = 0, visible = 0;
@@ -150,7 +158,7 @@ const LINE_HEAD_CHARS = 6;
 
 /**
  * The repetition finder of one channel of one request. Exported for tests and the benchmark.
- * Every character of the stream passes through push's loop: the live candidates are parallel
+ * Every character of the stream passes through scanQuiet's loop or take: the live candidates are parallel
  * typed arrays (no object per candidate, no array resizing per character) and the line-head state
  * is a few numbers (no string built per line).
  */
@@ -227,6 +235,8 @@ export class RepeatTracker {
     this.epoch += this.pos;
     this.pos = 0;
     this.hash = 0;
+    // the characters before the first one, which the rolling hash lets go of as its first ANCHOR come in, are none
+    this.buf.fill(0, this.size - ANCHOR);
     this.count = 0;
     this.inFence = false;
     this.lastFenceLine = -1;
@@ -302,60 +312,107 @@ export class RepeatTracker {
 
   /** Feeds a chunk; returns the repetitions that reached their span during it (at most one per character). */
   push(delta: string): readonly RepeatHit[] {
-    let hits: RepeatHit[] | undefined;
-    const buf = this.buf, mask = this.mask, lastSeen = this.lastSeen, tableMask = this.tableMask;
-    const period = this.period, run = this.run, quietRun = this.quietRun, done = this.done;
     if (this.epoch + this.pos + delta.length >= 0x7fffffff) this.rebase();
-    const epoch = this.epoch, maxPeriod = this.s.maxPeriod, start = this.pos;
-    let hash = this.hash;
-    // this.pos (the length so far) is kept in p here, and set where a method reads it
-    for (let i = 0; i < delta.length; i++) {
-      const raw = delta.charCodeAt(i);
-      const p = start + i;
-      const outgoing = p >= ANCHOR ? buf[(p - ANCHOR) & mask] : 0;
-      if (raw === 10) this.endLine(p);
-      else if (this.headLength < LINE_HEAD_CHARS) this.readHead(raw);
-      // a line break and a space separate the same words: a chant whose lines wander between the two is one chant
-      const code = raw === 10 || raw === 13 || raw === 9 ? 32 : raw;
-      buf[p & mask] = code;
-
-      // verify live candidates: the first mismatch ends a run (kept in order, compacted in place)
-      let hit: RepeatHit | undefined;
-      const count = this.count;
-      let keep = 0;
-      for (let k = 0; k < count; k++) {
-        const d = period[k];
-        if (buf[(p - d) & mask] !== code) continue;
-        const r = run[k] + 1;
-        if (keep !== k) this.moveCandidate(k, keep);
-        run[keep] = r;
-        if (!done[keep] && r >= quietRun[keep]) {
-          this.pos = p + 1; // requiredSpan and textOf read it
-          if (r + d >= this.requiredSpan(d, this.phrase[keep] === 1, this.lead[keep])) {
-            done[keep] = 1;
-            if (!hit) {
-              const unit = this.textOf(p - d + 1, p + 1);
-              if (isTextUnit(unit)) hit = { channel: this.channel, period: d, copies: Math.floor((r + d) / d), unit, position: p, spanStart: p - r - d + 1 };
-            }
-          }
-        }
-        keep++;
+    let hits: RepeatHit[] | undefined;
+    for (let i = 0; i < delta.length;) {
+      // inside a line's body with no live candidate (nearly every character), in a loop that calls nothing
+      if (this.count === 0 && this.headLength === LINE_HEAD_CHARS) {
+        i = this.scanQuiet(delta, i);
+        if (i === delta.length) break;
       }
-      this.count = keep;
+      const hit = this.take(delta.charCodeAt(i));
       if (hit) (hits ??= []).push(hit);
+      i++;
+    }
+    return hits ?? NO_HITS;
+  }
 
-      // nominate: the anchor ending here was last seen d characters ago
+  /**
+   * One character, with all it can touch: the line's head state, the live candidates, a nomination.
+   * The repetition it completes, if any.
+   */
+  private take(raw: number): RepeatHit | undefined {
+    const p = this.pos;
+    // (the ANCHOR slots before position 0 hold 0: see clear)
+    const outgoing = this.buf[(p - ANCHOR) & this.mask];
+    if (raw === 10) this.endLine(p);
+    else if (this.headLength < LINE_HEAD_CHARS) this.readHead(raw);
+    const code = spacedCode(raw);
+    this.buf[p & this.mask] = code;
+    const hit = this.count !== 0 ? this.verify(p, code) : undefined;
+    this.pos = p + 1;
+    // nominate: the anchor ending here was last seen d characters ago
+    const hash = (this.hash = (Math.imul(this.hash - Math.imul(outgoing, ANCHOR_POW), HASH_BASE) + code) | 0);
+    if (p >= ANCHOR - 1) {
+      const bucket = (hash ^ (hash >>> 15)) & this.tableMask;
+      const seen = this.lastSeen[bucket] - this.epoch - 1;
+      this.lastSeen[bucket] = this.epoch + p + 1;
+      if (seen >= 0 && p - seen <= this.s.maxPeriod) this.nominate(p, p - seen);
+    }
+    return hit;
+  }
+
+  /**
+   * take's work for delta[from, ...) while it needs no call: no line break, the line's head already
+   * read, no live candidate. Stops before a line break, or after the character whose anchor nominates
+   * a period (nominated here, after the loop); where it stopped. The loop repeats take's hash and
+   * table steps on purpose: a loop with a call in it reloads the tables' storage every character.
+   */
+  private scanQuiet(delta: string, from: number): number {
+    const buf = this.buf, mask = this.mask, lastSeen = this.lastSeen, tableMask = this.tableMask;
+    const epoch = this.epoch, maxPeriod = this.s.maxPeriod, start = this.pos - from;
+    let hash = this.hash;
+    let i = from, nominee = 0;
+    for (; i < delta.length; i++) {
+      const raw = delta.charCodeAt(i);
+      if (raw === 10) break;
+      const p = start + i;
+      const outgoing = buf[(p - ANCHOR) & mask];
+      const code = spacedCode(raw);
+      buf[p & mask] = code;
       hash = (Math.imul(hash - Math.imul(outgoing, ANCHOR_POW), HASH_BASE) + code) | 0;
       if (p >= ANCHOR - 1) {
         const bucket = (hash ^ (hash >>> 15)) & tableMask;
         const seen = lastSeen[bucket] - epoch - 1;
         lastSeen[bucket] = epoch + p + 1;
-        if (seen >= 0 && p - seen <= maxPeriod) this.nominate(p, p - seen);
+        if (seen >= 0 && p - seen <= maxPeriod) { nominee = p - seen; i++; break; }
       }
     }
-    this.pos = start + delta.length;
+    this.pos = start + i;
     this.hash = hash;
-    return hits ?? NO_HITS;
+    if (nominee !== 0) this.nominate(this.pos - 1, nominee);
+    return i;
+  }
+
+  /**
+   * Checks the live candidates against the character code just put at p: the first mismatch ends
+   * a run (kept in order, compacted in place). The repetition that reached its span, if any.
+   */
+  private verify(p: number, code: number): RepeatHit | undefined {
+    const buf = this.buf, mask = this.mask, period = this.period, run = this.run, quietRun = this.quietRun, done = this.done;
+    let hit: RepeatHit | undefined;
+    const count = this.count;
+    let keep = 0;
+    for (let k = 0; k < count; k++) {
+      const d = period[k];
+      if (buf[(p - d) & mask] !== code) continue;
+      const r = run[k] + 1;
+      if (keep !== k) this.moveCandidate(k, keep);
+      run[keep] = r;
+      if (!done[keep] && r >= quietRun[keep]) {
+        this.pos = p + 1; // requiredSpan and textOf read it
+        if (r + d >= this.requiredSpan(d, this.phrase[keep] === 1, this.lead[keep])) {
+          done[keep] = 1;
+          if (!hit) {
+            const unit = this.textOf(p - d + 1, p + 1);
+            if (isTextUnit(unit)) hit = { channel: this.channel, period: d, copies: Math.floor((r + d) / d), unit, position: p, spanStart: p - r - d + 1 };
+          }
+        }
+      }
+      keep++;
+    }
+    this.count = keep;
+    return hit;
   }
 
   /** Takes the epoch out of the table before an entry would pass the Int32 range: the table then holds what a zeroed one would. */
