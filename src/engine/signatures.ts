@@ -117,7 +117,12 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
 
 /** An operand as it names its file or folder: unquoted, without `./` before it or `/` after it. */
 export function tidyOperand(operand: string): string {
-  return operand.replace(/^(["'])(.*)\1$/, "$2").replace(/^\.\//, "").replace(/(.)\/+$/, "$1");
+  // (each pattern only where its first or last character is: most operands have none to tidy)
+  let o = operand;
+  if (o.startsWith('"') || o.startsWith("'")) o = o.replace(/^(["'])(.*)\1$/, "$2");
+  if (o.startsWith("./")) o = o.slice(2);
+  if (o.endsWith("/")) o = o.replace(/(.)\/+$/, "$1");
+  return o;
 }
 
 /**
