@@ -50,6 +50,12 @@ const FREQUENCY_WORDS = /\bhow (?:often|frequently|many times)\b|\bwhat (?:fract
 /** "About ten times", a sample in round words. */
 const TEN_OR_SO_WORDS = /\b(?:a dozen|a dozen or so|ten or so) (?:times|runs)\b|\bune dizaine de fois\b|\buna decena de veces\b|\betwa zehnmal\b|\buma dezena de vezes\b|\buna decina di volte\b|(?<!\p{L})десяток раз|十来次|十几次/iu;
 const UNTIL_WORDS = /\b(?:until|till|unless) (?:it|they|the [\w-]+|all(?: the)? [\w-]+|tests?|ci|everything|the build)(?: [\w-]+){0,2} (?:pass(?:es)?|succeeds?|works?|is green|are green|turns? green|goes green|is stable|fails)\b|\b(?:until|till) (?:it's|they're) (?:green|passing|stable|fixed)\b|\baté (?:que )?(?:\p{L}+ ){0,3}(?:passar|passe|funcionar|funcione)|\bfinché non (?:\p{L}+ ){0,3}(?:passa|passano|funziona)|通るまで|成功するまで|пока не (?:\p{L}+ ){0,3}(?:пройд|заработает)|통과할 때까지|\bjusqu'(?:à|a) ce qu(?:e|')(?:[\p{L}'-]+ ){0,3}(?:passe|passent|marche|fonctionne|réussisse|échoue)|\bhasta que (?:\p{L}+ ){0,3}(?:pase|pasen|funcione|falle)|\bbis (?:er|es|sie|der|die|das|alle)(?: \p{L}+){0,3} (?:durchläuft|besteht|grün|funktioniert|klappt|fehlschlägt)|直到.{0,8}(?:通过|成功|变绿|失败)/iu;
+/**
+ * A word every branch of UNTIL_WORDS holds, under the same flags: a message without one cannot match
+ * it, and is not run through it. Its letter classes, case-folded, make it costlier to compile than a
+ * whole session's user messages are to read (a third of a replay's cost of its one message).
+ */
+const UNTIL_ANCHOR = /until|till|unless|até|finché non|通るまで|成功するまで|пока не|통과할 때까지|jusqu'|hasta que|bis |直到/iu;
 const WAIT_WORDS = /\bwait(?:ing)? (?:for|until|till|on)\b|\bkeep (?:polling|checking|watching|an eye)\b|\bpoll(?:ing)?\b|\b(?:tell|let) me know when\b|\btell me when\b|\bonce it(?:'s| is) (?:done|finished|live|green)\b|\battend(?:s|re|ez)\b|\bsurveill|\bdis-moi quand\b|\bespera(?:r)?\b|\bav[ií]same cuando\b|\bwarte(?:n)?\b|\bbescheid,? (?:wenn|sobald)\b|\bsag mir,? (?:wenn|sobald)\b|\bcontinue (?:à|a|de) (?:vérifier|surveiller|regarder)\b|\bsigue (?:comprobando|revisando|consultando|mirando)\b|\bprüfe? (?:weiter|regelmäßig)\b|\bespere\b|\baguard(?:e|ar)\b|\baspett(?:a|are)\b|\battendi\b|\bcontinua a (?:controllare|verificare)\b|(?<!\p{L})подожди|(?<!\p{L})дождись|(?<!\p{L})ожидай|等待|等到|等一下|轮询|盯着|待って|待つ|終わるまで|기다려|기다리/iu;
 
 /** Words shorter than this (and common words) say nothing about which command a request means. */
@@ -82,7 +88,7 @@ export function repetitionIntent(text: string): RepetitionIntent {
     const n = NUMBER_WORDS[word] ?? NUMBER_WORDS[word.replace(/mal$/, "")] ?? Number(word);
     if (Number.isFinite(n) && n > 1) { times = Math.min(MAX_TIMES, n); counted = true; explicit = true; }
   }
-  const vague = FREQUENCY_WORDS.test(text) || UNTIL_WORDS.test(text) || TEN_OR_SO_WORDS.test(text) ? SAMPLE : SEVERAL_WORDS.test(text) ? SEVERAL : FEW_WORDS.test(text) ? FEW : 0;
+  const vague = FREQUENCY_WORDS.test(text) || (UNTIL_ANCHOR.test(text) && UNTIL_WORDS.test(text)) || TEN_OR_SO_WORDS.test(text) ? SAMPLE : SEVERAL_WORDS.test(text) ? SEVERAL : FEW_WORDS.test(text) ? FEW : 0;
   if (vague > times) { times = vague; counted = true; }
   const waits = WAIT_WORDS.test(text);
   const words = new Set<string>();

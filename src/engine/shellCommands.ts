@@ -238,13 +238,17 @@ export interface CommandRead {
   range: string;
 }
 
+/** The programs commandRead knows, as a command line starts with one. */
+const DISPLAY_PROGRAM = /^(?:cat|nl|sed|head|tail)\s/;
+
 /**
  * The file a read-only display command shows (`cat f`, `sed -n 10,20p f`, `head -n 50 f`, `nl -ba f`),
  * or undefined for anything else (pipelines into other programs, several files, mutations).
  */
 export function commandRead(command: string): CommandRead | undefined {
   const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
-  if (isMutatingCommand(c) || /[;&]|\|(?!\s*(?:head|tail|nl|cat\b|sed\s+-n))/.test(c)) return undefined;
+  // (each display command below starts with its program: most commands are judged no further)
+  if (!DISPLAY_PROGRAM.test(c) || isMutatingCommand(c) || /[;&]|\|(?!\s*(?:head|tail|nl|cat\b|sed\s+-n))/.test(c)) return undefined;
   let m = /^cat\s+(?:-[a-zA-Z]+\s+)*([^\s|]+)(?:\s*\|\s*(head|tail)\s+-n?\s*(\d+))?$/.exec(c);
   if (m) return { path: m[1], range: m[2] ? `${m[2]}:${m[3]}` : "" };
   m = /^nl\s+(?:-[a-zA-Z]+\s+)*([^\s|]+)(?:\s*\|\s*sed\s+-n\s+['"]?(\d+),(\d+)p['"]?)?$/.exec(c);

@@ -137,6 +137,13 @@ describe("intent from the request: repetition asked for in words", () => {
     for (const text of ["Sigue comprobando el despliegue.", "Aguarde o build terminar.", "Aspetta che la build finisca.", "Дождись окончания сборки.", "ビルドが終わるまで待って。", "빌드가 끝날 때까지 기다려 줘."]) assert.equal(repetitionIntent(text).waits, true, text);
   });
 
+  it("reads 'until it passes' in each of its wordings (each is looked for only in a message with its leading word)", () => {
+    const untilPasses = ["Run it until it passes.", "Keep going till the tests are green.", "Re-run it unless the build fails.", "Re-run it until it's green.", "RUN IT UNTIL IT PASSES.",
+      "Rode até que o teste passe.", "Esegui finché non passa.", "テストが通るまで実行して。", "成功するまで実行して。", "Запускай, пока не пройдут тесты.", "Запускай, пока не заработает.",
+      "테스트가 통과할 때까지 실행해 줘.", "Relance jusqu'a ce qu'il marche.", "Ejecútalo hasta que pase.", "Starte es, bis alle Tests durchläuft.", "运行直到通过。"];
+    for (const text of untilPasses) assert.equal(repetitionIntent(text).times, 10, text);
+  });
+
   it("reads waits and polls in five languages", () => {
     for (const text of ["Wait for the release build.", "Keep polling the deploy.", "Attends que le build soit terminé.", "Espera a que termine el build.", "Warte auf den Build.", "等待构建完成。", "Deploy it and tell me when it's live."]) assert.equal(repetitionIntent(text).waits, true, text);
     for (const text of ["Fix the failing test.", "Refactor the session handling."]) assert.equal(repetitionIntent(text).waits, false, text);
