@@ -835,25 +835,22 @@ export class ContentTokens {
       for (;;) {
         while (i < end) {
           const d = text.charCodeAt(i);
-          let lower = d;
+          // (ASCII, nearly every character, by its class alone: the CJK test and the class lookup only past it)
+          let kd: number;
           if (d < 0x80) {
-            // (ASCII, nearly every character, by its class alone: the word characters are [a-z0-9_] and capitals)
-            const kd = ASCII_CLASS[d];
+            kd = ASCII_CLASS[d];
             if (kd < WORD_CHAR) break;
-            if (kd === UPPER_CHAR) {
-              lower = d + 32;
-              if (length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
-            } else if (d <= 57) digits++;
-            else if (d === 95) name = true;
           } else {
             if (isCjk(d)) break;
-            const kd = charClass(d);
+            kd = charClass(d);
             if (kd >= 0 && kd < WORD_CHAR) break;
-            if (kd === UPPER_CHAR) {
-              lower = lowerCode(d);
-              if (length > 0) name = true;
-            }
           }
+          let lower = d;
+          if (kd === UPPER_CHAR) {
+            lower = d < 0x80 ? d + 32 : lowerCode(d);
+            if (length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
+          } else if (d >= 48 && d <= 57) digits++;
+          else if (d === 95) name = true;
           full = Math.imul(full ^ lower, 0x01000193);
           length++;
           if (length === STEM_CHARS) stem = full;
