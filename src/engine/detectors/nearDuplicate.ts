@@ -234,12 +234,18 @@ function hasSpaces(text: string, n: number): boolean {
 
 type UnitKind = "line" | "paragraph" | "sentence";
 
+/** A line id no line has (StreamLines counts them from 1). */
+const NO_LINE = -1;
+
 /** The index of the first word read (from index from on) that starts at or after position at of the line. */
 function firstWordFrom(words: LineWords, at: number, from: number): number {
   let j = from;
   while (j < words.count && words.starts[j] < at) j++;
   return j;
 }
+
+/** An earlier unit alike to the one compared, how alike, and whether only loosely. */
+interface Alike { unit: Unit; similarity: number; loose: boolean }
 
 interface Unit {
   /** Word ids in the detector's WordTable (renumbered in place when it restarts). */
@@ -328,7 +334,7 @@ class NearDuplicateDetector implements Detector {
   private caughtThisRequest = new Map<string, { count: number; grown: boolean }>();
   /** The heading each unit is compared under, connectors ("To be sure:") passed over. */
   private sections = new SectionScopes();
-  /** Per channel: the unfinished line last judged (onLineSoFar), its length then, the unit it left in the window, and whether longer units were passed over. */
+  /** Per channel: the unfinished line last judged (onLineSoFar; NO_LINE: none), its length then, the unit it left in the window, and whether longer units were passed over. */
   private lineSoFar = new Map<StreamChannel, { line: number; length: number; unit: Unit | undefined; passedOver: boolean }>();
   /** The unit the last compare put in the window (undefined: none). */
   private lastUnit: Unit | undefined;
@@ -402,7 +408,9 @@ class NearDuplicateDetector implements Detector {
       // the line grew past the stop it was judged at: the whole line takes the place of what it was
       const recent = this.recent.get(line.channel)?.line;
       if (judged.unit && recent && recent[recent.length - 1] === judged.unit) recent.pop();
-      this.lineSoFar.delete(line.channel);
+      // (marked as judging no line rather than deleted: a Map emptied by delete shrinks its table, each time)
+      judged.line = NO_LINE;
+      judged.unit = undefined;
     }
     // a list item's wrapped text is the item's (list items are list-template's)
     if (line.kind !== "prose" || line.continuation) return;
@@ -412,7 +420,14 @@ class NearDuplicateDetector implements Detector {
     this.soFarPassedOver = false;
     const found = this.compare(line.channel, "line", line.text, section, line.endEvent, line.text, line, section !== line.section);
     this.judgingSoFar = false;
-    if (soFar && line.id !== undefined) this.lineSoFar.set(line.channel, { line: line.id, length: line.text.length, unit: this.lastUnit, passedOver: this.soFarPassedOver });
+    if (soFar && line.id !== undefined) {
+      const mark = judged ?? { line: NO_LINE, length: 0, unit: undefined, passedOver: false };
+      mark.line = line.id;
+      mark.length = line.text.length;
+      mark.unit = this.lastUnit;
+      mark.passedOver = this.soFarPassedOver;
+      if (!judged) this.lineSoFar.set(line.channel, mark);
+    }
     return found;
   }
 
@@ -447,66 +462,21 @@ class NearDuplicateDetector implements Detector {
     const recent = recentOfChannel[unitKind];
     unit.leads = recent.length === 0 || recent[recent.length - 1].section !== section;
     // made for the first alike unit (most units have none)
-    let alike: Array<{ unit: Unit; similarity: number; loose: boolean }> | undefined;
+    let alike: Alike[] | undefined;
     // walking back from the newest: what was said between each earlier unit and this one
-    let novelSince = 0, repeatsSince = 0;
+    let novelSince = 0;
     for (let i = recent.length - 1; i >= 0; i--) {
       const u = recent[i];
-      if (i < recent.length - 1) { if (recent[i + 1].novel) novelSince++; else repeatsSince++; }
+      if (i < recent.length - 1 && recent[i + 1].novel) novelSince++;
       if (u.scope !== scope) continue;
       // under another title only what each section opens with is compared: a refrain closing each
       // step of a guide ("Run the tests now and commit.") is structure, a section restating is not
       if (u.section !== section && !(u.leads && unit.leads)) continue;
       // a line so far much shorter than an earlier one may be only its opening: the whole line decides
       if (this.judgingSoFar && ids.length < SO_FAR_MIN_SHARE * u.ids.length) { this.soFarPassedOver = true; continue; }
-      // the unit's shingles and words are held by the table for all the comparisons of this unit (sets
-      // in any order: only their sizes and members are read); below the threshold, the similarity
-      // itself is not needed, so its count stops once too few can be in common
-      const uShingles = (u.shingles ??= this.table.distinctShingles(u.ids, 3));
-      unit.shingles ??= this.table.holdShingles(ids, 3);
-      let similarity = this.table.jaccardWithHeldShingles(uShingles, 3, this.minSimilarity);
-      let loose = false;
-      if (similarity < this.minSimilarity) {
-        if (this.minWordSetSimilarity <= 0) continue;
-        unit.distinct ??= this.table.holdWords(ids);
-        const canBeLoose = ids.length <= LOOSE_MAX_WORDS && u.ids.length <= LOOSE_MAX_WORDS;
-        const bag = bagSimilarity(this.table, u, unit, canBeLoose ? Math.min(LOOSE_WORD_SET_SIMILARITY, this.minWordSetSimilarity) : this.minWordSetSimilarity);
-        if (bag < this.minWordSetSimilarity) {
-          if (!canBeLoose || bag < LOOSE_WORD_SET_SIMILARITY) continue;
-          // synonyms swapped in: the frame kept in its order, and nothing named that was not named before
-          if (this.table.commonOrderLength(u.ids, ids) < LOOSE_ORDER_SHARE * Math.max(u.ids.length, ids.length)) continue;
-          if (this.namesSomethingNew(unit, u)) continue;
-          loose = true;
-        }
-        // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
-        // a small vocabulary (varied text on one topic) does not
-        const uPairs = (u.pairs ??= this.table.distinctShingles(u.ids, 2));
-        unit.pairs ??= this.table.holdShingles(ids, 2);
-        if (this.table.jaccardWithHeldShingles(uPairs, 2, MIN_PAIR_SIMILARITY) < MIN_PAIR_SIMILARITY) continue;
-        // and what it is about: one sentence shape filled with other things ("The log shows the
-        // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
-        // shares its frame, not its content words
-        // (loosely alike, most of what it is about must be the same: one sentence frame over other
-        // subjects, "make the build script stop treating the old schema as ...", keeps its order too)
-        if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < (loose ? LOOSE_CONTENT_SIMILARITY : MIN_CONTENT_SIMILARITY)) continue;
-        similarity = bag;
-      }
-      const uWords = this.wordsOfUnit(u), words = this.wordsOfUnit(unit);
-      if (oneSlotApart(uWords, words) || subjectsDiffer(uWords, words)) continue;
-      // parallel sentences that each give a fact the other lacks (a code, a number, a name) are an
-      // enumeration or a case analysis, however alike their wording: a restated thought adds none
-      if (this.eachAddsAFact(u, unit)) continue;
-      // the same words again with mostly new things said since: a refrain opening or closing each
-      // step (line-repeat's to judge), not a thought restated in other words
-      if (similarity >= REFRAIN_SIMILARITY && novelSince > 0) continue;
-      // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
-      const uLabel = labelOfUnit(u), unitLabel = labelOfUnit(unit);
-      if (uLabel && unitLabel && uLabel.join(" ") !== unitLabel.join(" ") && namesItems(uLabel, unitLabel, u.labelText, unit.labelText)) continue;
-      (alike ??= []).push({ unit: u, similarity, loose });
+      const like = this.likeness(u, unit, novelSince);
+      if (like) (alike ??= []).push(like);
     }
-    // one key per drifting thought however far it drifts: the earliest alike unit (found last,
-    // walking back) names it
-    if (alike) { unit.cluster = this.clusterOf(alike[alike.length - 1].unit); unit.novel = false; }
     this.lastUnit = unit;
     // the window moved along by hand: shift() would shrink the array's store and push() grow it back
     if (recent.length < this.window) recent.push(unit);
@@ -514,17 +484,89 @@ class NearDuplicateDetector implements Detector {
       for (let k = 1; k < recent.length; k++) recent[k - 1] = recent[k];
       recent[recent.length - 1] = unit;
     }
+    const copies = alike ? this.copiesOf(unit, alike, recent) : 1;
+    if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
+    if (!alike) return;
+    // only loosely alike to what came before: one copy more
+    const needed = alike.every((a) => a.loose) ? this.minCopies + LOOSE_EXTRA_COPIES : this.minCopies;
+    if (copies < needed) return;
+    return this.findingFor(unit, alike, copies, needed, unitKind, text);
+  }
+
+  /**
+   * How alike an earlier unit u is to unit (the one being compared, whose shingles and words the
+   * table holds): undefined if not alike. The rarer tests are here, apart from compare's loop: a
+   * path first taken late stops the compiled code of the function it is in, and this one is small.
+   */
+  private likeness(u: Unit, unit: Unit, novelSince: number): Alike | undefined {
+    const ids = unit.ids;
+    // the unit's shingles and words are held by the table for all the comparisons of this unit (sets
+    // in any order: only their sizes and members are read); below the threshold, the similarity
+    // itself is not needed, so its count stops once too few can be in common
+    const uShingles = (u.shingles ??= this.table.distinctShingles(u.ids, 3));
+    unit.shingles ??= this.table.holdShingles(ids, 3);
+    let similarity = this.table.jaccardWithHeldShingles(uShingles, 3, this.minSimilarity);
+    let loose = false;
+    if (similarity < this.minSimilarity) {
+      if (this.minWordSetSimilarity <= 0) return undefined;
+      unit.distinct ??= this.table.holdWords(ids);
+      const canBeLoose = ids.length <= LOOSE_MAX_WORDS && u.ids.length <= LOOSE_MAX_WORDS;
+      const bag = bagSimilarity(this.table, u, unit, canBeLoose ? Math.min(LOOSE_WORD_SET_SIMILARITY, this.minWordSetSimilarity) : this.minWordSetSimilarity);
+      if (bag < this.minWordSetSimilarity) {
+        if (!canBeLoose || bag < LOOSE_WORD_SET_SIMILARITY) return undefined;
+        // synonyms swapped in: the frame kept in its order, and nothing named that was not named before
+        if (this.table.commonOrderLength(u.ids, ids) < LOOSE_ORDER_SHARE * Math.max(u.ids.length, ids.length)) return undefined;
+        if (this.namesSomethingNew(unit, u)) return undefined;
+        loose = true;
+      }
+      // words in some order of their own: a restated thought keeps some of its word pairs, a bag of
+      // a small vocabulary (varied text on one topic) does not
+      const uPairs = (u.pairs ??= this.table.distinctShingles(u.ids, 2));
+      unit.pairs ??= this.table.holdShingles(ids, 2);
+      if (this.table.jaccardWithHeldShingles(uPairs, 2, MIN_PAIR_SIMILARITY) < MIN_PAIR_SIMILARITY) return undefined;
+      // and what it is about: one sentence shape filled with other things ("The log shows the
+      // cookie changing, so the reader is involved." / "... the lock file ..., so the limiter ...")
+      // shares its frame, not its content words
+      // (loosely alike, most of what it is about must be the same: one sentence frame over other
+      // subjects, "make the build script stop treating the old schema as ...", keeps its order too)
+      if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < (loose ? LOOSE_CONTENT_SIMILARITY : MIN_CONTENT_SIMILARITY)) return undefined;
+      similarity = bag;
+    }
+    const uWords = this.wordsOfUnit(u), words = this.wordsOfUnit(unit);
+    if (oneSlotApart(uWords, words) || subjectsDiffer(uWords, words)) return undefined;
+    // parallel sentences that each give a fact the other lacks (a code, a number, a name) are an
+    // enumeration or a case analysis, however alike their wording: a restated thought adds none
+    if (this.eachAddsAFact(u, unit)) return undefined;
+    // the same words again with mostly new things said since: a refrain opening or closing each
+    // step (line-repeat's to judge), not a thought restated in other words
+    if (similarity >= REFRAIN_SIMILARITY && novelSince > 0) return undefined;
+    // one template over several subjects ("Module auth: ...", "Module billing: ..."): work, not a loop
+    const uLabel = labelOfUnit(u), unitLabel = labelOfUnit(unit);
+    if (uLabel && unitLabel && uLabel.join(" ") !== unitLabel.join(" ") && namesItems(uLabel, unitLabel, u.labelText, unit.labelText)) return undefined;
+    return { unit: u, similarity, loose };
+  }
+
+  /**
+   * The copies of the thought unit (alike to the earlier units alike) restates, itself included; it
+   * joins the cluster of the earliest of them.
+   */
+  private copiesOf(unit: Unit, alike: Alike[], recent: Unit[]): number {
+    // one key per drifting thought however far it drifts: the earliest alike unit (found last,
+    // walking back) names it
+    unit.cluster = this.clusterOf(alike[alike.length - 1].unit);
+    unit.novel = false;
     // a thought drifting further each time is alike to its last wording, not always to its first:
     // the copies are the units of its cluster, joined through a close likeness (one template filled
     // with other content is alike, but loosely); under titles that only restate, any likeness
     let members = 0;
-    const chainAt = unit.leads && section !== "" && scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
-    if (alike?.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === scope && this.clusterOf(u) === unit.cluster) members++;
-    const copies = Math.max(alike?.length ?? 0, members) + 1;
-    if (copies > this.strongest.alike) this.strongest = { alike: copies, detail: `${channelName(channel)}: ${copies} alike ${unitKind}s` };
-    // only loosely alike to what came before: one copy more
-    const needed = alike?.every((a) => a.loose) ? this.minCopies + LOOSE_EXTRA_COPIES : this.minCopies;
-    if (copies < needed || !alike) return;
+    const chainAt = unit.leads && unit.section !== "" && unit.scope === "" ? this.minWordSetSimilarity : CHAIN_SIMILARITY;
+    if (alike.some((a) => a.similarity >= chainAt)) for (const u of recent) if (u !== unit && u.scope === unit.scope && this.clusterOf(u) === unit.cluster) members++;
+    return Math.max(alike.length, members) + 1;
+  }
+
+  /** The finding for a unit whose copies make a loop, text being the unit's as it came (undefined if this request caught it so already). */
+  private findingFor(unit: Unit, alike: Alike[], copies: number, needed: number, unitKind: UnitKind, text: string): Finding | undefined {
+    const channel = unit.channel, event = unit.event;
     const key = this.clusterOf(unit);
     // the first catch warns; the hard rungs need more evidence (aborting productive reasoning costs
     // the whole response): the thought restated twice more, copies all but word for word the same,
@@ -558,7 +600,9 @@ class NearDuplicateDetector implements Detector {
   private readSentenceWords(words: LineWords, x: StreamSentence): boolean {
     if (x.line !== words.line) this.startLine(words, x.line);
     if (!words.usable) return false;
-    if (x.at !== words.next || words.restarts !== this.table.restarts) { words.usable = false; return false; }
+    // (stored whichever it is: a store first made late, at a gap, would stop the compiled caller)
+    words.usable = x.at === words.next && words.restarts === this.table.restarts;
+    if (!words.usable) return false;
     return this.readWords(words, x.text, 0, x.at);
   }
 

@@ -353,7 +353,8 @@ class TextProgressDetector implements Detector {
   private closePassage(s: ChannelProgress, channel: StreamChannel, event: number, ctx: DetectorContext): Finding[] | void {
     // new pairings of known words are progress (a walk through known facts), unless the passage only
     // recombines its own few words (half its tokens or more are repeats within it) within one step
-    const degenerate = 2 * s.distinct <= s.tokens && !s.acrossStep;
+    // (acrossStep read first: read only for the rare degenerate passage, its first read stopped the compiled code)
+    const degenerate = !s.acrossStep && 2 * s.distinct <= s.tokens;
     // a new subject, named again within the passage (the next item of an enumeration: "Module
     // uploads: ... the tests for uploads ..."), is news; a synonym swapped in is said once
     const newSubject = s.freshAgain && !degenerate;
