@@ -310,22 +310,22 @@ export class WordTable {
     return written === length ? this.scanAscii(text, from, length, max, ids, starts, at, offset) : this.scanUnicode(text, from, end, max, ids, starts, at, offset);
   }
 
-  /** scan of ASCII text, held in bytes[0, length) (as text[from, from + length)). */
+  /**
+   * scan of ASCII text, held in bytes[0, length) (as text[from, from + length)). Every byte is below
+   * 0x80 (its UTF-8 is one byte a character): none is looked at for being past ASCII.
+   */
   private scanAscii(text: string, from: number, length: number, max: number, ids: number[], starts: number[], at: number, offset: number): number {
     const bytes = this.bytes;
     let n = 0;
     let i = 0;
     while (i < length && n < max) {
-      const c = bytes[i];
-      if (c >= 0x80) return -1;
-      if (ASCII_CLASS[c] < WORD_CHAR) { i++; continue; }
+      if (ASCII_CLASS[bytes[i]] < WORD_CHAR) { i++; continue; }
       const start = i;
       let h = 0x811c9dc5, upper = false;
       for (;;) {
         let k = 0;
         while (i < length) {
           const d = bytes[i];
-          if (d >= 0x80) return -1;
           k = ASCII_CLASS[d];
           if (k < WORD_CHAR) break;
           if (k === UPPER_CHAR) { upper = true; h = Math.imul(h ^ (d + 32), 0x01000193); } else h = Math.imul(h ^ d, 0x01000193);
@@ -333,9 +333,7 @@ export class WordTable {
         }
         // ' . - join two runs of word characters into one word
         if (k !== JOINER || i + 1 >= length) break;
-        const next = bytes[i + 1];
-        if (next >= 0x80) return -1;
-        if (ASCII_CLASS[next] < WORD_CHAR) break;
+        if (ASCII_CLASS[bytes[i + 1]] < WORD_CHAR) break;
         h = Math.imul(h ^ bytes[i], 0x01000193);
         i++;
       }
@@ -615,9 +613,11 @@ export class WordTable {
   restart(live: Iterable<number[]>): void {
     this.restarts++;
     // the arrays keep their size (the table soon grows back to it): the words and slots are started
-    // over, the old hashes read from a copy; marks need no clearing, every set takes a new stamp
-    const words = this.words, hashes = this.hashes.slice(0, words.length);
-    this.words = [];
+    // over, the old words and hashes read from copies; marks need no clearing, every set takes a new
+    // stamp (the words' array is emptied, not made anew: a new one starts as an array of another
+    // kind, and the scan compiled for this one would stop at its first word)
+    const words = this.words.slice(), hashes = this.hashes.slice(0, words.length);
+    this.words.length = 0;
     this.heldWordCount = 0;
     this.slots.fill(-1);
     for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOfWord(words[ids[k]], hashes[ids[k]]);
@@ -836,21 +836,28 @@ export class ContentTokens {
         while (i < end) {
           const d = text.charCodeAt(i);
           // (ASCII, nearly every character, by its class alone: the CJK test and the class lookup only past it)
-          let kd: number;
+          let lower = d;
           if (d < 0x80) {
-            kd = ASCII_CLASS[d];
+            const kd = ASCII_CLASS[d];
             if (kd < WORD_CHAR) break;
+            // a word character below 'a' is a capital, a digit or an underscore; a lowercase letter
+            // (nearly every one) needs nothing more
+            if (d < 97) {
+              if (kd === UPPER_CHAR) {
+                lower = d + 32;
+                if (length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
+              } else if (d <= 57) digits++;
+              else name = true;
+            }
           } else {
             if (isCjk(d)) break;
-            kd = charClass(d);
+            const kd = charClass(d);
             if (kd >= 0 && kd < WORD_CHAR) break;
+            if (kd === UPPER_CHAR) {
+              lower = lowerCode(d);
+              if (length > 0) name = true;
+            }
           }
-          let lower = d;
-          if (kd === UPPER_CHAR) {
-            lower = d < 0x80 ? d + 32 : lowerCode(d);
-            if (length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
-          } else if (d >= 48 && d <= 57) digits++;
-          else if (d === 95) name = true;
           full = Math.imul(full ^ lower, 0x01000193);
           length++;
           if (length === STEM_CHARS) stem = full;
