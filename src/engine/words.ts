@@ -836,27 +836,24 @@ export class ContentTokens {
         while (i < end) {
           const d = text.charCodeAt(i);
           // (ASCII, nearly every character, by its class alone: the CJK test and the class lookup only past it)
-          let lower = d;
+          let kd: number;
           if (d < 0x80) {
-            const kd = ASCII_CLASS[d];
+            kd = ASCII_CLASS[d];
             if (kd < WORD_CHAR) break;
-            // a word character below 'a' is a capital, a digit or an underscore; a lowercase letter
-            // (nearly every one) needs nothing more
-            if (d < 97) {
-              if (kd === UPPER_CHAR) {
-                lower = d + 32;
-                if (length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
-              } else if (d <= 57) digits++;
-              else name = true;
-            }
           } else {
             if (isCjk(d)) break;
-            const kd = charClass(d);
+            kd = charClass(d);
             if (kd >= 0 && kd < WORD_CHAR) break;
-            if (kd === UPPER_CHAR) {
-              lower = lowerCode(d);
-              if (length > 0) name = true;
-            }
+          }
+          let lower = d;
+          if (kd === UPPER_CHAR) {
+            lower = d < 0x80 ? d + 32 : lowerCode(d);
+            if (length > 0) name = true; // camelCase, and codes in capitals ("OB", "UTC")
+          } else if (d < 97) {
+            // (any other word character below 'a' is a digit or an underscore: a lowercase letter,
+            // nearly every character, is past both tests with this one)
+            if (d <= 57) digits++;
+            else name = true;
           }
           full = Math.imul(full ^ lower, 0x01000193);
           length++;
