@@ -134,12 +134,15 @@ export function tidyOperand(operand: string): string {
 export function looseCommand(command: string): string {
   const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
   if (/[|;&<>`$(]/.test(c)) return c;
-  const [program, ...args] = c.split(" ");
-  const operands = args
-    .filter((a) => !a.startsWith("-"))
-    .map(tidyOperand)
-    .filter((a) => a !== "." && a !== "./" && a !== "");
-  return [program, ...operands].join(" ");
+  // the program, then its operands tidied (flags and operands naming the current folder dropped)
+  const words = c.split(" ");
+  let loose = words[0];
+  for (let i = 1; i < words.length; i++) {
+    if (words[i].startsWith("-")) continue;
+    const operand = tidyOperand(words[i]);
+    if (operand !== "." && operand !== "./" && operand !== "") loose += " " + operand;
+  }
+  return loose;
 }
 
 /** The identity for success-repeat counts: the signature, with commands loosened (see looseCommand). */
@@ -319,6 +322,7 @@ export function errorDetail(text: string): string {
     .replace(/[ \t]+/g, " ");
 }
 
+/** The error line, its index among the content lines, and the content lines up to at least the BANNER_DETAIL_LINES after it. */
 interface ErrorLineAt { line: string; index: number; lines: string[] }
 
 /**
@@ -334,25 +338,59 @@ function errorLineAt(text: string): ErrorLineAt | undefined {
   return lastErrorAt;
 }
 
+const TRACEBACK = "Traceback (most recent call last)";
+
 function findErrorLine(text: string): ErrorLineAt | undefined {
-  const lines = contentLines(text);
+  // Without tags to remove, a content line is a piece of one line of the text: a text without the
+  // words has no traceback, and its error line is among the first lines (read only up to it and its detail).
+  if (text.includes("<") || text.includes(TRACEBACK)) return findErrorLineIn(contentLines(text));
+  const prefixes = text.includes(":");
+  const lines: string[] = [];
+  let found: ErrorLineAt | undefined;
+  for (let start = 0; start <= text.length;) {
+    const end = text.indexOf("\n", start);
+    const stop = end < 0 ? text.length : end;
+    const l = contentLine(text.slice(start, stop), false, prefixes);
+    start = stop + 1;
+    if (l === undefined) continue;
+    lines.push(l);
+    const i = lines.length - 1;
+    if (found === undefined && i < MAX_ERROR_SCAN) {
+      if (E_LINE.test(l)) found = { line: l.replace(/^E\s+/, ""), index: i, lines };
+      else if (ERROR_HINT.test(l)) found = { line: l, index: i, lines };
+    }
+    // (the first line is the answer when none of the first MAX_ERROR_SCAN says error)
+    const answer = found?.index ?? (i >= MAX_ERROR_SCAN - 1 ? 0 : -1);
+    if (answer >= 0 && i >= answer + BANNER_DETAIL_LINES) break;
+  }
+  if (lines.length === 0) return undefined;
+  return found ?? { line: lines[0], index: 0, lines };
+}
+
+/** The error line of a whole text's content lines (see contentLines). */
+function findErrorLineIn(lines: string[]): ErrorLineAt | undefined {
   const at = (index: number) => ({ line: lines[index], index, lines });
   if (lines.length === 0) return undefined;
-  const tb = lines.findIndex((l) => /^Traceback \(most recent call last\)/.test(l));
+  const tb = lines.findIndex((l) => l.startsWith(TRACEBACK));
   if (tb >= 0) {
     for (let i = lines.length - 1; i > tb; i--) if (EXCEPTION_LINE.test(lines[i])) return at(i);
     return at(lines.length - 1);
   }
   // Test runners and build tools print banners and progress first: the error is the first line
   // that says so (pytest's "E   AssertionError", "npm ERR!", "error TS2322", "fatal:").
-  const scan = Math.min(lines.length, 200);
+  const scan = Math.min(lines.length, MAX_ERROR_SCAN);
   for (let i = 0; i < scan; i++) {
     const l = lines[i];
-    if (/^E\s{2,}\S/.test(l)) return { line: l.replace(/^E\s+/, ""), index: i, lines };
+    if (E_LINE.test(l)) return { line: l.replace(/^E\s+/, ""), index: i, lines };
     if (ERROR_HINT.test(l)) return at(i);
   }
   return at(0);
 }
+
+/** How many content lines are searched for the one that says error. */
+const MAX_ERROR_SCAN = 200;
+/** pytest's error lines: "E   AssertionError: …". */
+const E_LINE = /^E\s{2,}\S/;
 
 /**
  * The error line with the parts that vary between retries of the same mistake replaced by

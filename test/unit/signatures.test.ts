@@ -109,6 +109,26 @@ describe("error fingerprints", () => {
     assert.equal(errorFingerprint("Exit code 1\nerror: pathspec 'x' did not match"), "error: pathspec <quoted> did not match");
     assert.equal(errorFingerprint("<returncode>1</returncode>\n<output>\n</output>"), "");
   });
+
+  it("reads a plain failure only up to its error line and what follows it, and finds what reading it all finds", () => {
+    // A text without tags is read lazily; the same text under an `<output>` envelope line is cut into
+    // all its lines first. Both must name the same error, detail lines included.
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `step ${i} of the build, all fine`);
+    const texts = [
+      ["== [stdin] FAIL", "L:   1 | P:  20 |  PRS | Found unparsable section", "L:   2 | P:   1 |  LT01 | Trailing space", "All Finished!", "more"],
+      [...filler(3), "", "stdout: error TS2322: Type 'x' is not assignable", "  at src/a.ts:3:4"],
+      [...filler(5), "E       AssertionError: assert 1 == 2", "E  next"],
+      [...filler(250), "error: found late"],
+      [...filler(2), "FAIL src/app.test.ts", "  ● app › renders", "", "    expected 1, got 2"],
+      ["FAILED (errors=2)"],
+      [...filler(199), "FAILED (errors=2)", "detail one", "detail two", "detail three", "detail four"],
+      ["", "   ", "Exit code 1", "output:", "no such file: src/missing.ts"],
+    ];
+    for (const lines of texts) {
+      const plain = lines.join("\n");
+      assert.equal(errorFingerprint(plain), errorFingerprint(`<output>\n${plain}`), plain.slice(0, 60));
+    }
+  });
 });
 
 describe("stable output", () => {
