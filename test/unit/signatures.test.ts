@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, isBannerLine, resultContent, searchHalvesOfDiff, someContentLine } from "../../src/engine/signatures";
+import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, hashText, isBannerLine, resultContent, searchHalvesOfDiff, someContentLine } from "../../src/engine/signatures";
 import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 
 const tools = createToolKnowledge();
@@ -240,5 +240,19 @@ describe("someContentLine", () => {
     const seen: string[] = [];
     assert.equal(someContentLine("a\nb\nc", 4000, (line) => { seen.push(line); return line === "b"; }), true);
     assert.deepEqual(seen, ["a", "b"]);
+  });
+});
+
+describe("hashText", () => {
+  it("hashes every UTF-16 code unit of a text, across its scratch chunks and lone surrogates alike", () => {
+    const fnv = (t: string) => {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < t.length; i++) { h ^= t.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+      return (h >>> 0).toString(36) + ":" + t.length.toString(36);
+    };
+    const texts = ["", "a", "Done in 4.21s\n", "é\u{1F600}\uD800x", "x".repeat(16383) + "\u{1F600}" + "y".repeat(20000), "ab".repeat(8192), "z".repeat(50000) + "\uDC00"];
+    for (const t of texts) assert.equal(hashText(t), fnv(t), `length ${t.length}`);
+    // one character changed far into a long text changes the hash
+    assert.notEqual(hashText("q".repeat(40000) + "a"), hashText("q".repeat(40000) + "b"));
   });
 });
