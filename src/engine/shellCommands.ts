@@ -379,13 +379,18 @@ function endsWithSegment(path: string, tail: string): boolean {
 
 /** Programs that neither look at the project nor change it: their output tells nothing new. */
 const NO_OP_PROGRAM = /^(?:true|false|:|echo|printf|pwd|cd|clear|date|whoami|sleep|exit|hostname)$/;
+/** A command line starting with one (as its first word, or cut off by a separator). */
+const NO_OP_START = /^(?:true|false|:|echo|printf|pwd|cd|clear|date|whoami|sleep|exit|hostname)(?:[\s;&|]|$)/;
 
 /**
  * Whether a command only goes through the motions (`true`, `echo ok`, `cd .`, `pwd`, `sleep 1 && echo
  * done`): every step is a no-op program and nothing is redirected to a file.
  */
 export function isTrivialCommand(command: string): boolean {
-  const bare = withoutQuoted(normaliseWhitespace(command));
+  const c = normaliseWhitespace(command);
+  // (its first step's program must be one: most commands are judged no further)
+  if (!NO_OP_START.test(c)) return false;
+  const bare = withoutQuoted(c);
   if (bare === "" || REDIRECT_TO_FILE.test(bare) || /[`$]\(|`/.test(bare)) return false;
   return bare.split(/&&|\|\||[;|\n]/).every((step) => NO_OP_PROGRAM.test(step.trim().split(" ")[0] ?? ""));
 }

@@ -108,11 +108,18 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
   if (kind === "command") {
     const cmd = tools.commandOf(input);
     if (cmd !== undefined) {
-      const rest = stableInputText({ ...input, command: undefined, cmd: undefined });
+      // (most command calls hold the command alone: nothing else to write out)
+      const rest = hasOnlyCommand(input) ? "{}" : stableInputText({ ...input, command: undefined, cmd: undefined });
       return `${name}\u0001cmd\u0001${normaliseWhitespace(cmd)}\u0001${rest}`;
     }
   }
   return `${name}\u0001${stableInputText(input)}`;
+}
+
+/** Whether an input has no field but `command` or `cmd` (stableInputText of the rest would be "{}"). */
+function hasOnlyCommand(input: Record<string, unknown>): boolean {
+  for (const k in input) if (k !== "command" && k !== "cmd") return false;
+  return true;
 }
 
 /** An operand as it names its file or folder: unquoted, without `./` before it or `/` after it. */
@@ -398,12 +405,12 @@ const E_LINE = /^E\s{2,}\S/;
  */
 export function errorFingerprint(text: string): string {
   const detail = errorDetail(text);
-  const line = errorLine(text)
-    .slice(0, 300)
-    .toLowerCase()
-    .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/g, "<url>")
-    .replace(/(["'`])(?:(?!\1).){0,200}\1/g, "<quoted>")
-    .replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/g, "<path>")
+  let line = errorLine(text).slice(0, 300).toLowerCase();
+  // (each mask needs a character most error lines lack: without it the scan changes nothing)
+  if (line.includes("://")) line = line.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/g, "<url>");
+  if (line.includes('"') || line.includes("'") || line.includes("`")) line = line.replace(/(["'`])(?:(?!\1).){0,200}\1/g, "<quoted>");
+  if (line.includes("/") || line.includes("\\")) line = line.replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/g, "<path>");
+  line = line
     .replace(/\b[0-9a-f]{7,}\b/g, "<id>")
     .replace(/\d+(?:\.\d+)?/g, "<num>")
     .replace(/\s+/g, " ")
