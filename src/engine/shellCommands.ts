@@ -37,6 +37,13 @@ const MUTATING_PATTERNS: RegExp[] = [
   /(^|[;&|(]\s*)start\s+"/,
 ];
 
+/**
+ * The patterns as one, for the judgement at every command: one scan of the command instead of one
+ * per pattern (alternatives in a group of their own, the case-insensitive ones apart).
+ */
+const ANY_MUTATING_PATTERN = new RegExp(MUTATING_PATTERNS.filter((re) => !re.ignoreCase).map((re) => `(?:${re.source})`).join("|"));
+const ANY_MUTATING_PATTERN_I = new RegExp(MUTATING_PATTERNS.filter((re) => re.ignoreCase).map((re) => `(?:${re.source})`).join("|"), "i");
+
 /** Output redirection to a file (not to /dev/null or nul, not `=>` or `->` inside code). */
 const REDIRECT_TO_FILE = /(^|[^<>&0-9=\-])>>?\s*(?!&|\/dev\/null\b|nul\b)[^\s&|;>]/i;
 
@@ -108,8 +115,10 @@ export function isMutatingCommand(command: string, isScratch: ScratchJudge = isT
 function judgeMutating(command: string, isScratch: ScratchJudge): boolean {
   const c = withoutTempWrites(normaliseWhitespace(command), isScratch);
   // A heredoc's body is script text: a `>` in it is code, not a redirect.
-  const bare = withoutTempWrites(normaliseWhitespace(withoutHeredocBodies(command)), isScratch);
-  return MUTATING_PATTERNS.some((re) => re.test(c)) || REDIRECT_TO_FILE.test(withoutQuoted(bare));
+  const line = withoutHeredocBodies(command);
+  // (most commands have no heredoc: their line is the command, cleaned once)
+  const bare = line === command ? c : withoutTempWrites(normaliseWhitespace(line), isScratch);
+  return ANY_MUTATING_PATTERN.test(c) || ANY_MUTATING_PATTERN_I.test(c) || (bare.includes(">") && REDIRECT_TO_FILE.test(withoutQuoted(bare)));
 }
 
 /** Where throwaway files go: /tmp, /var/tmp, $TMPDIR, %TEMP%, $env:TEMP. Files there are not project progress. */
@@ -139,6 +148,8 @@ export function tempFolderOf(path: string): string | undefined {
 
 /** The command without its writes to throwaway files, so that scratch probes are not taken for progress. */
 function withoutTempWrites(c: string, isScratch: ScratchJudge): string {
+  // (both patterns name a temp path: most commands have none)
+  if (!TEMP_MENTION.test(c)) return c;
   return c.replace(TEMP_REDIRECT, (all, lead: string, path: string) => (isScratch(unquoted(path)) ? lead : all)).replace(TEMP_FILE_COMMAND, (all, lead: string, program: string, rest: string) => {
     const operands = rest.trim().split(" ").filter((w) => !w.startsWith("-"));
     const written = program === "cp" || program === "mv" ? operands.slice(-1) : operands;
@@ -368,13 +379,18 @@ function endsWithSegment(path: string, tail: string): boolean {
 
 /** Programs that neither look at the project nor change it: their output tells nothing new. */
 const NO_OP_PROGRAM = /^(?:true|false|:|echo|printf|pwd|cd|clear|date|whoami|sleep|exit|hostname)$/;
+/** A command line starting with one (as its first word, or cut off by a separator). */
+const NO_OP_START = /^(?:true|false|:|echo|printf|pwd|cd|clear|date|whoami|sleep|exit|hostname)(?:[\s;&|]|$)/;
 
 /**
  * Whether a command only goes through the motions (`true`, `echo ok`, `cd .`, `pwd`, `sleep 1 && echo
  * done`): every step is a no-op program and nothing is redirected to a file.
  */
 export function isTrivialCommand(command: string): boolean {
-  const bare = withoutQuoted(normaliseWhitespace(command));
+  const c = normaliseWhitespace(command);
+  // (its first step's program must be one: most commands are judged no further)
+  if (!NO_OP_START.test(c)) return false;
+  const bare = withoutQuoted(c);
   if (bare === "" || REDIRECT_TO_FILE.test(bare) || /[`$]\(|`/.test(bare)) return false;
   return bare.split(/&&|\|\||[;|\n]/).every((step) => NO_OP_PROGRAM.test(step.trim().split(" ")[0] ?? ""));
 }

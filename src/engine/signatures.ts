@@ -108,11 +108,18 @@ export function callSignature(name: string, kind: ToolKind, input: Record<string
   if (kind === "command") {
     const cmd = tools.commandOf(input);
     if (cmd !== undefined) {
-      const rest = stableInputText({ ...input, command: undefined, cmd: undefined });
+      // (most command calls hold the command alone: nothing else to write out)
+      const rest = hasOnlyCommand(input) ? "{}" : stableInputText({ ...input, command: undefined, cmd: undefined });
       return `${name}\u0001cmd\u0001${normaliseWhitespace(cmd)}\u0001${rest}`;
     }
   }
   return `${name}\u0001${stableInputText(input)}`;
+}
+
+/** Whether an input has no field but `command` or `cmd` (stableInputText of the rest would be "{}"). */
+function hasOnlyCommand(input: Record<string, unknown>): boolean {
+  for (const k in input) if (k !== "command" && k !== "cmd") return false;
+  return true;
 }
 
 /** An operand as it names its file or folder: unquoted, without `./` before it or `/` after it. */
@@ -134,12 +141,15 @@ export function tidyOperand(operand: string): string {
 export function looseCommand(command: string): string {
   const c = normaliseWhitespace(command).replace(/^cd\s+\S+\s*&&\s*/, "");
   if (/[|;&<>`$(]/.test(c)) return c;
-  const [program, ...args] = c.split(" ");
-  const operands = args
-    .filter((a) => !a.startsWith("-"))
-    .map(tidyOperand)
-    .filter((a) => a !== "." && a !== "./" && a !== "");
-  return [program, ...operands].join(" ");
+  // the program, then its operands tidied (flags and operands naming the current folder dropped)
+  const words = c.split(" ");
+  let loose = words[0];
+  for (let i = 1; i < words.length; i++) {
+    if (words[i].startsWith("-")) continue;
+    const operand = tidyOperand(words[i]);
+    if (operand !== "." && operand !== "./" && operand !== "") loose += " " + operand;
+  }
+  return loose;
 }
 
 /** The identity for success-repeat counts: the signature, with commands loosened (see looseCommand). */
@@ -319,6 +329,7 @@ export function errorDetail(text: string): string {
     .replace(/[ \t]+/g, " ");
 }
 
+/** The error line, its index among the content lines, and the content lines up to at least the BANNER_DETAIL_LINES after it. */
 interface ErrorLineAt { line: string; index: number; lines: string[] }
 
 /**
@@ -334,25 +345,59 @@ function errorLineAt(text: string): ErrorLineAt | undefined {
   return lastErrorAt;
 }
 
+const TRACEBACK = "Traceback (most recent call last)";
+
 function findErrorLine(text: string): ErrorLineAt | undefined {
-  const lines = contentLines(text);
+  // Without tags to remove, a content line is a piece of one line of the text: a text without the
+  // words has no traceback, and its error line is among the first lines (read only up to it and its detail).
+  if (text.includes("<") || text.includes(TRACEBACK)) return findErrorLineIn(contentLines(text));
+  const prefixes = text.includes(":");
+  const lines: string[] = [];
+  let found: ErrorLineAt | undefined;
+  for (let start = 0; start <= text.length;) {
+    const end = text.indexOf("\n", start);
+    const stop = end < 0 ? text.length : end;
+    const l = contentLine(text.slice(start, stop), false, prefixes);
+    start = stop + 1;
+    if (l === undefined) continue;
+    lines.push(l);
+    const i = lines.length - 1;
+    if (found === undefined && i < MAX_ERROR_SCAN) {
+      if (E_LINE.test(l)) found = { line: l.replace(/^E\s+/, ""), index: i, lines };
+      else if (ERROR_HINT.test(l)) found = { line: l, index: i, lines };
+    }
+    // (the first line is the answer when none of the first MAX_ERROR_SCAN says error)
+    const answer = found?.index ?? (i >= MAX_ERROR_SCAN - 1 ? 0 : -1);
+    if (answer >= 0 && i >= answer + BANNER_DETAIL_LINES) break;
+  }
+  if (lines.length === 0) return undefined;
+  return found ?? { line: lines[0], index: 0, lines };
+}
+
+/** The error line of a whole text's content lines (see contentLines). */
+function findErrorLineIn(lines: string[]): ErrorLineAt | undefined {
   const at = (index: number) => ({ line: lines[index], index, lines });
   if (lines.length === 0) return undefined;
-  const tb = lines.findIndex((l) => /^Traceback \(most recent call last\)/.test(l));
+  const tb = lines.findIndex((l) => l.startsWith(TRACEBACK));
   if (tb >= 0) {
     for (let i = lines.length - 1; i > tb; i--) if (EXCEPTION_LINE.test(lines[i])) return at(i);
     return at(lines.length - 1);
   }
   // Test runners and build tools print banners and progress first: the error is the first line
   // that says so (pytest's "E   AssertionError", "npm ERR!", "error TS2322", "fatal:").
-  const scan = Math.min(lines.length, 200);
+  const scan = Math.min(lines.length, MAX_ERROR_SCAN);
   for (let i = 0; i < scan; i++) {
     const l = lines[i];
-    if (/^E\s{2,}\S/.test(l)) return { line: l.replace(/^E\s+/, ""), index: i, lines };
+    if (E_LINE.test(l)) return { line: l.replace(/^E\s+/, ""), index: i, lines };
     if (ERROR_HINT.test(l)) return at(i);
   }
   return at(0);
 }
+
+/** How many content lines are searched for the one that says error. */
+const MAX_ERROR_SCAN = 200;
+/** pytest's error lines: "E   AssertionError: …". */
+const E_LINE = /^E\s{2,}\S/;
 
 /**
  * The error line with the parts that vary between retries of the same mistake replaced by
@@ -360,12 +405,12 @@ function findErrorLine(text: string): ErrorLineAt | undefined {
  */
 export function errorFingerprint(text: string): string {
   const detail = errorDetail(text);
-  const line = errorLine(text)
-    .slice(0, 300)
-    .toLowerCase()
-    .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/g, "<url>")
-    .replace(/(["'`])(?:(?!\1).){0,200}\1/g, "<quoted>")
-    .replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/g, "<path>")
+  let line = errorLine(text).slice(0, 300).toLowerCase();
+  // (each mask needs a character most error lines lack: without it the scan changes nothing)
+  if (line.includes("://")) line = line.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/g, "<url>");
+  if (line.includes('"') || line.includes("'") || line.includes("`")) line = line.replace(/(["'`])(?:(?!\1).){0,200}\1/g, "<quoted>");
+  if (line.includes("/") || line.includes("\\")) line = line.replace(/(?:[a-z]:)?(?:[\w.-]*[\\/])+[\w.-]+/g, "<path>");
+  line = line
     .replace(/\b[0-9a-f]{7,}\b/g, "<id>")
     .replace(/\d+(?:\.\d+)?/g, "<num>")
     .replace(/\s+/g, " ")
@@ -383,14 +428,28 @@ export function ownCopy(s: string): string {
   return (" " + s).slice(1);
 }
 
-/** A fast 32-bit FNV-1a hash for output comparison (a collision only merges two outputs). */
+/** How many characters hashText copies out at a time (its scratch space is twice that in bytes). */
+const HASH_CHUNK = 16384;
+/**
+ * hashText's scratch space: the text's UTF-16 code units, copied out natively. Reading them from a
+ * typed array costs a third less than charCodeAt, which checks the string's representation at every
+ * character (and hashText reads every tool output).
+ */
+const hashUnits = new Uint16Array(HASH_CHUNK);
+const hashBytes = Buffer.from(hashUnits.buffer, hashUnits.byteOffset, hashUnits.byteLength);
+
+/** A fast 32-bit FNV-1a hash for output comparison (a collision only merges two outputs), over UTF-16 code units. */
 export function hashText(s: string): string {
-  // (the length read once: read in the loop's test, it cost a third of the loop, which runs over every output)
   const length = s.length;
   let h = 0x811c9dc5;
-  for (let i = 0; i < length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+  for (let start = 0; start < length; start += HASH_CHUNK) {
+    const n = Math.min(HASH_CHUNK, length - start);
+    // (utf16le writes each code unit as it is, a lone surrogate too)
+    hashBytes.write(n === length ? s : s.slice(start, start + n), 0, "utf16le");
+    for (let i = 0; i < n; i++) {
+      h ^= hashUnits[i];
+      h = Math.imul(h, 0x01000193);
+    }
   }
   return (h >>> 0).toString(36) + ":" + length.toString(36);
 }

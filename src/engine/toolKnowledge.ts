@@ -74,6 +74,12 @@ const EDITOR_SUBCOMMANDS: Record<string, ToolKind> = {
   view: "read", create: "write", str_replace: "edit", insert: "edit", undo_edit: "edit",
 };
 
+/** str_replace_editor, str_replace_based_edit_tool, text_editor and kin, in any case (a test asked at every call with a `command`). */
+function isEditorTool(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.includes("str_replace") || lower.includes("editor");
+}
+
 const PATH_KEYS = ["path", "file_path", "filePath", "file", "filename", "target_file", "absolute_path", "notebook_path", "uri"];
 const PATTERN_KEYS = ["regex", "pattern", "query", "search", "term", "q"];
 const SCOPE_DIR_KEYS = ["path", "paths", "dir", "directory", "dir_path", "cwd", "root", "target_directory"];
@@ -186,13 +192,17 @@ export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKno
     }
     return "other";
   };
+  /** Names the user placed in a kind: their word beats a multi-command editor's sub-command. */
+  const overridden = new Set<string>();
+  for (const list of Object.values(overrides ?? {})) for (const n of list ?? []) overridden.add(n);
   return {
     kindOf,
     kindOfCall(name, input) {
       const explicit = byName.get(name);
-      if (overrides && explicit !== undefined && Object.values(overrides).some((l) => l?.includes(name))) return explicit;
+      if (explicit !== undefined && overridden.has(name)) return explicit;
       const sub = input.command;
-      if (typeof sub === "string" && EDITOR_SUBCOMMANDS[sub] && /str_replace|editor|text_editor/i.test(name)) return EDITOR_SUBCOMMANDS[sub];
+      // (the name first: looking a command line up as a sub-command would make V8 internalise it)
+      if (typeof sub === "string" && isEditorTool(name) && EDITOR_SUBCOMMANDS[sub]) return EDITOR_SUBCOMMANDS[sub];
       return kindOf(name);
     },
     pathOf: (input) => firstString(input, PATH_KEYS) ?? patchPathOf(input),

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, isBannerLine, resultContent, searchHalvesOfDiff, someContentLine } from "../../src/engine/signatures";
+import { callSignature, commandExitedNonZero, editTargetOf, errorFingerprint, hashText, isBannerLine, resultContent, searchHalvesOfDiff, someContentLine } from "../../src/engine/signatures";
 import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 
 const tools = createToolKnowledge();
@@ -108,6 +108,26 @@ describe("error fingerprints", () => {
     assert.notEqual(errorFingerprint(msa("NameError: name 'foo' is not defined")), errorFingerprint(msa("TypeError: bad operand")));
     assert.equal(errorFingerprint("Exit code 1\nerror: pathspec 'x' did not match"), "error: pathspec <quoted> did not match");
     assert.equal(errorFingerprint("<returncode>1</returncode>\n<output>\n</output>"), "");
+  });
+
+  it("reads a plain failure only up to its error line and what follows it, and finds what reading it all finds", () => {
+    // A text without tags is read lazily; the same text under an `<output>` envelope line is cut into
+    // all its lines first. Both must name the same error, detail lines included.
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `step ${i} of the build, all fine`);
+    const texts = [
+      ["== [stdin] FAIL", "L:   1 | P:  20 |  PRS | Found unparsable section", "L:   2 | P:   1 |  LT01 | Trailing space", "All Finished!", "more"],
+      [...filler(3), "", "stdout: error TS2322: Type 'x' is not assignable", "  at src/a.ts:3:4"],
+      [...filler(5), "E       AssertionError: assert 1 == 2", "E  next"],
+      [...filler(250), "error: found late"],
+      [...filler(2), "FAIL src/app.test.ts", "  ● app › renders", "", "    expected 1, got 2"],
+      ["FAILED (errors=2)"],
+      [...filler(199), "FAILED (errors=2)", "detail one", "detail two", "detail three", "detail four"],
+      ["", "   ", "Exit code 1", "output:", "no such file: src/missing.ts"],
+    ];
+    for (const lines of texts) {
+      const plain = lines.join("\n");
+      assert.equal(errorFingerprint(plain), errorFingerprint(`<output>\n${plain}`), plain.slice(0, 60));
+    }
   });
 });
 
@@ -220,5 +240,19 @@ describe("someContentLine", () => {
     const seen: string[] = [];
     assert.equal(someContentLine("a\nb\nc", 4000, (line) => { seen.push(line); return line === "b"; }), true);
     assert.deepEqual(seen, ["a", "b"]);
+  });
+});
+
+describe("hashText", () => {
+  it("hashes every UTF-16 code unit of a text, across its scratch chunks and lone surrogates alike", () => {
+    const fnv = (t: string) => {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < t.length; i++) { h ^= t.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+      return (h >>> 0).toString(36) + ":" + t.length.toString(36);
+    };
+    const texts = ["", "a", "Done in 4.21s\n", "é\u{1F600}\uD800x", "x".repeat(16383) + "\u{1F600}" + "y".repeat(20000), "ab".repeat(8192), "z".repeat(50000) + "\uDC00"];
+    for (const t of texts) assert.equal(hashText(t), fnv(t), `length ${t.length}`);
+    // one character changed far into a long text changes the hash
+    assert.notEqual(hashText("q".repeat(40000) + "a"), hashText("q".repeat(40000) + "b"));
   });
 });

@@ -245,7 +245,9 @@ function hasOwnWords(text: string, input: string): boolean {
   const lowered = input.toLowerCase();
   // line by line, up to the first own word (a word never runs across a line break)
   return someContentLine(text, WORD_CHARS, (line) => {
-    for (const m of line.matchAll(WORD)) {
+    // (exec, not matchAll: matchAll copies the pattern for every line)
+    WORD.lastIndex = 0;
+    for (let m = WORD.exec(line); m !== null; m = WORD.exec(line)) {
       const w = m[0].toLowerCase();
       if (!NOISE.test(w) && !STATUS_WORDS.has(w) && !lowered.includes(w)) return true;
     }
