@@ -124,12 +124,15 @@ function sortedKeys(v: object): string[] {
 
 /** Whether a value nests deeper than `max` containers (counted without recursion). */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (!isContainer(v)) continue;
+  if (!isContainer(value)) return false;
+  // Runs on every tool call's input: two stacks side by side, not a pair allocated per container.
+  const containers: object[] = [value];
+  const depths: number[] = [0];
+  while (containers.length > 0) {
+    const v = containers.pop()!;
+    const depth = depths.pop()!;
     if (depth >= max) return true;
-    for (const child of Object.values(v)) if (isContainer(child)) stack.push([child, depth + 1]);
+    for (const child of Object.values(v)) if (isContainer(child)) { containers.push(child); depths.push(depth + 1); }
   }
   return false;
 }

@@ -155,8 +155,6 @@ export class LoopSession {
 
   /** Feeds one event; returns the interventions it caused (usually none). */
   push(ev: TraceEvent): Intervention[] {
-    // Untrusted input of any depth: past the cap it becomes text, so identical deep calls still match.
-    if (ev.t === "tool_call") { const input = capJsonDepth(ev.input); if (input !== ev.input) ev = { ...ev, input }; }
     this.index++;
     this.counters.events++;
     if (ev.ts !== undefined) {
@@ -165,6 +163,9 @@ export class LoopSession {
     }
     // State first (the request count, the ledger and its epoch), then one context that reflects it.
     let call: CallRecord | undefined;
+    // Only the detectors that read this kind of event (most events are stream chunks, which few read);
+    // taken by name in each case: indexing by ev.t is a keyed lookup on every event.
+    let handlers: Detector[];
     switch (ev.t) {
       case "user": {
         // The same message again (a harness nudging "continue" after every turn) is no news: it does
@@ -174,6 +175,7 @@ export class LoopSession {
         this.userMessages.set(said, true);
         // The ledger remembers what the user asked for: runs they requested are not repeats.
         this.ledger.noteUserMessage(ev.text);
+        handlers = this.handlers.user;
         break;
       }
       case "request":
@@ -183,35 +185,43 @@ export class LoopSession {
         this.requestCount++;
         this.counters.requests++;
         this.addUsage(ev.usage);
+        handlers = this.handlers.request;
         break;
       case "reasoning":
         this.counters.reasoningChars += ev.delta.length;
+        handlers = this.handlers.reasoning;
         break;
       case "text":
         this.counters.textChars += ev.delta.length;
+        handlers = this.handlers.text;
         break;
-      case "tool_call":
+      case "tool_call": {
+        // Untrusted input of any depth: past the cap it becomes text, so identical deep calls still match.
+        const input = capJsonDepth(ev.input);
+        if (input !== ev.input) ev = { ...ev, input };
         this.counters.toolCalls++;
         if (this.requestCount === 0) { this.requestCount = 1; this.counters.requests++; }
         call = this.ledger.recordCall(ev, this.index, this.requestCount - 1);
+        handlers = this.handlers.tool_call;
         break;
+      }
       case "tool_result":
         call = this.ledger.recordResult(ev, this.index);
         // A result for a call we never saw (trace cut, or a host's own bookkeeping) tells nothing.
         if (!call) return NO_INTERVENTIONS;
+        handlers = this.handlers.tool_result;
         break;
       case "end":
         this.addUsage(ev.usage);
+        handlers = this.handlers.end;
         break;
     }
     const ctx = this.context(ev.ts);
     const findings = this.findings;
     // (setting an array's length is a builtin call, not a store: most events leave it empty)
     if (findings.length !== 0) findings.length = 0;
-    // Only the detectors that read this kind of event (most events are stream chunks, which few read).
     // Indexed, not for-of: this runs for every event, and an iterator that does not stay inside
     // optimised code is an allocation each time.
-    const handlers = this.handlers[ev.t];
     for (let i = 0; i < handlers.length; i++) {
       const d = handlers[i];
       let found: Finding[] | void;
