@@ -122,17 +122,18 @@ function sortedKeys(v: object): string[] {
   return keys;
 }
 
-/** Whether a value nests deeper than `max` containers (counted without recursion). */
+/**
+ * Whether a value nests deeper than `max` containers. Recursive, but never more than `max` calls
+ * deep however deep the value. Runs on every tool call's input (a few keys, rarely nested): for-in
+ * over own keys allocates nothing, where Object.values made an array per container.
+ */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
   if (!isContainer(value)) return false;
-  // Runs on every tool call's input: two stacks side by side, not a pair allocated per container.
-  const containers: object[] = [value];
-  const depths: number[] = [0];
-  while (containers.length > 0) {
-    const v = containers.pop()!;
-    const depth = depths.pop()!;
-    if (depth >= max) return true;
-    for (const child of Object.values(v)) if (isContainer(child)) { containers.push(child); depths.push(depth + 1); }
+  if (max <= 0) return true;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const child = (value as Record<string, unknown>)[key];
+    if (isContainer(child) && nestsDeeperThan(child, max - 1)) return true;
   }
   return false;
 }
