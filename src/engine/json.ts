@@ -57,6 +57,9 @@ export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}
   if (isUnwritable(value)) return undefined;
   if (!isContainer(value)) return scalarJson(value, false);
   const { drop, trimValues = false } = options;
+  // Most tool inputs are one object of plain values: written without the walk's stack and closures.
+  const flat = flatObjectJson(value, drop, trimValues);
+  if (flat !== undefined) return flat;
   // Runs for every tool call: one string built up and one frame per container, little else.
   const stack: Frame[] = [];
   /** The containers on the stack, once it is deep (a cycle is an ancestor written again). */
@@ -90,7 +93,7 @@ export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}
       if (drop?.has(key)) continue;
       v = (f.container as Record<string, unknown>)[key];
       if (isUnwritable(v)) continue;
-      out += `${f.wrote ? "," : ""}${JSON.stringify(key)}:`;
+      out += `${f.wrote ? "," : ""}${jsonString(key)}:`;
       f.wrote = true;
       trim = trimValues;
     }
@@ -101,12 +104,36 @@ export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}
   return out;
 }
 
+/** canonicalJson of an object none of whose (kept) values is a container; undefined for any other value. */
+function flatObjectJson(value: object, drop: ReadonlySet<string> | undefined, trim: boolean): string | undefined {
+  if (Array.isArray(value)) return undefined;
+  const keys = sortedKeys(value);
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (drop?.has(key)) continue;
+    const v = (value as Record<string, unknown>)[key];
+    if (isContainer(v)) return undefined;
+    if (isUnwritable(v)) continue;
+    out += `${out.length > 1 ? "," : ""}${jsonString(key)}:${scalarJson(v, trim)}`;
+  }
+  return out + "}";
+}
+
 /** A value that is not a container, as canonicalJson writes it (unwritable ones, in an array, as null). */
 function scalarJson(v: unknown, trim: boolean): string {
-  if (typeof v === "string") return JSON.stringify(trim ? v.trim() : v);
+  if (typeof v === "string") return jsonString(trim ? v.trim() : v);
   if (typeof v === "number") return Number.isFinite(v) ? String(v) : "null";
   if (typeof v === "boolean" || typeof v === "bigint") return String(v);
   return "null";
+}
+
+/** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a surrogate (paired ones are only checked there). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify(s): the same text, without calling it for the usual string that needs no escape (the call costs more than the check). */
+function jsonString(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
 /** Object.keys(v).sort(): keys are distinct, so any sort by code units gives the one order; small ones are sorted in place. */
