@@ -31,17 +31,18 @@ class SessionReplay {
   private readonly session: LoopSession;
   readonly fired: Fired[] = [];
   events = 0;
+  /** Events by kind, for --explain only: a lookup by the kind's name is a slow keyed access on every event. */
   readonly byKind: Record<string, number> = {};
   private firstTs: number | undefined;
 
-  constructor(config: EngineConfig) {
+  constructor(config: EngineConfig, private readonly countKinds: boolean) {
     this.session = new LoopSession(config);
     for (const k of EVENT_KINDS) this.byKind[k] = 0;
   }
 
   push(e: TraceEvent): void {
     this.events++;
-    this.byKind[e.t]++;
+    if (this.countKinds) this.byKind[e.t]++;
     if (this.firstTs === undefined && e.ts !== undefined) this.firstTs = e.ts;
     const fired = this.session.push(e);
     // (nearly every event fires nothing: no iterator over the shared empty list)
@@ -122,7 +123,7 @@ export function runReplay(argv: string[], io: CliIO): number {
     if ("error" in found) { errors.push(found.error); continue; }
     try {
       readFound(found, { lenient }, () => {
-        const r = new SessionReplay(config);
+        const r = new SessionReplay(config, explain);
         return { event: (e) => r.push(e), end: (s) => finish(s, r) };
       });
     } catch (err) {

@@ -57,6 +57,9 @@ export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}
   if (isUnwritable(value)) return undefined;
   if (!isContainer(value)) return scalarJson(value, false);
   const { drop, trimValues = false } = options;
+  // Most tool inputs are one object of plain values: written without the walk's stack and closures.
+  const flat = flatObjectJson(value, drop, trimValues);
+  if (flat !== undefined) return flat;
   // Runs for every tool call: one string built up and one frame per container, little else.
   const stack: Frame[] = [];
   /** The containers on the stack, once it is deep (a cycle is an ancestor written again). */
@@ -90,7 +93,7 @@ export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}
       if (drop?.has(key)) continue;
       v = (f.container as Record<string, unknown>)[key];
       if (isUnwritable(v)) continue;
-      out += `${f.wrote ? "," : ""}${JSON.stringify(key)}:`;
+      out += `${f.wrote ? "," : ""}${jsonString(key)}:`;
       f.wrote = true;
       trim = trimValues;
     }
@@ -101,12 +104,36 @@ export function canonicalJson(value: unknown, options: CanonicalJsonOptions = {}
   return out;
 }
 
+/** canonicalJson of an object none of whose (kept) values is a container; undefined for any other value. */
+function flatObjectJson(value: object, drop: ReadonlySet<string> | undefined, trim: boolean): string | undefined {
+  if (Array.isArray(value)) return undefined;
+  const keys = sortedKeys(value);
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (drop?.has(key)) continue;
+    const v = (value as Record<string, unknown>)[key];
+    if (isContainer(v)) return undefined;
+    if (isUnwritable(v)) continue;
+    out += `${out.length > 1 ? "," : ""}${jsonString(key)}:${scalarJson(v, trim)}`;
+  }
+  return out + "}";
+}
+
 /** A value that is not a container, as canonicalJson writes it (unwritable ones, in an array, as null). */
 function scalarJson(v: unknown, trim: boolean): string {
-  if (typeof v === "string") return JSON.stringify(trim ? v.trim() : v);
+  if (typeof v === "string") return jsonString(trim ? v.trim() : v);
   if (typeof v === "number") return Number.isFinite(v) ? String(v) : "null";
   if (typeof v === "boolean" || typeof v === "bigint") return String(v);
   return "null";
+}
+
+/** What JSON.stringify escapes in a string: a quote, a backslash, a control character, a surrogate (paired ones are only checked there). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify(s): the same text, without calling it for the usual string that needs no escape (the call costs more than the check). */
+function jsonString(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
 /** Object.keys(v).sort(): keys are distinct, so any sort by code units gives the one order; small ones are sorted in place. */
@@ -122,14 +149,18 @@ function sortedKeys(v: object): string[] {
   return keys;
 }
 
-/** Whether a value nests deeper than `max` containers (counted without recursion). */
+/**
+ * Whether a value nests deeper than `max` containers. Recursive, but never more than `max` calls
+ * deep however deep the value. Runs on every tool call's input (a few keys, rarely nested): for-in
+ * over own keys allocates nothing, where Object.values made an array per container.
+ */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (!isContainer(v)) continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(v)) if (isContainer(child)) stack.push([child, depth + 1]);
+  if (!isContainer(value)) return false;
+  if (max <= 0) return true;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const child = (value as Record<string, unknown>)[key];
+    if (isContainer(child) && nestsDeeperThan(child, max - 1)) return true;
   }
   return false;
 }

@@ -71,8 +71,10 @@ export class LoopSession {
   /** The stream split into lines once per event for all line-reading detectors (none: not split). */
   private lines = new StreamLines();
   private lineReaders: Detector[] = [];
-  private sentenceReaders = false;
-  /** The line readers that judge a line so far (onLineSoFar). */
+  /** The line readers by what they read (a line, a paragraph, a sentence, a line so far), in run order. */
+  private onLineReaders: Detector[] = [];
+  private paragraphReaders: Detector[] = [];
+  private sentenceReaders: Detector[] = [];
   private soFarReaders: Detector[] = [];
   private ignored = new Set<string>();
   private abortsThisTurn = 0;
@@ -117,7 +119,9 @@ export class LoopSession {
       end: this.detectors.filter((d) => d.onRequestEnd),
     };
     this.lineReaders = this.detectors.filter((d) => d.onLine || d.onParagraph || d.onSentence);
-    this.sentenceReaders = this.lineReaders.some((d) => d.onSentence);
+    this.onLineReaders = this.lineReaders.filter((d) => d.onLine);
+    this.paragraphReaders = this.lineReaders.filter((d) => d.onParagraph);
+    this.sentenceReaders = this.lineReaders.filter((d) => d.onSentence);
     const soFarReaders = (this.soFarReaders = this.lineReaders.filter((d) => d.onLineSoFar));
     // a reader that does not say is always asked
     // (the readers are looked up at each call: a session read back from its snapshot has its own)
@@ -155,17 +159,21 @@ export class LoopSession {
 
   /** Feeds one event; returns the interventions it caused (usually none). */
   push(ev: TraceEvent): Intervention[] {
-    // Untrusted input of any depth: past the cap it becomes text, so identical deep calls still match.
-    if (ev.t === "tool_call") { const input = capJsonDepth(ev.input); if (input !== ev.input) ev = { ...ev, input }; }
+    // The kind and time are read once: events of every kind pass here, so each read of a field is a
+    // lookup over many object shapes (the hooks get one kind each, and read their fields cheaply).
+    const { t: kind, ts } = ev;
     this.index++;
     this.counters.events++;
-    if (ev.ts !== undefined) {
-      if (this.lastTs !== undefined && this.config.idleResetMs > 0 && ev.ts - this.lastTs > this.config.idleResetMs) this.reset();
-      this.lastTs = ev.ts;
+    if (ts !== undefined) {
+      if (this.lastTs !== undefined && this.config.idleResetMs > 0 && ts - this.lastTs > this.config.idleResetMs) this.reset();
+      this.lastTs = ts;
     }
     // State first (the request count, the ledger and its epoch), then one context that reflects it.
     let call: CallRecord | undefined;
-    switch (ev.t) {
+    // Only the detectors that read this kind of event (most events are stream chunks, which few read);
+    // taken by name in each case: indexing by ev.t is a keyed lookup on every event.
+    let handlers: Detector[];
+    switch (kind) {
       case "user": {
         // The same message again (a harness nudging "continue" after every turn) is no news: it does
         // not wipe the evidence of a loop that it keeps going.
@@ -174,6 +182,7 @@ export class LoopSession {
         this.userMessages.set(said, true);
         // The ledger remembers what the user asked for: runs they requested are not repeats.
         this.ledger.noteUserMessage(ev.text);
+        handlers = this.handlers.user;
         break;
       }
       case "request":
@@ -183,40 +192,47 @@ export class LoopSession {
         this.requestCount++;
         this.counters.requests++;
         this.addUsage(ev.usage);
+        handlers = this.handlers.request;
         break;
       case "reasoning":
         this.counters.reasoningChars += ev.delta.length;
+        handlers = this.handlers.reasoning;
         break;
       case "text":
         this.counters.textChars += ev.delta.length;
+        handlers = this.handlers.text;
         break;
-      case "tool_call":
+      case "tool_call": {
+        // Untrusted input of any depth: past the cap it becomes text, so identical deep calls still match.
+        const input = capJsonDepth(ev.input);
         this.counters.toolCalls++;
         if (this.requestCount === 0) { this.requestCount = 1; this.counters.requests++; }
-        call = this.ledger.recordCall(ev, this.index, this.requestCount - 1);
+        call = this.ledger.recordCall(input === ev.input ? ev : { ...ev, input }, this.index, this.requestCount - 1);
+        handlers = this.handlers.tool_call;
         break;
+      }
       case "tool_result":
         call = this.ledger.recordResult(ev, this.index);
         // A result for a call we never saw (trace cut, or a host's own bookkeeping) tells nothing.
         if (!call) return NO_INTERVENTIONS;
+        handlers = this.handlers.tool_result;
         break;
       case "end":
         this.addUsage(ev.usage);
+        handlers = this.handlers.end;
         break;
     }
-    const ctx = this.context(ev.ts);
+    const ctx = this.context(ts);
     const findings = this.findings;
     // (setting an array's length is a builtin call, not a store: most events leave it empty)
     if (findings.length !== 0) findings.length = 0;
-    // Only the detectors that read this kind of event (most events are stream chunks, which few read).
     // Indexed, not for-of: this runs for every event, and an iterator that does not stay inside
     // optimised code is an allocation each time.
-    const handlers = this.handlers[ev.t];
     for (let i = 0; i < handlers.length; i++) {
       const d = handlers[i];
       let found: Finding[] | void;
       // One detector failing on odd input must not cost the event to the others.
-      try { switch (ev.t) {
+      try { switch (kind) {
         case "user": found = d.onUser!(ev.text, ctx); break;
         case "request": found = d.onRequestStart!(ctx); break;
         case "reasoning": case "text": found = d.onStream!(ev, ctx); break;
@@ -226,14 +242,17 @@ export class LoopSession {
       } } catch (err) { this.noteFault(d.id, err); continue; }
       if (found) for (const f of found) findings.push(f);
     }
-    if (this.lineReaders.length > 0) this.splitLines(ev);
+    if (this.lineReaders.length > 0) {
+      if (kind === "reasoning" || kind === "text") this.lines.push(kind, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders.length > 0 ? this.readSentence : undefined, this.soFarReaders.length > 0 ? this.readLineSoFar : undefined);
+      else if (kind === "end") this.lines.flush(this.index, this.readLine, this.readParagraph);
+    }
     if (!this.config.enabled || findings.length === 0) return NO_INTERVENTIONS;
     // One loop is often seen by several detectors at once: act once per event, on the highest rung,
     // and mark the others' rungs as reached so they do not fire the same news on the next event.
     let chosen: PlannedIntervention | undefined;
     const planned: PlannedIntervention[] = [];
     for (const f of findings) {
-      const p = this.escalate(f, ev.ts);
+      const p = this.escalate(f, ts);
       if (!p) continue;
       planned.push(p);
       if (!chosen || p.rung > chosen.rung) chosen = p;
@@ -254,30 +273,23 @@ export class LoopSession {
   /** Detector failures caught so far (a bug, never expected): how many, and the first one. */
   get faults(): { count: number; first?: string } { return { count: this.faultCount, first: this.firstFault }; }
 
-  /**
-   * Feeds the stream's lines (and, at a request's end, its unfinished last line) to the line readers.
-   * The readers take this event's context and findings from their fields: the callbacks are made
-   * once per session, not once per event.
-   */
-  private splitLines(ev: TraceEvent): void {
-    if (ev.t === "end") this.lines.flush(this.index, this.readLine, this.readParagraph);
-    else if (ev.t === "reasoning" || ev.t === "text") this.lines.push(ev.t, ev.delta, this.index, this.readLine, this.readParagraph, this.sentenceReaders ? this.readSentence : undefined, this.soFarReaders.length > 0 ? this.readLineSoFar : undefined);
-  }
-
+  // The stream's lines (and, at a request's end, its unfinished last line) go to the line readers
+  // through these callbacks. The readers take this event's context and findings from their fields:
+  // the callbacks are made once per session, not once per event.
   private readonly readLineSoFar = (l: StreamLine): void => {
     for (const d of this.soFarReaders) this.takeFindings(d.onLineSoFar!(l, this.ctx));
   };
 
   private readonly readLine = (l: StreamLine): void => {
-    for (const d of this.lineReaders) if (d.onLine) this.takeFindings(d.onLine(l, this.ctx));
+    for (const d of this.onLineReaders) this.takeFindings(d.onLine!(l, this.ctx));
   };
 
   private readonly readParagraph = (p: StreamParagraph): void => {
-    for (const d of this.lineReaders) if (d.onParagraph) this.takeFindings(d.onParagraph(p, this.ctx));
+    for (const d of this.paragraphReaders) this.takeFindings(d.onParagraph!(p, this.ctx));
   };
 
   private readonly readSentence = (x: StreamSentence): void => {
-    for (const d of this.lineReaders) if (d.onSentence) this.takeFindings(d.onSentence(x, this.ctx));
+    for (const d of this.sentenceReaders) this.takeFindings(d.onSentence!(x, this.ctx));
   };
 
   private takeFindings(found: Finding[] | void): void {

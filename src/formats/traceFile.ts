@@ -12,14 +12,20 @@ class TraceLineParser {
   constructor(private readonly file: string, private readonly lenient: boolean) {}
 
   parse(raw: string, lineNo: number, terminated: boolean): TraceEvent | undefined {
-    const line = raw.trim();
-    if (line === "") return undefined;
     let value: unknown;
+    // JSON.parse skips JSON's own whitespace around the value, so a good line needs no trimmed copy;
+    // only a line it refuses is trimmed (blank, or padded with other whitespace) and judged as it was.
     try {
-      value = JSON.parse(line);
-    } catch (err) {
-      if (this.lenient || !terminated) { this.skipped++; return undefined; }
-      throw new SessionFormatError(this.file, `not valid JSON (${(err as Error).message})`, lineNo);
+      value = JSON.parse(raw);
+    } catch {
+      const line = raw.trim();
+      if (line === "") return undefined;
+      try {
+        value = JSON.parse(line);
+      } catch (err) {
+        if (this.lenient || !terminated) { this.skipped++; return undefined; }
+        throw new SessionFormatError(this.file, `not valid JSON (${(err as Error).message})`, lineNo);
+      }
     }
     try {
       return toTraceEvent(value);

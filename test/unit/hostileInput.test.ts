@@ -116,6 +116,12 @@ describe("hostile input", () => {
       fc.assert(fc.property(fc.jsonValue(), (v) => assert.equal(canonicalJson(v), stableStringify(v))), { numRuns: 300, seed: 14 });
     });
 
+    it("escapes keys and strings as JSON.stringify does: quotes, backslashes, control characters, lone surrogates", () => {
+      const odd = ['say "hi"', "C:\\dir", "tab\there", "\u0000\u001f\u007f", "\u2028\u2029", "\ud83d\ude00", "\ud800", "x\udfffy", "é中", ""];
+      for (const s of odd) {
+        for (const v of [{ [s]: s }, { a: [s], [s]: { b: s } }]) assert.equal(canonicalJson(v), stableStringify(v), JSON.stringify(s));
+      }
+    });
     it("replay of the deep trace exits 0 with the catch, not 70", () => {
       const dir = tmp();
       const file = path.join(dir, "deep.trace.jsonl");
