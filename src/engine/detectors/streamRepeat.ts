@@ -320,6 +320,9 @@ export class RepeatTracker {
       if (this.count === 0 && this.headLength === LINE_HEAD_CHARS && this.pos >= ANCHOR - 1) {
         i = this.scanQuiet(delta, i);
         if (i === delta.length) break;
+        // it stopped after a nomination that made no candidate (a bucket shared with another anchor, nearly
+        // all of them), not before a line break: the quiet scan goes on, the next character is no take's
+        if (this.count === 0 && delta.charCodeAt(i) !== 10) continue;
       }
       const hit = this.take(delta.charCodeAt(i));
       if (hit) (hits ??= []).push(hit);
