@@ -316,12 +316,12 @@ export class RepeatTracker {
     let hits: RepeatHit[] | undefined;
     for (let i = 0; i < delta.length;) {
       // inside a line's body with no live candidate (nearly every character), in a loop that calls nothing
-      // (the first ANCHOR - 1 characters of a request hash no anchor: take's)
+      // (take reads a request's first ANCHOR - 1 characters: they complete no anchor)
       if (this.count === 0 && this.headLength === LINE_HEAD_CHARS && this.pos >= ANCHOR - 1) {
         i = this.scanQuiet(delta, i);
         if (i === delta.length) break;
-        // it stopped after a nomination that made no candidate (a bucket shared with another anchor, nearly
-        // all of them), not before a line break: the quiet scan goes on, the next character is no take's
+        // stopped after a nomination that made no candidate (nearly all: a bucket another anchor shares),
+        // not before a line break: the quiet scan goes on
         if (this.count === 0 && delta.charCodeAt(i) !== 10) continue;
       }
       const hit = this.take(delta.charCodeAt(i));
