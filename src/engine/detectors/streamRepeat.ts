@@ -316,9 +316,13 @@ export class RepeatTracker {
     let hits: RepeatHit[] | undefined;
     for (let i = 0; i < delta.length;) {
       // inside a line's body with no live candidate (nearly every character), in a loop that calls nothing
-      if (this.count === 0 && this.headLength === LINE_HEAD_CHARS) {
+      // (take reads a request's first ANCHOR - 1 characters: they complete no anchor)
+      if (this.count === 0 && this.headLength === LINE_HEAD_CHARS && this.pos >= ANCHOR - 1) {
         i = this.scanQuiet(delta, i);
         if (i === delta.length) break;
+        // stopped after a nomination that made no candidate (nearly all: a bucket another anchor shares),
+        // not before a line break: the quiet scan goes on
+        if (this.count === 0 && delta.charCodeAt(i) !== 10) continue;
       }
       const hit = this.take(delta.charCodeAt(i));
       if (hit) (hits ??= []).push(hit);
@@ -354,33 +358,36 @@ export class RepeatTracker {
 
   /**
    * take's work for delta[from, ...) while it needs no call: no line break, the line's head already
-   * read, no live candidate. Stops before a line break, or after the character whose anchor nominates
-   * a period (nominated here, after the loop); where it stopped. The loop repeats take's hash and
-   * table steps on purpose: a loop with a call in it reloads the tables' storage every character.
+   * read, no live candidate, the anchor's first ANCHOR characters in. Stops before a line break, or
+   * after the character whose anchor nominates a period (nominated here, after the loop); where it
+   * stopped. The loop repeats take's hash and table steps on purpose: a loop with a call in it
+   * reloads the tables' storage every character. It counts in `| 0` arithmetic (the table's
+   * entries stay below 2^31, see rebase), which compiles without overflow checks.
    */
   private scanQuiet(delta: string, from: number): number {
     const buf = this.buf, mask = this.mask, lastSeen = this.lastSeen, tableMask = this.tableMask;
-    const epoch = this.epoch, maxPeriod = this.s.maxPeriod, start = this.pos - from;
+    const epoch = this.epoch, reach = this.s.maxPeriod + 1, n = delta.length;
+    // a table entry is epoch + position + 1: entry is that of position p
+    let p = this.pos, entry = (epoch + p + 1) | 0;
     let hash = this.hash;
     let i = from, nominee = 0;
-    for (; i < delta.length; i++) {
+    for (; i < n; i++) {
       const raw = delta.charCodeAt(i);
       if (raw === 10) break;
-      const p = start + i;
-      const outgoing = buf[(p - ANCHOR) & mask];
       const code = spacedCode(raw);
+      hash = (Math.imul((hash - Math.imul(buf[(p - ANCHOR) & mask], ANCHOR_POW)) | 0, HASH_BASE) + code) | 0;
       buf[p & mask] = code;
-      hash = (Math.imul(hash - Math.imul(outgoing, ANCHOR_POW), HASH_BASE) + code) | 0;
-      if (p >= ANCHOR - 1) {
-        const bucket = (hash ^ (hash >>> 15)) & tableMask;
-        const seen = lastSeen[bucket] - epoch - 1;
-        lastSeen[bucket] = epoch + p + 1;
-        if (seen >= 0 && p - seen <= maxPeriod) { nominee = p - seen; i++; break; }
-      }
+      const bucket = (hash ^ (hash >>> 15)) & tableMask;
+      const last = lastSeen[bucket];
+      lastSeen[bucket] = entry;
+      p = (p + 1) | 0;
+      entry = (entry + 1) | 0;
+      // last seen (entry - 1 - last) characters ago, in this request (an earlier one's entries are epoch or less)
+      if (((entry - last) | 0) <= reach && last > epoch) { nominee = (entry - 1 - last) | 0; i++; break; }
     }
-    this.pos = start + i;
+    this.pos = p;
     this.hash = hash;
-    if (nominee !== 0) this.nominate(this.pos - 1, nominee);
+    if (nominee !== 0) this.nominate(p - 1, nominee);
     return i;
   }
 
