@@ -363,8 +363,8 @@ function findErrorLine(text: string): ErrorLineAt | undefined {
     lines.push(l);
     const i = lines.length - 1;
     if (found === undefined && i < MAX_ERROR_SCAN) {
-      if (E_LINE.test(l)) found = { line: l.replace(/^E\s+/, ""), index: i, lines };
-      else if (ERROR_HINT.test(l)) found = { line: l, index: i, lines };
+      const said = saysError(l);
+      if (said !== undefined) found = { line: said, index: i, lines };
     }
     // (the first line is the answer when none of the first MAX_ERROR_SCAN says error)
     const answer = found?.index ?? (i >= MAX_ERROR_SCAN - 1 ? 0 : -1);
@@ -387,9 +387,8 @@ function findErrorLineIn(lines: string[]): ErrorLineAt | undefined {
   // that says so (pytest's "E   AssertionError", "npm ERR!", "error TS2322", "fatal:").
   const scan = Math.min(lines.length, MAX_ERROR_SCAN);
   for (let i = 0; i < scan; i++) {
-    const l = lines[i];
-    if (E_LINE.test(l)) return { line: l.replace(/^E\s+/, ""), index: i, lines };
-    if (ERROR_HINT.test(l)) return at(i);
+    const said = saysError(lines[i]);
+    if (said !== undefined) return { line: said, index: i, lines };
   }
   return at(0);
 }
@@ -398,6 +397,12 @@ function findErrorLineIn(lines: string[]): ErrorLineAt | undefined {
 const MAX_ERROR_SCAN = 200;
 /** pytest's error lines: "E   AssertionError: …". */
 const E_LINE = /^E\s{2,}\S/;
+
+/** The error a content line says (pytest's E prefix taken off), or undefined if it says none. */
+function saysError(l: string): string | undefined {
+  if (E_LINE.test(l)) return l.replace(/^E\s+/, "");
+  return ERROR_HINT.test(l) ? l : undefined;
+}
 
 /**
  * The error line with the parts that vary between retries of the same mistake replaced by

@@ -202,7 +202,8 @@ export function createToolKnowledge(overrides?: Partial<ToolNameLists>): ToolKno
       if (explicit !== undefined && overridden.has(name)) return explicit;
       const sub = input.command;
       // (the name first: looking a command line up as a sub-command would make V8 internalise it)
-      if (typeof sub === "string" && isEditorTool(name) && EDITOR_SUBCOMMANDS[sub]) return EDITOR_SUBCOMMANDS[sub];
+      // (own entries only: "constructor" is no sub-command)
+      if (typeof sub === "string" && isEditorTool(name) && Object.hasOwn(EDITOR_SUBCOMMANDS, sub)) return EDITOR_SUBCOMMANDS[sub];
       return kindOf(name);
     },
     pathOf: (input) => firstString(input, PATH_KEYS) ?? patchPathOf(input),

@@ -61,6 +61,10 @@ describe("call signatures", () => {
     assert.equal(tools.kindOfCall("str_replace_editor", { command: "create", path: "/a.py" }), "write");
   });
 
+  it("takes a sub-command the editor does not have for no sub-command (an inherited name is not one)", () => {
+    for (const command of ["constructor", "toString", "__proto__"]) assert.equal(tools.kindOfCall("str_replace_editor", { command, path: "/a.py" }), tools.kindOf("str_replace_editor"));
+  });
+
   it("knows the tool names of the supported agents and honours configured names", () => {
     for (const [name, kind] of [
       ["read_file", "read"], ["Read", "read"], ["read", "read"], ["write_to_file", "write"], ["replace_in_file", "edit"],
