@@ -211,6 +211,23 @@ function sameLoweredBytes(word: string, bytes: Uint8Array, start: number, length
 
 const UTF8 = new TextEncoder();
 
+/** A word's kind not asked for yet (kindOf is called the first time setJaccard keeps to a kind). */
+const KIND_UNKNOWN = 255;
+
+/**
+ * The size WordTable's arrays start at: small, so that their growth (and with it every path the
+ * scan reaches when a word is new) runs in the first sentences, before the scan is compiled: a
+ * path first taken after that throws the compiled code away.
+ */
+const FIRST_IDS = 16;
+
+/** An empty array of strings, of the kind a filled one is (a literal [] holds small integers first, and changes kind at its first string). */
+function noStrings(): string[] {
+  const words = [""];
+  words.pop();
+  return words;
+}
+
 /**
  * Distinct words as integer ids, read straight from the text: the ids of what wordsOf gives, with
  * no string per word (only a word not seen before is cut out). Word sets become marks in arrays
@@ -218,19 +235,21 @@ const UTF8 = new TextEncoder();
  * Memory grows with the distinct words read; restart() keeps only those still in use.
  */
 export class WordTable {
-  private words: string[] = [];
-  /** Per id: the word's wordHash, its kind (kindOf), and marks of the sets being compared. */
-  private hashes = new Uint32Array(256);
-  private kinds = new Uint8Array(256);
-  private inA = new Int32Array(256);
-  private inB = new Int32Array(256);
+  // (every table's words array of one kind: a table whose array changed kind at its first word
+  // would stop the scan compiled for the others)
+  private words: string[] = noStrings();
+  /** Per id: the word's wordHash, its kind (kindOf; KIND_UNKNOWN until asked for), and marks of the sets being compared. */
+  private hashes = new Uint32Array(FIRST_IDS);
+  private kinds = new Uint8Array(FIRST_IDS);
+  private inA = new Int32Array(FIRST_IDS);
+  private inB = new Int32Array(FIRST_IDS);
   private stamp = 0;
   /** Open addressing by word hash: an id, or -1. */
-  private slots = new Int32Array(512).fill(-1);
+  private slots = new Int32Array(2 * FIRST_IDS).fill(-1);
   private scratch: number[] = [];
   private startScratch: number[] = [];
-  /** The text being scanned, as UTF-8. */
-  private bytes = new Uint8Array(1024);
+  /** The text being scanned, as UTF-8 (grown, like the id arrays, in the first sentences). */
+  private bytes = new Uint8Array(4 * FIRST_IDS);
   /** Where distinct shingles are gathered before the list of them is cut out at its size (one allocation, no growing). */
   private distinctShingleList: number[] = [];
   /** Hashes of a unit's words in order, and of their n-grams, for shingles(). */
@@ -241,7 +260,7 @@ export class WordTable {
    * One unit's distinct words (marks in held) and distinct shingles (an open-addressing set), kept
    * while that unit is compared with several others: each comparison then reads only the other side.
    */
-  private held = new Int32Array(256);
+  private held = new Int32Array(FIRST_IDS);
   private heldStamp = 0;
   private heldWordCount = 0;
   /** Per n, the held unit's n-gram shingles. */
@@ -249,12 +268,15 @@ export class WordTable {
   /** Where distinctShingles drops repeats. */
   private scratchSet = new StampedSet();
   /** commonOrderLength's per id of its first run: which of its masks is the id's (valid where inA holds the call's stamp). */
-  private orderSlot = new Int32Array(256);
+  private orderSlot = new Int32Array(FIRST_IDS);
   /** commonOrderLength's masks (per distinct word of its first run, where it stands there, a bit a word) and its row of bits. */
   private orderMasks = new Uint32Array(256);
   private orderBits = new Uint32Array(8);
 
-  /** kindOf sorts words once, when first read (setJaccard can keep to words of a kind). */
+  /**
+   * kindOf sorts words once, the first time setJaccard keeps to a kind (never when a word is read:
+   * the tables of other detectors, with kindOf functions of their own, share the compiled scan).
+   */
   constructor(private readonly kindOf: (word: string) => number = () => 0) {}
 
   get size(): number { return this.words.length; }
@@ -424,7 +446,7 @@ export class WordTable {
     if (id >= this.hashes.length) this.growIds();
     this.words.push(word);
     this.hashes[id] = hash;
-    this.kinds[id] = this.kindOf(word);
+    this.kinds[id] = KIND_UNKNOWN;
     this.slots[slot] = id;
     // at most half full, so probes stay short
     if (this.words.length * 2 > this.slots.length) this.rehash(this.slots.length * 2);
@@ -551,14 +573,14 @@ export class WordTable {
     let sizeA = 0;
     for (let k = aFrom; k < aTo; k++) {
       const id = a[k];
-      if (inA[id] === stamp || (kind !== undefined && kinds[id] !== kind)) continue;
+      if (inA[id] === stamp || (kind !== undefined && (kinds[id] === KIND_UNKNOWN ? this.sortWord(id) : kinds[id]) !== kind)) continue;
       inA[id] = stamp;
       sizeA++;
     }
     let sizeB = 0, common = 0;
     for (let k = bFrom; k < bTo; k++) {
       const id = b[k];
-      if (inB[id] === stamp || (kind !== undefined && kinds[id] !== kind)) continue;
+      if (inB[id] === stamp || (kind !== undefined && (kinds[id] === KIND_UNKNOWN ? this.sortWord(id) : kinds[id]) !== kind)) continue;
       inB[id] = stamp;
       sizeB++;
       if (inA[id] === stamp) common++;
@@ -622,6 +644,11 @@ export class WordTable {
     this.slots.fill(-1);
     for (const ids of live) for (let k = 0; k < ids.length; k++) ids[k] = this.idOfWord(words[ids[k]], hashes[ids[k]]);
     this.sizeAfterRestart = this.words.length;
+  }
+
+  /** The word's kind (kindOf), kept for the next time. */
+  private sortWord(id: number): number {
+    return (this.kinds[id] = this.kindOf(this.words[id]));
   }
 
   /** A mark no id carries yet. */

@@ -193,6 +193,12 @@ const FUNCTION_WORDS = new Set("that this with from then when have will into als
 
 /** Distinct words the detector's word ids are kept for; past that the table keeps only those of the units in the window. */
 const MAX_TABLE_WORDS = 1 << 12;
+/**
+ * The bound the table starts with, doubled at each restart up to MAX_TABLE_WORDS: the first
+ * restarts come in the first units, before compare is compiled (a call compare first makes after
+ * that, at a table's first restart, would throw its compiled code away).
+ */
+const FIRST_TABLE_WORDS = 1 << 9;
 
 /** Kind of a word in the detector's WordTable: a content word (long enough, not a function word). */
 const CONTENT = 1;
@@ -328,6 +334,8 @@ class NearDuplicateDetector implements Detector {
   private headings = new Map<string, { last: string; scopes: Map<string, string> }>();
   private strongest = { alike: 0, detail: "" };
   private table = new WordTable(kindOfWord);
+  /** Distinct words past which the table restarts (see FIRST_TABLE_WORDS). */
+  private tableWords = FIRST_TABLE_WORDS;
   private lineWords = new Map<StreamChannel, LineWords>();
   private factTokens = new ContentTokens();
   /** Clusters caught in this request, and whether the catch was already the grown one (the harder rung). */
@@ -450,7 +458,7 @@ class NearDuplicateDetector implements Detector {
     const minWords = (section !== "" && scope === "") || afterConnector ? Math.min(this.minWords, SECTION_BODY_MIN_WORDS) : unitKind === "sentence" ? Math.min(this.minWords, SENTENCE_MIN_WORDS) : this.minWords;
     if (!hasSpaces(text, minWords - 1)) return; // too short to be a unit: skip the word split
     const stripped = stripOpeners(text);
-    if (this.table.crowded(MAX_TABLE_WORDS)) this.restartWordTable();
+    if (this.table.crowded(this.tableWords)) this.restartWordTable();
     const ids = (sentence ? this.sentenceIds(sentence, stripped) : line ? (this.judgingSoFar ? this.soFarIds(line, stripped) : this.lineIds(line, stripped)) : undefined) ?? this.table.idsOf(stripped, MAX_UNIT_WORDS);
     if (ids.length < minWords) return;
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
@@ -740,6 +748,7 @@ class NearDuplicateDetector implements Detector {
       for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) live.push(u.ids);
     }
     this.table.restart(live);
+    this.tableWords = Math.min(MAX_TABLE_WORDS, 2 * this.tableWords);
   }
 
   /**
