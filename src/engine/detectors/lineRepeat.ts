@@ -115,9 +115,9 @@ function firstSentenceEnd(text: string): number {
 /** Normalised lengths below this are marked as counted (countedLengths); a longer line so far is always looked up. */
 const MAX_LENGTH_MARKED = 1024;
 
-/** Characters of a counted line's end marked in endMarks (no shorter line is ever counted: see countShort). */
+/** Characters of a counted unit's end marked in countedEnds (no shorter unit is ever counted: see countShort). */
 const END_CHARS = SHORT_LINE_MIN_CHARS;
-/** Slots of a channel's endMarks (a power of two). */
+/** Slots of a channel's countedEnds (a power of two). */
 const END_SLOTS = 4096;
 
 /** The hash of END_CHARS character codes, ending at index end of the text (lowercased when the text is not yet). */
