@@ -18,6 +18,10 @@ const MAX_LABEL_CHARS = 80;
  */
 export function isItemLabel(line: string): boolean {
   const trimmed = line.trim();
+  // a label ends on a word character or a colon, once a wrapper's closing ** or ` is taken off: a line
+  // that ends on any other character (most prose: a stop) is none, and is let go before the replaces
+  const last = trimmed.charCodeAt(trimmed.length - 1);
+  if (!(isWordCode(last) || last === 58 || last === 42 || last === 96)) return false;
   // a long line opening with none of "-*+`" or a digit has no marker or wrapper to strip: too long as it is
   const first = trimmed.charCodeAt(0);
   if (trimmed.length > MAX_LABEL_CHARS && first !== 45 && first !== 42 && first !== 43 && first !== 96 && !(first >= 48 && first <= 57)) return false;
@@ -418,6 +422,11 @@ export class StreamLines {
     s.paragraph = [];
     onParagraph?.(new Paragraph(channel, lines));
   }
+}
+
+/** An ASCII character \w matches: a letter, a digit or an underscore. */
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 }
 
 /** A Latin letter, or any character past ASCII (a letter of another script, as far as a stop after it goes). */

@@ -195,7 +195,7 @@ describe("line-repeat", () => {
 describe("item labels", () => {
   it("reads a bare path or a short phrase ending in a colon as the label of the item that follows", async () => {
     const { isItemLabel } = await import("../../src/engine/streamText");
-    for (const l of ["1. lib/jobs/mail.js", "- `src/app.ts`", "**package.json**", "Files changed:", "3) README.md"]) assert.ok(isItemLabel(l), l);
+    for (const l of ["1. lib/jobs/mail.js", "- `src/app.ts`", "**package.json**", "Files changed:", "3) README.md", "**Summary:**", "- `src/app.ts`:", "  docs/guide.md  "]) assert.ok(isItemLabel(l), l);
     for (const l of ["I should re-run the failing test to see whether it passes.", "1. Fix the bug in the parser", "Done.", "e.g."]) assert.ok(!isItemLabel(l), l);
   });
 

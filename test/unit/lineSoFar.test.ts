@@ -140,6 +140,17 @@ describe("a line judged at its sentence's stop", () => {
       assert.equal(ivs[0].event, 7, "the chunk that ends the third copy");
     });
 
+    it("catches a copy at its stop however its case, emphasis and spacing differ from the copies before", () => {
+      // the line so far is let go by its raw end before it is normalised: that end is compared as normalised
+      const first = "**The cleanest fix** is to  validate the input once at the entry point.";
+      const second = "The cleanest fix is to validate the input once at the Entry Point.";
+      const third = "the CLEANEST fix is to validate the input once at the ENTRY POINT.";
+      const parts = [first, "\n\nRight.\n\n", second, "\n\nTo be sure:\n\n", third.slice(0, 30), third.slice(30), "\n\nActually, more.\n"];
+      const ivs = runOnly(["line-repeat"], chunked("text", parts));
+      assert.equal(ivs.length, 1);
+      assert.equal(ivs[0].event, 7, "the chunk that ends the third copy");
+    });
+
     it("counts each line once: two copies judged at their stops and newlines are no loop", () => {
       const parts = [LINE, "\n\nRight.\n\n", LINE, "\n\nDone.\n"];
       assert.deepEqual(runOnly(["line-repeat"], chunked("text", parts)), []);

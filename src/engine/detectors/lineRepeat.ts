@@ -115,6 +115,44 @@ function firstSentenceEnd(text: string): number {
 /** Normalised lengths below this are marked as counted (countedLengths); a longer line so far is always looked up. */
 const MAX_LENGTH_MARKED = 1024;
 
+/** Characters of a counted unit's end marked in countedEnds (no shorter unit is ever counted: see countShort). */
+const END_CHARS = SHORT_LINE_MIN_CHARS;
+/** Slots of a channel's countedEnds (a power of two). */
+const END_SLOTS = 4096;
+
+/** The hash of END_CHARS character codes, ending at index end of the text (lowercased when the text is not yet). */
+function endHash(text: string, end: number, lower: boolean): number {
+  let h = 0;
+  for (let i = end - END_CHARS; i < end; i++) {
+    const c = text.charCodeAt(i);
+    h = (Math.imul(h, 31) + (lower && c >= 65 && c <= 90 ? c + 32 : c)) | 0;
+  }
+  return (h ^ (h >>> 13)) & (END_SLOTS - 1);
+}
+
+/**
+ * Whether a raw line's last END_CHARS characters are as normalizeLine leaves them (lowercasing
+ * aside): ASCII, no emphasis mark, no whitespace but single spaces, not ending in one. What comes
+ * before them (a list marker, emphasis, runs of spaces) does not reach them: the normalised line
+ * ends with them lowercased, or is shorter than END_CHARS.
+ */
+function endIsNormal(text: string): boolean {
+  const n = text.length;
+  if (n < END_CHARS || text.charCodeAt(n - 1) === 32) return false;
+  let afterSpace = false;
+  for (let i = n - END_CHARS; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32) {
+      if (afterSpace) return false;
+      afterSpace = true;
+      continue;
+    }
+    if (c < 33 || c > 126 || c === 42 || c === 95 || c === 96) return false;
+    afterSpace = false;
+  }
+  return true;
+}
+
 /** Distinct lines remembered per channel and request; the least recent are forgotten first. */
 const MAX_TRACKED_LINES = 1024;
 const MAX_EVENTS = 32;
@@ -155,6 +193,14 @@ class LineRepeatDetector implements Detector {
    * key is built and looked up (most are).
    */
   private countedLengths = new Map<StreamChannel, Int32Array>();
+  /**
+   * Per channel, the ends (END_CHARS characters, hashed) of the normalised lines this request
+   * counted, marked with the request's stamp as countedLengths is. A unit counted is a suffix of its
+   * normalised line (openers and a repeat are cut from its start), so a line so far can complete
+   * copies only if its normalised line ends as one of them: told from its raw end, before it is
+   * normalised (most lines so far end otherwise).
+   */
+  private countedEnds = new Map<StreamChannel, Int32Array>();
   private lengthStamp = 1;
   private flow = new Map<StreamChannel, number>();
   private strongest: Strongest = { count: 0 };
@@ -209,6 +255,23 @@ class LineRepeatDetector implements Detector {
     return length >= MAX_LENGTH_MARKED || this.countedLengths.get(channel)?.[length] === this.lengthStamp;
   }
 
+  /** Marks the end of a counted unit's normalised text (a shorter one is never counted). */
+  private noteCountedEnd(channel: StreamChannel, norm: string): void {
+    if (norm.length < END_CHARS) return;
+    let marks = this.countedEnds.get(channel);
+    if (!marks) { marks = new Int32Array(END_SLOTS); this.countedEnds.set(channel, marks); }
+    marks[endHash(norm, norm.length, false)] = this.lengthStamp;
+  }
+
+  /**
+   * Whether a line so far may end as a unit counted in this request (false only when it cannot).
+   * Lines shorter than END_CHARS can be counted only with a minLineChars below it: then every line may.
+   */
+  private mayEndAsCounted(line: StreamLine): boolean {
+    if (this.minLineChars < END_CHARS || !endIsNormal(line.text)) return true;
+    return this.countedEnds.get(line.channel)?.[endHash(line.text, line.text.length, true)] === this.lengthStamp;
+  }
+
   /** A line so far can only complete copies this request already counted. */
   wantsLineSoFar(channel: StreamChannel): boolean {
     return (this.seen.get(channel)?.size ?? 0) > 0 || (this.close.get(channel)?.size ?? 0) > 0;
@@ -239,6 +302,7 @@ class LineRepeatDetector implements Detector {
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
     if (line.itemLabel === true) return;
+    if (soFar && !this.mayEndAsCounted(line)) return;
     // normalised once, kept on the line for its paragraph
     const full = normalizedLine(line);
     // the same sentence said twice or more on one line is that many copies of it ("X. X." then "X."),
@@ -248,7 +312,10 @@ class LineRepeatDetector implements Detector {
     if (soFar && !this.mayHaveCounted(line.channel, norm.length)) return;
     // (a line so far does not know yet whether it is a label)
     if (line.itemLabel === undefined && isItemLabel(line.text)) return;
-    if (!soFar) this.noteCounted(line.channel, norm.length);
+    if (!soFar) {
+      this.noteCounted(line.channel, norm.length);
+      this.noteCountedEnd(line.channel, norm);
+    }
     if (norm.length < this.minLineChars) {
       if (line.kind === "prose" && !line.continuation) this.countShort(line, section, norm, before, soFar, repeated?.times ?? 1);
       return;
