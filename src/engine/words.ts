@@ -820,7 +820,9 @@ export class ContentTokens {
     // (the table as a local: read through the module's scope, its map is checked again each character)
     const asciiClass = ASCII_CLASS;
     this.count = 0;
-    let i = from;
+    // (both as int32 from the start: left as the arguments came, the index stays a tagged value checked each character)
+    let i = from | 0;
+    end |= 0;
     let prevCjk = -1;
     let spanEnd = -1;
     while (i < end) {
