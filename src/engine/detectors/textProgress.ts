@@ -50,14 +50,14 @@ const EXCERPT_CHARS = 160;
 /** The token table never grows past this many slots (window × the longest passages fit well under it). */
 const MAX_SLOTS = 1 << 16;
 
-/**
- * Token hash -> the last passage that used it, by open addressing (0: empty). Entries older than
- * the window are swept out when the table fills, so its size follows the window, not the session.
- */
 /** A sweep's live entries, set aside while the table is emptied (shared: a sweep runs to its end). */
 let sweptKeys = new Uint32Array(0);
 let sweptLast = new Int32Array(0);
 
+/**
+ * Token hash -> the last passage that used it, by open addressing (0: empty). Entries older than
+ * the window are swept out when the table fills, so its size follows the window, not the session.
+ */
 export class TokenMemory {
   private keys = new Uint32Array(1024);
   private last = new Int32Array(1024);
