@@ -823,6 +823,12 @@ function isCjk(c: number): boolean {
 }
 
 /**
+ * FNV-1a's offset basis as an int32: as 0x811c9dc5 (past 2^31) a word's hash would start as a double,
+ * and the loop would convert it back to int32 every character.
+ */
+const FNV_OFFSET = 0x811c9dc5 | 0;
+
+/**
  * The content tokens of text, as hashes, in whatever language: plain words of four letters or more
  * that are not function words, cut to their first STEM_CHARS letters (so inflections meet); names
  * whole (anything with a digit, an underscore, an inner capital or an inner . / - joining word
@@ -838,8 +844,12 @@ export class ContentTokens {
 
   /** Reads text[from, end) into the tokens (emptied first). */
   read(text: string, from = 0, end = text.length): void {
+    // (the table as a local: read through the module's scope, its map is checked again each character)
+    const asciiClass = ASCII_CLASS;
     this.count = 0;
-    let i = from;
+    // (both as int32 from the start: left as the arguments came, the index stays a tagged value checked each character)
+    let i = from | 0;
+    end |= 0;
     let prevCjk = -1;
     let spanEnd = -1;
     while (i < end) {
@@ -851,21 +861,21 @@ export class ContentTokens {
         continue;
       }
       prevCjk = -1;
-      const k = c < 0x80 ? ASCII_CLASS[c] : charClass(c);
+      const k = c < 0x80 ? asciiClass[c] : charClass(c);
       if (k >= 0 && k < WORD_CHAR) {
         if (c === 96 && i > spanEnd) spanEnd = this.span(text, i, end);
         i++;
         continue;
       }
       // a word: letters, digits, underscores, joined by ' . - / between word characters
-      let full = 0x811c9dc5, stem = 0, length = 0, digits = 0, name = false, apostrophe = false;
+      let full = FNV_OFFSET, stem = 0, length = 0, digits = 0, name = false, apostrophe = false;
       for (;;) {
         while (i < end) {
           const d = text.charCodeAt(i);
           // (ASCII, nearly every character, by its class alone: the CJK test and the class lookup only past it)
           let kd: number;
           if (d < 0x80) {
-            kd = ASCII_CLASS[d];
+            kd = asciiClass[d];
             if (kd < WORD_CHAR) break;
           } else {
             if (isCjk(d)) break;
@@ -891,7 +901,7 @@ export class ContentTokens {
         const j = text.charCodeAt(i);
         if (j !== 46 && j !== 45 && j !== 47 && j !== 39 && j !== 0x2019) break;
         const n = text.charCodeAt(i + 1);
-        const kn = n < 0x80 ? ASCII_CLASS[n] : charClass(n);
+        const kn = n < 0x80 ? asciiClass[n] : charClass(n);
         if (isCjk(n) || (kn >= 0 && kn < WORD_CHAR)) break;
         if (j === 39 || j === 0x2019) apostrophe = true; else name = true;
         full = Math.imul(full ^ j, 0x01000193);
