@@ -348,6 +348,9 @@ const MAX_NAMED_PATHS = 64;
  * pkg/voting.py even when the command failed afterwards. Empty for read-only commands.
  */
 export function pathsMaybeWritten(command: string): string[] {
+  // Every PATH_WORD has a `/` or a `.`: a command without either (`npm test -- --grep x`) names no
+  // path, whether it only reads or not (file-reread asks at every command).
+  if (!command.includes("/") && !command.includes(".")) return [];
   const line = withoutHeredocBodies(command);
   const inline = INLINE_SCRIPT.test(command);
   if (!inline) {

@@ -65,6 +65,8 @@ const PLAN_TOOL_NAMES = new Set(["update_plan", "todowrite", "todoread", "todo_w
 export function isPlanTool(name: string): boolean {
   const lower = name.toLowerCase();
   if (PLAN_TOOL_NAMES.has(lower)) return true;
+  // (asked at every result: a name without the separators, the usual one, is its own last part)
+  if (!lower.includes("__") && !lower.includes(".") && !lower.includes("/")) return false;
   const tail = lower.split(/__|\.|\//).pop() ?? lower;
   return tail !== lower && PLAN_TOOL_NAMES.has(tail);
 }

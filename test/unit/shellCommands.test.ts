@@ -103,6 +103,8 @@ describe("throwaway files and the step that does the work", () => {
     assert.deepEqual(pathsMaybeWritten("node -e \"require('fs').writeFileSync('out/x.json', '{}')\""), ["out/x.json"]);
     assert.deepEqual(pathsMaybeWritten("python tools/regen.py"), ["tools/regen.py"]);
     for (const c of ["nl -ba pkg/voting.py | sed -n '1,80p'", "grep -n foo src/a.py || true", "git diff src/a.py", "cat a.py b.py | wc -l", "find src -name '*.py'"]) assert.deepEqual(pathsMaybeWritten(c), [], c);
+    // changing commands that name no path (no `/`, no `.`) have none to forget
+    for (const c of ["npm install", "make -j4", "cargo build --release", "npm test -- --grep x"]) assert.deepEqual(pathsMaybeWritten(c), [], c);
     assert.ok(samePathNamed("voting.py", "/testbed/pkg/voting.py") && samePathNamed("./pkg/voting.py", "pkg/voting.py"));
     assert.ok(!samePathNamed("voting.py", "pkg/novoting.py"));
   });

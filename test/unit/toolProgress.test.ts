@@ -46,6 +46,10 @@ describe("tool-progress: steps that bring nothing new", () => {
     assert.equal(isPlanTool("TodoWrite"), true);
     assert.equal(isPlanTool("mcp__tasks__todo_write"), true);
     assert.equal(isPlanTool("Read"), false);
+    // an MCP tool's last part, after any of its separators
+    assert.equal(isPlanTool("tasks.update_plan"), true);
+    assert.equal(isPlanTool("server/TodoWrite"), true);
+    assert.equal(isPlanTool("update_plan_file"), false);
     const evs: TraceEvent[] = [{ t: "user", text: "Go on." }];
     for (let i = 0; i < 8; i++) {
       evs.push(...step(`t${i}`, "update_plan", { plan: [{ step: `step ${i}`, status: "in_progress" }] }, true, "Plan updated"));

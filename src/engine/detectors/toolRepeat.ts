@@ -65,13 +65,13 @@ const FINISHED_CHARS = 2000;
 /**
  * A cheap necessary condition for FINISHED, so that its many alternatives are tried only on the few
  * answers that could match: each of its branches needs `<status>`, `process `, or a status word and a
- * `:` or `=`.
+ * `:` or `=`. Searched for in the lower-cased text: a case-insensitive pattern would try every
+ * position, a plain search costs a fraction of that (FINISHED's /i matches only ASCII letters
+ * either way, which lower-casing keeps).
  */
-const FINISHED_TAG_OR_PROCESS = /<status>|process /i;
-const STATUS_WORD = /stat|phase|conclusion/i;
-
 function mayTellFinished(head: string): boolean {
-  return FINISHED_TAG_OR_PROCESS.test(head) || ((head.includes(":") || head.includes("=")) && STATUS_WORD.test(head));
+  const lower = head.toLowerCase();
+  return lower.includes("<status>") || lower.includes("process ") || ((lower.includes(":") || lower.includes("=")) && (lower.includes("stat") || lower.includes("phase") || lower.includes("conclusion")));
 }
 
 /** Evidence events kept per streak. */
@@ -149,6 +149,20 @@ class ToolRepeatDetector implements Detector {
     return Math.max(1, Number(this.settings.pollsPerRepeat) || 1);
   }
 
+  /**
+   * A poll: a wait since the previous identical call long enough for something outside to move:
+   * same output = not yet. How long is told by the clock, or without one by the sleeps' own length.
+   * Asked only after a wait: the interval's arithmetic then runs on the rare calls that need it, not
+   * on every repeat (it had no feedback yet when onToolCall was first optimised, and deopted it).
+   */
+  private waitedLongEnough(call: CallRecord, s: Streak): boolean {
+    const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : call.waitedSeconds - s.waitedSeconds;
+    const minInterval = Number(this.settings.pollMinIntervalSeconds ?? 0);
+    // When the user asked to wait for it ("wait for the release build"), sleeps of half the interval
+    // are the polling they asked for (by the sleeps' own length: a short sleep is still too short).
+    return interval >= minInterval || (call.pollRequested && call.waitedSeconds - s.waitedSeconds >= minInterval / 2);
+  }
+
   onToolCall(call: CallRecord): Finding[] | void {
     if (call.epoch !== this.statusEpoch) { this.statusEpoch = call.epoch; this.strongest = { count: 0, detail: "" }; }
     // A no-op between real calls (`echo done` after each step) is punctuation: only back to back is it a repeat.
@@ -165,16 +179,8 @@ class ToolRepeatDetector implements Detector {
       this.streaks.set(call.repeatKey, s);
     }
     if (s.spellings) { if (s.spellings.size < MAX_SPELLINGS) s.spellings.add(call.signature); } else if (call.signature !== s.spelling) s.spellings = new Set([s.spelling, call.signature]);
-    // A poll: a wait since the previous identical call long enough for something outside to move:
-    // same output = not yet. How long is told by the clock, or without one by the sleeps' own length.
-    const waited = call.waitCount !== s.waitCount || call.waits;
-    const interval = call.ts !== undefined && s.lastTs !== undefined ? (call.ts - s.lastTs) / 1000 : call.waitedSeconds - s.waitedSeconds;
-    const minInterval = Number(this.settings.pollMinIntervalSeconds ?? 0);
-    // When the user asked to wait for it ("wait for the release build"), sleeps of half the interval
-    // are the polling they asked for (by the sleeps' own length: a short sleep is still too short).
-    const longEnough = interval >= minInterval || (call.pollRequested && call.waitedSeconds - s.waitedSeconds >= minInterval / 2);
     // (a streak's events are never empty once it has a call: only a streak just begun has no call before this one)
-    const isPoll = !begun && waited && longEnough && !s.finished;
+    const isPoll = !begun && !s.finished && (call.waitCount !== s.waitCount || call.waits) && this.waitedLongEnough(call, s);
     s.waitCount = call.waitCount;
     s.waitedSeconds = call.waitedSeconds;
     s.lastTs = call.ts;
