@@ -239,6 +239,8 @@ class LineRepeatDetector implements Detector {
    * newline (and a catch is not repeated there: one per request).
    */
   onLineSoFar(line: StreamLine): Finding[] | void {
+    // given to every reader once one could use it (near-duplicate, say): with nothing counted it completes nothing
+    if (!this.wantsLineSoFar(line.channel)) return;
     this.readLine(line, true);
     return this.takeFound();
   }
