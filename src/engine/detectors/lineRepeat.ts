@@ -239,6 +239,9 @@ class LineRepeatDetector implements Detector {
    * newline (and a catch is not repeated there: one per request).
    */
   onLineSoFar(line: StreamLine): Finding[] | void {
+    // given to every reader once one could use it (near-duplicate, say): with nothing counted it completes nothing
+    // (and, by its raw end, before it is normalised: most lines so far end as nothing counted did)
+    if (!this.wantsLineSoFar(line.channel) || !this.mayEndAsCounted(line)) return;
     this.readLine(line, true);
     return this.takeFound();
   }
@@ -302,7 +305,6 @@ class LineRepeatDetector implements Detector {
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
     if (line.itemLabel === true) return;
-    if (soFar && !this.mayEndAsCounted(line)) return;
     // normalised once, kept on the line for its paragraph
     const full = normalizedLine(line);
     // the same sentence said twice or more on one line is that many copies of it ("X. X." then "X."),
