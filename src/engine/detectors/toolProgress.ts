@@ -41,22 +41,22 @@ const WORD_CHARS = 4000;
 /** Commands whose latest failure is remembered, to tell an edit that changed nothing about it. */
 const MAX_COMMANDS = 256;
 const MAX_EVIDENCE = 16;
-/** A run that reports a failure in its output: failing counts, FAIL banners, tracebacks, panics, thrown errors. */
-const REPORTS_FAILURE = /(?<![\w.])(?:[1-9]\d* (?:failed|failing|failures?|errors?)\b|FAIL(?:ED)?\b|Traceback \(most recent|panicked|\w*Error:|\w+Exception\b)/;
-/** REPORTS_FAILURE's one shape without a fixed word: a count of failures ("3 failed", "1 error"). */
+/** A run that reports a failure in its output by a count of failures ("3 failed", "1 error")... */
 const FAILURE_COUNT = /(?<![\w.])[1-9]\d* (?:failed|failing|failures?|errors?)\b/;
-/** The fixed words each of REPORTS_FAILURE's other shapes needs. */
+/** ...or by a FAIL banner, a traceback, a panic, a thrown error: each of these shapes holds one of FAILURE_WORDS. */
+const FAILURE_BANNER = /(?<![\w.])(?:FAIL(?:ED)?\b|Traceback \(most recent|panicked|\w*Error:|\w+Exception\b)/;
 const FAILURE_WORDS = ["FAIL", "Error:", "Exception", "panicked", "Traceback (most recent"];
 
 /**
- * REPORTS_FAILURE.test(head), cheaper: without one of its fixed words only the count shape can
- * match. The whole pattern costs hundreds of instructions a character (its `\w*Error:` tries every
- * word), a search for a word a few.
+ * Whether a run's output reports a failure. The banner pattern runs only on text holding one of its
+ * fixed words: it costs hundreds of instructions a character (its `\w*Error:` tries every word), a
+ * search for a word a few.
  */
 function reportsFailure(head: string): boolean {
-  for (const word of FAILURE_WORDS) if (head.includes(word)) return REPORTS_FAILURE.test(head);
+  for (const word of FAILURE_WORDS) if (head.includes(word)) return FAILURE_BANNER.test(head) || FAILURE_COUNT.test(head);
   return FAILURE_COUNT.test(head);
 }
+
 /** How much of an output is searched for a failure. */
 const FAILURE_CHARS = 4000;
 /** Calls of the run described in the summary. */
