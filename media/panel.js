@@ -60,7 +60,7 @@
         el("span", { class: "mode", id: "mode" }, state.modeText),
         el("span", { class: "actions" },
           state.session ? el("button", { id: "reset", class: "secondary", onclick: () => vscode.postMessage({ type: "reset", key: state.selected }) }, "Reset detectors") : null,
-          live ? el("button", { id: "resume", class: "secondary", onclick: () => vscode.postMessage({ type: "resume", key: state.selected }) }, "Resume with guidance…") : null,
+          live && state.session.canResume ? el("button", { id: "resume", class: "secondary", onclick: () => vscode.postMessage({ type: "resume", key: state.selected }) }, "Resume with guidance…") : null,
           el("button", { id: "settings", class: "secondary", onclick: () => vscode.postMessage({ type: "openSettings" }) }, "Settings"))),
       state.sessions.length ? el("div", { class: "session-row" },
         el("label", { for: "session" }, "Session"),
@@ -124,6 +124,12 @@
         iv.delivery ? el("span", { class: "badge delivery " + iv.delivery }, DELIVERY_LABEL[iv.delivery] || "") : null)
       : null;
     const sent = w.confirmed || iv.phase === "pending";
+    // The host cannot act here: what would make it possible, and the one action that gets there.
+    const remedy = iv.phase === "unavailable" && iv.remedy ? el("div", { class: "remedy" },
+      el("p", { class: "outcome" }, iv.remedy.why),
+      el("p", {}, iv.remedy.fix),
+      iv.remedy.offer === "install-cline-hook" ? el("div", { class: "button-row" },
+        el("button", { id: id + "-remedy", onclick: () => vscode.postMessage({ type: "installClineHook" }) }, "Install the Cline hook")) : null) : null;
     return disclosure(id + "-head", `iv tone-${w.tone}${iv.ignored ? " ignored" : ""}`, iv.id === newest, [
       el("span", { class: "badge state tone-" + w.tone }, w.short),
       el("strong", {}, iv.detectorTitle),
@@ -133,12 +139,13 @@
     ], [
       el("p", { class: "iv-sentence" }, w.sentence),
       answerButtons,
+      remedy,
       hostAccount,
       iv.repeatedText ? el("div", { class: "ev" }, el("span", { class: "ev-label" }, "Repeated: "), el("mark", {}, iv.repeatedText)) : null,
       iv.evidence && iv.evidence.cycle && iv.evidence.cycle.length ? el("div", { class: "ev" }, el("span", { class: "ev-label" }, "Cycle: "),
         el("ol", { class: "cycle" }, iv.evidence.cycle.map((c) => el("li", {}, el("code", {}, c))))) : null,
       facts(iv),
-      disclosure(id + "-guidance", "sub", false, sent ? "Guidance sent to the agent" : "Guidance (not sent)", el("blockquote", {}, iv.message)),
+      disclosure(id + "-guidance", "sub", false, sent ? "Guidance sent to the agent" : "Guidance (not sent)", el("blockquote", {}, iv.guidanceText || iv.message)),
       disclosure(id + "-events", "sub", false, "Where in the session", el("p", { class: "muted" },
         `Detected at event ${iv.event}; the loop's events: ${iv.eventsText || "none recorded"} (${plural((iv.evidence && iv.evidence.events || []).length, "event")}).`)),
       iv.ignored ? el("p", { class: "muted" }, "This pattern is ignored from now on.") :

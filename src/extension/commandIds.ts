@@ -71,6 +71,10 @@ export const INTERNAL_COMMANDS = {
   resumeWithGuidance: "loopSentinel.resumeWithGuidance",
   /** Answers an open question: (sessionKey, interventionId, "act" | "dismiss" | "ignore"). */
   answer: "loopSentinel.answerIntervention",
+  /** A link in a task's notification: (sessionKey, the text's version, "main" | "details" | "close"). */
+  notificationPick: "loopSentinel.notificationPick",
+  /** Closes a task's notification (sessionKey). */
+  closeNotification: "loopSentinel.closeNotification",
 } as const;
 
 /** The walkthrough (contributed by package.json), opened from the empty panel and the no-agent tooltip. */

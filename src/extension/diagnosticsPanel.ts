@@ -37,6 +37,7 @@ export type FromWebview =
   | { type: "answer"; key: string; id: number; answer: "act" | "dismiss" }
   | { type: "replayFile" }
   | { type: "walkthrough" }
+  | { type: "installClineHook" }
   | { type: "openSettings" };
 
 /** What the webview reports it drew, counted from its DOM. */
@@ -181,6 +182,9 @@ export class DiagnosticsPanel implements vscode.Disposable {
         break;
       case "replayFile":
         void vscode.commands.executeCommand(COMMANDS.replay);
+        break;
+      case "installClineHook":
+        void vscode.commands.executeCommand(COMMANDS.installClineHook);
         break;
       case "walkthrough":
         void vscode.commands.executeCommand("workbench.action.openWalkthrough", WALKTHROUGH_ID, false);

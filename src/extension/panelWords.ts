@@ -90,6 +90,8 @@ export interface InterventionView extends InterventionRecord {
   repeatedText?: string;
   /** The summary split around its quote of the repeated text (before, quote, after), to highlight it there. */
   summaryParts?: [string, string, string];
+  /** The guidance as the card shows it: a stop not carried out says it would stop, not that it stopped. */
+  guidanceText: string;
 }
 
 /** Where the summary quotes the start of the span: [start, end) of the longest quoted prefix, if at least 12 characters. */
@@ -110,6 +112,7 @@ export function interventionView(r: InterventionRecord): InterventionView {
     ...r, words: stateWords(r.phase, r.action), eventsText: eventRanges(r.evidence.events),
     repeatedText: span && !quote ? span : undefined,
     summaryParts: quote ? [r.summary.slice(0, quote[0]), r.summary.slice(quote[0], quote[1]), r.summary.slice(quote[1])] : undefined,
+    guidanceText: r.phase === "done" || r.phase === "pending" ? r.message : r.message.replace(/^Loop Sentinel stopped the task\b/, "Loop Sentinel would stop the task"),
   };
 }
 

@@ -4,7 +4,7 @@
  * It also keeps what the UI shows: a bounded timeline, the interventions with their outcome and
  * the tokens spent inside loops. No vscode import: unit-tested with a fake adapter in plain Node.
  */
-import type { ActionOutcome } from "../hosts/hostAdapter";
+import type { ActionOutcome, Remedy } from "../hosts/hostAdapter";
 import type { DetectorStatus, Evidence } from "../engine/detector";
 import type { EngineConfig } from "../engine/config";
 import { defaultConfig } from "../engine/config";
@@ -88,6 +88,8 @@ export interface InterventionRecord {
   delivery?: "pending" | "delivered" | "undelivered";
   ts?: number;
   ignored: boolean;
+  /** Phase "unavailable": why the host cannot act on this task here, and what would make it possible. */
+  remedy?: Remedy;
 }
 
 export interface SessionSummary {
@@ -112,6 +114,8 @@ export interface SessionSnapshot extends SessionSummary {
   /** Estimate: a loop that was aborted or stopped would have run as long again (in a replay: would have been). */
   savedEstimate: UsageTotals;
   lastActivity: number;
+  /** The host stopped this task and can take a message to resume it (the only time resuming is offered). */
+  canResume: boolean;
 }
 
 export type OverallState =
@@ -149,6 +153,8 @@ class SessionState {
   readonly callEntries = new BoundedMap<string, TimelineEntry>(MAX_TRACKED_CALLS);
   readonly sentGuidance: Array<{ text: string; at: number }> = [];
   currentRequest: TimelineEntry | undefined;
+  /** The task was told once what would let Loop Sentinel act on it (later rungs say nothing new). */
+  remedyNotified = false;
   /** Actions on one task run one after another, in order. */
   actionChain: Promise<void> = Promise.resolve();
 
@@ -379,6 +385,17 @@ export class SessionManager implements Disposable {
       this.deps.notify?.(s.summary, record);
       return;
     }
+    let remedy: Remedy | undefined;
+    try { remedy = this.adapters.get(s.summary.hostId)?.cannotAct?.(s.summary.taskId, iv); } catch { remedy = undefined; }
+    if (remedy) {
+      // Nothing to ask or try: an action that cannot work here is never offered. The user hears once
+      // per task what would make it possible; the later rungs are on the card and the status bar.
+      record.phase = "unavailable";
+      record.outcome = `${remedy.why} Nothing was sent.`;
+      record.remedy = remedy;
+      if (!s.remedyNotified) { s.remedyNotified = true; this.deps.notify?.(s.summary, record); }
+      return;
+    }
     if ((this.settings.hostPolicies?.[s.summary.hostId] ?? this.settings.actionPolicy) === "ask") {
       record.phase = "asking";
       record.outcome = "nothing sent: waiting for your answer";
@@ -502,6 +519,12 @@ export class SessionManager implements Disposable {
     return true;
   }
 
+  /** A live task whose latest step was a stop the host confirmed: it waits for a message. */
+  private canResume(s: SessionState): boolean {
+    const last = s.interventions.at(-1);
+    return !s.summary.replay && this.adapters.has(s.summary.hostId) && last?.action === "stop" && last.phase === "done";
+  }
+
   /** Sends the user's guidance to a task (answers a stopped task's resume question). */
   async resumeWithGuidance(sessionKey: string, guidance: string): Promise<{ done: string; ok: boolean }> {
     const s = this.sessions.get(sessionKey);
@@ -579,6 +602,7 @@ export class SessionManager implements Disposable {
       spentInLoops: spent,
       savedEstimate: saved,
       lastActivity: s.lastActivity,
+      canResume: this.canResume(s),
     };
   }
 
