@@ -33,7 +33,7 @@ export interface LoopSentinelApi {
   readonly onDidRenderPanel: vscode.Event<RenderReport>;
   panelVisible(): boolean;
   /** Notifications: the ones open now and every one shown so far (one per task at a time). */
-  notifications(): { open: Toast[]; waiting: Toast[]; shown: ReadonlyArray<{ sessionKey: string; text: string; at: number }> };
+  notifications(): { open: Toast[]; waiting: Toast[]; shown: ReadonlyArray<{ sessionKey: string; text: string; at: number; replaced?: boolean }> };
   /** The context keys the palette's `when` clauses read, as last set. */
   contextKeys(): Readonly<Record<string, boolean>>;
 }
@@ -291,6 +291,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     globalStorageRoot: path.dirname(context.globalStorageUri.fsPath),
     stateDir: context.globalStorageUri.fsPath,
     mayIntervene: () => manager.config.engine.enabled && manager.config.engine.mode !== "warnOnly",
+    extensionInstalled: (id) => vscode.extensions.getExtension(id) !== undefined,
   });
   manager.addAdapters(adapters);
   context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line), thenRefresh));

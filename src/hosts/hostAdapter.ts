@@ -123,4 +123,6 @@ export interface HostEnvironment {
   stateDir?: string;
   /** False while Loop Sentinel is off or warn-only: a host's own guard (Cline's hook) must let everything through. */
   mayIntervene?(): boolean;
+  /** Whether a VS Code extension of this id is installed (absent outside VS Code). */
+  extensionInstalled?(id: string): boolean;
 }
