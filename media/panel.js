@@ -87,15 +87,16 @@
 
   function detectors(s) {
     const rows = s.detectors.map((d) => {
-      const pct = d.fired ? 100 : d.percent;
+      const pct = d.percent;
       return el("tr", { class: d.enabled ? "" : "off" },
         el("th", { scope: "row" }, d.title),
-        el("td", {}, el("div", { class: "bar" + (d.fired ? " full" : ""), role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": d.title + (d.fired ? ": fired" : " closeness to firing") },
+        el("td", {}, el("div", { class: "bar", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": d.title + (d.next ? ": " + d.next : "") },
           el("div", { class: "fill" }))),
-        el("td", { class: "num" }, !d.enabled ? "off" : d.fired ? "fired" : pct + "%"),
+        el("td", { class: "num" }, !d.enabled ? "off" : pct + "%"),
+        el("td", { class: "next" }, d.enabled ? d.next || "" : ""),
         el("td", { class: "detail" }, d.fired ? d.fired + (d.detail ? "; " + d.detail : "") : d.detail));
     });
-    const table = el("table", { class: "detectors" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Detector"), el("th", { scope: "col" }, "Closeness to firing"), el("th", { scope: "col" }, el("span", { class: "sr-only" }, "Percent")), el("th", { scope: "col" }, "What it sees"))), el("tbody", {}, rows));
+    const table = el("table", { class: "detectors" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Detector"), el("th", { scope: "col" }, "How close to its next step"), el("th", { scope: "col" }, el("span", { class: "sr-only" }, "Percent")), el("th", { scope: "col" }, "Next step"), el("th", { scope: "col" }, "What it sees"))), el("tbody", {}, rows));
     // Widths set through CSSOM: allowed under the CSP (no inline style attributes).
     table.querySelectorAll(".bar").forEach((bar) => { bar.firstChild.style.width = bar.getAttribute("aria-valuenow") + "%"; });
     return el("section", { "aria-labelledby": "h-detectors" }, el("h2", { id: "h-detectors" }, "Detectors"), table);
@@ -113,7 +114,7 @@
     return out.length ? el("dl", { class: "facts" }, out.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])) : null;
   }
 
-  function interventionCard(s, iv, newest) {
+  function interventionCard(s, iv, newest, loop) {
     const id = "iv-" + iv.id;
     const w = iv.words;
     const answerButtons = iv.phase === "asking" ? el("div", { class: "button-row" },
@@ -138,6 +139,8 @@
       el("span", { class: "iv-line" }, iv.summaryParts ? [iv.summaryParts[0], el("mark", {}, iv.summaryParts[1]), iv.summaryParts[2]] : iv.summary),
     ], [
       el("p", { class: "iv-sentence" }, w.sentence),
+      loop && loop.rungs.length > 1 ? el("ol", { class: "rungs", "aria-label": "Steps of this loop" },
+        loop.rungs.map((r) => el("li", {}, el("span", { class: "rung-name" }, r.name + ": "), r.state))) : null,
       answerButtons,
       remedy,
       hostAccount,
@@ -154,11 +157,13 @@
   }
 
   function interventions(s) {
-    const list = s.interventions.slice().reverse();
-    const newest = list.length ? list[0].id : undefined;
-    const body = list.length === 0 ? el("p", { class: "muted" }, "No loop detected in this session.") : el("ol", { class: "interventions", reversed: true },
-      list.map((iv) => el("li", {}, interventionCard(s, iv, newest))));
-    return el("section", { "aria-labelledby": "h-iv" }, el("h2", { id: "h-iv" }, s.interventions.length ? `Loops detected (${s.interventions.length})` : "Loops detected"), body);
+    // One card per loop (a finding and the steps it went through), its newest step on top.
+    const byId = new Map(s.interventions.map((iv) => [iv.id, iv]));
+    const loops = (s.loops || []).slice().reverse();
+    const newest = loops.length ? loops[0].id : undefined;
+    const body = loops.length === 0 ? el("p", { class: "muted" }, "No loop detected in this session.") : el("ol", { class: "interventions", reversed: true },
+      loops.map((loop) => el("li", {}, interventionCard(s, byId.get(loop.id), newest, loop))));
+    return el("section", { "aria-labelledby": "h-iv" }, el("h2", { id: "h-iv" }, loops.length ? `Loops detected (${loops.length})` : "Loops detected"), body);
   }
 
   function timeline(s) {

@@ -51,15 +51,18 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   let notificationsOn = true;
   // Each task's notification is a live one: a progress notification (the only kind whose text can be
   // replaced and which the extension can close), its actions links to an internal command.
-  const showLive = (markdown: string) => {
+  const showLive = (markdown: string, onClose: () => void) => {
     let update: ((m: string) => void) | undefined;
     let close: (() => void) | undefined;
     let closed = false;
     let latest = markdown;
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, cancellable: false }, (progress) => new Promise<void>((resolve) => {
+    // Cancellable: its one button (VS Code's "Cancel") closes it, and a notification with a button is
+    // shown expanded, so the action links in the text show whole.
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, cancellable: true }, (progress, token) => new Promise<void>((resolve) => {
       // increment 0: a determinate bar at nothing, so no endless spinner under a question.
       update = (m) => progress.report({ message: m, increment: 0 });
       close = resolve;
+      token.onCancellationRequested(() => { resolve(); if (!closed) { closed = true; onClose(); } });
       if (closed) resolve(); else update(latest);
     }));
     return {

@@ -30,7 +30,6 @@ export type ToastResult = "main" | "details" | "closed" | "replaced";
 
 export const SHOW_DETAILS = "Show details";
 export const DISMISS = "Dismiss";
-export const CLOSE = "Close";
 
 export type ToastPick = "main" | "details" | "close";
 
@@ -40,8 +39,12 @@ export interface LiveNotification {
   close(): void;
 }
 
-/** Opens a live notification with this text (its links are the actions). */
-export type ShowLive = (markdown: string) => LiveNotification;
+/**
+ * Opens a live notification with this text (its links are the actions). It has one button of its
+ * own, which closes it (VS Code shows a notification with a button expanded, so the links show
+ * whole): `onClose` is called when the user presses it.
+ */
+export type ShowLive = (markdown: string, onClose: () => void) => LiveNotification;
 
 /** The command link for one action of one version of a task's notification. */
 export type LinkFor = (sessionKey: string, version: number, pick: ToastPick) => string;
@@ -61,7 +64,8 @@ export function toastMarkdown(toast: Toast, version: number, linkFor: LinkFor): 
   const link = (label: string, pick: ToastPick) => `[${label}](${linkFor(toast.sessionKey, version, pick)})`;
   const links: string[] = [];
   if (toast.mainAction) links.push(link(toast.mainAction, "main"));
-  links.push(link(toast.question ? DISMISS : CLOSE, "close"));
+  // The notification's own button closes it; a question also says in words that closing is "no".
+  if (toast.question) links.push(link(DISMISS, "close"));
   links.push(link(SHOW_DETAILS, "details"));
   return `${plainText(toast.text)} ${links.join(" · ")}`;
 }
@@ -96,7 +100,8 @@ export class TaskNotifier {
         return;
       }
       let live: LiveNotification;
-      try { live = this.show(markdown); } catch { resolve("closed"); return; }
+      const onClose = () => { const now = this.open.get(toast.sessionKey); if (now && now.live === live) this.finish(toast.sessionKey, now, "closed"); };
+      try { live = this.show(markdown, onClose); } catch { resolve("closed"); return; }
       const entry: Open = { toast, version, live, resolve };
       this.open.set(toast.sessionKey, entry);
       this.expire(entry);

@@ -21,7 +21,7 @@ export function eventRanges(events: readonly number[]): string {
 
 /**
  * A detector's "strongest candidate" line in plain words: "read_file a.ts 8/3" (count over its
- * threshold) becomes "read_file a.ts: 8 times (warns at 3)"; counts of one agree with their noun;
+ * threshold) becomes "read_file a.ts: 8 times so far" (the row says which step comes next); counts of one agree with their noun;
  * a comparison that has nothing to compare yet is left out.
  */
 export function humanDetail(detail: string, requests: number): string {
@@ -31,7 +31,8 @@ export function humanDetail(detail: string, requests: number): string {
   if (/\blast two requests\b/.test(d) && requests < 2) return "";
   // One of a kind is not a repeat: "1 alike sentences" says nothing yet.
   if (/(^|\s|:)1 alike \w+$/.test(d)) return "";
-  d = d.replace(/^(.*\S)\s+(\d+)\/(\d+)$/, (_m, what: string, n: string, at: string) => `${what}: ${plural(Number(n), "time")} (warns at ${at})`);
+  // The count only: which step it leads to, and at what count, is the row's "Next step".
+  d = d.replace(/^(.*\S)\s+(\d+)\/(\d+)$/, (_m, what: string, n: string) => `${what}: ${plural(Number(n), "time")} so far`);
   d = d.replace(/(^|\s)1 ([a-z]+)s\b/g, (_m, pre: string, noun: string) => `${pre}1 ${noun}`);
   return d;
 }
@@ -116,21 +117,86 @@ export function interventionView(r: InterventionRecord): InterventionView {
   };
 }
 
-/** A detector row: the one that fired says so instead of 0% close to firing. */
-export interface DetectorView { id: string; title: string; enabled: boolean; percent: number; fired?: string; detail: string }
+/** A detector's three steps, from the settings (0 = that step is off). */
+export interface Rungs { warnAt?: number; blockAt?: number; stopAt?: number }
 
-export function detectorViews(s: Pick<SessionSnapshot, "detectors" | "interventions" | "stats">): DetectorView[] {
+const RUNG_WORDS: Array<{ key: keyof Rungs; name: string }> = [
+  { key: "warnAt", name: "Warn" },
+  { key: "blockAt", name: "Refuse the call" },
+  { key: "stopAt", name: "Stop the task" },
+];
+
+/**
+ * A detector row: how close its strongest candidate is to the detector's next step, and which step
+ * that is ("3 of 5 to Refuse the call"), so a count past the warning never reads as "100% close to
+ * firing" with nothing to show for it. A detector that acted says what it did.
+ */
+export interface DetectorView { id: string; title: string; enabled: boolean; percent: number; fired?: string; detail: string; next?: string }
+
+/** The count in a status detail ("read_file a.ts 5/3": 5). */
+function countOf(detail: string): number | undefined {
+  const m = /(\d+)\/(\d+)\s*$/.exec(detail.trim());
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The next step a count leads to, and how far along it is. */
+export function nextRung(count: number, rungs: Rungs): { name: string; at: number; percent: number } | undefined {
+  const steps = RUNG_WORDS.map((r) => ({ name: r.name, at: rungs[r.key] ?? 0 })).filter((r) => r.at > 0);
+  const next = steps.find((r) => count < r.at);
+  if (!next) return undefined;
+  return { name: next.name, at: next.at, percent: Math.round(Math.max(0, Math.min(1, count / next.at)) * 100) };
+}
+
+export function detectorViews(s: Pick<SessionSnapshot, "detectors" | "interventions" | "stats">, rungsOf: (id: string) => Rungs | undefined = () => undefined): DetectorView[] {
   const fired = new Map<string, InterventionRecord>();
   for (const r of s.interventions) if (!r.ignored) fired.set(r.detector, r);
   return s.detectors.map((d) => {
     const r = fired.get(d.id);
+    const count = countOf(d.detail);
+    const rungs = rungsOf(d.id);
+    const next = count !== undefined && rungs ? nextRung(count, rungs) : undefined;
+    const percent = next ? next.percent : Math.round(Math.max(0, Math.min(1, d.progress)) * 100);
+    let nextText: string | undefined;
+    if (count !== undefined && rungs) nextText = next ? `${next.name} at ${next.at} (${count} now)` : `past its last step (${count} now)`;
+    else if (rungs?.warnAt) nextText = `Warn at ${rungs.warnAt}`;
     return {
-      id: d.id, title: d.title, enabled: d.enabled,
-      percent: Math.round(Math.max(0, Math.min(1, d.progress)) * 100),
+      id: d.id, title: d.title, enabled: d.enabled, percent,
       fired: r ? stateWords(r.phase, r.action).short : undefined,
       detail: humanDetail(d.detail, s.stats.requests),
+      next: nextText,
     };
   });
+}
+
+/** One loop: the rungs one finding went through, newest last; the card shows the newest and lists them all. */
+export interface LoopView { id: number; rungs: Array<{ id: number; name: string; state: string }> }
+
+const ACTION_NAMES: Record<InterventionRecord["action"], string> = { warn: "Warn", block: "Refuse the call", abort: "Abort the response", stop: "Stop the task" };
+
+/** Interventions grouped by the loop (detector and finding) they belong to, in order of each loop's newest step. */
+export function loopViews(interventions: readonly Pick<InterventionRecord, "id" | "detector" | "key" | "action" | "phase">[]): LoopView[] {
+  const groups = new Map<string, LoopView>();
+  for (const r of interventions) {
+    const k = `${r.detector}\u0000${r.key}`;
+    const g = groups.get(k) ?? { id: r.id, rungs: [] };
+    g.id = r.id;
+    g.rungs.push({ id: r.id, name: ACTION_NAMES[r.action] ?? r.action, state: stateWords(r.phase, r.action).short });
+    groups.set(k, g);
+  }
+  return [...groups.values()].sort((a, b) => a.id - b.id);
+}
+
+/** Session names as the selector lists them: tasks that share a name are told apart by the order they started in. */
+export function distinctTitles<T extends { key: string; title: string; started?: number }>(sessions: readonly T[]): Map<string, string> {
+  const byTitle = new Map<string, T[]>();
+  for (const s of sessions) byTitle.set(s.title, [...(byTitle.get(s.title) ?? []), s]);
+  const out = new Map<string, string>();
+  for (const [title, list] of byTitle) {
+    if (list.length === 1) { out.set(list[0].key, title); continue; }
+    const ordered = [...list].sort((a, b) => (a.started ?? 0) - (b.started ?? 0));
+    ordered.forEach((s, i) => out.set(s.key, `${title} (${i + 1} of ${ordered.length})`));
+  }
+  return out;
 }
 
 /** The empty panel's words: says when no agent is installed at all, or which ones are watched. */

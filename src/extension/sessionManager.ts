@@ -146,6 +146,8 @@ class SessionState {
   alert: AlertLevel = "none";
   eventIndex = -1;
   lastActivity: number;
+  /** When the task was first seen (tells apart tasks that share a name). */
+  readonly started: number;
   readonly timeline: TimelineEntry[] = [];
   readonly interventions: InterventionRecord[] = [];
   readonly requests: RequestRecord[] = [];
@@ -162,6 +164,7 @@ class SessionState {
     this.engine = new LoopSession(config);
     this.title = summary.title;
     this.lastActivity = now;
+    this.started = now;
   }
 }
 
@@ -557,9 +560,10 @@ export class SessionManager implements Disposable {
   }
 
   /** Every session, most recently active first, without the heavy parts (for lists). */
-  summaries(): Array<SessionSummary & { alert: AlertLevel; lastActivity: number }> {
-    return [...this.sessions.values()].sort((a, b) => b.lastActivity - a.lastActivity)
-      .map((s) => ({ ...s.summary, title: s.title, alert: s.alert, lastActivity: s.lastActivity }));
+  summaries(): Array<SessionSummary & { alert: AlertLevel; lastActivity: number; started: number }> {
+    // Ties (a replay's events all arrive in one tick) go to the later started.
+    return [...this.sessions.values()].map((s, order) => ({ s, order })).sort((a, b) => b.s.lastActivity - a.s.lastActivity || b.order - a.order)
+      .map(({ s }) => ({ ...s.summary, title: s.title, alert: s.alert, lastActivity: s.lastActivity, started: s.started }));
   }
 
   /** The session's latest intervention (a copy), without a whole snapshot. */

@@ -1,14 +1,14 @@
 import * as assert from "node:assert/strict";
-import { CLOSE, DISMISS, SHOW_DETAILS, TaskNotifier, toastFor, toastMarkdown, type ToastPick } from "../../src/extension/notifier";
+import { DISMISS, SHOW_DETAILS, TaskNotifier, toastFor, toastMarkdown, type ToastPick } from "../../src/extension/notifier";
 import type { SessionSummary } from "../../src/extension/sessionManager";
 import { clineRemedy } from "../../src/hosts/cline/remedy";
 
 /** A fake notification area: live notifications whose text the notifier replaces, closed by it. */
 function area() {
-  const live: Array<{ texts: string[]; closed: boolean }> = [];
+  const live: Array<{ texts: string[]; closed: boolean; onClose(): void }> = [];
   const linkFor = (key: string, version: number, pick: ToastPick) => `command:pick?${encodeURIComponent(JSON.stringify([key, version, pick]))}`;
-  const notifier = new TaskNotifier((markdown) => {
-    const n = { texts: [markdown], closed: false };
+  const notifier = new TaskNotifier((markdown, onClose) => {
+    const n = { texts: [markdown], closed: false, onClose };
     live.push(n);
     return { update: (m) => { n.texts.push(m); }, close: () => { n.closed = true; } };
   }, linkFor);
@@ -55,7 +55,7 @@ describe("notifications: one per task, always current", () => {
     assert.equal(live.length, 1);
     assert.match(live[0].texts.at(-1)!, /could not stop the task/);
     assert.doesNotMatch(live[0].texts.at(-1)!, /abort/);
-    assert.deepEqual([...links(live[0].texts.at(-1)!).keys()], [CLOSE, SHOW_DETAILS], "a state with nothing to decide offers no action");
+    assert.deepEqual([...links(live[0].texts.at(-1)!).keys()], [SHOW_DETAILS], "a state with nothing to decide offers no action");
     notifier.refresh(toastFor({ ...session, key: "other" }, { phase: "failed", action: "stop" }));
     assert.equal(live.length, 1, "refresh opens nothing");
   });
@@ -70,6 +70,14 @@ describe("notifications: one per task, always current", () => {
     assert.equal(live[0].closed, true);
     assert.deepEqual(notifier.openToasts().map((t) => t.sessionKey), ["b"]);
     notifier.dispose();
+  });
+
+  it("the notification's own close button answers it as closed (a question: dismissed)", async () => {
+    const { notifier, live } = area();
+    const result = notifier.notify(toastFor(session, { phase: "asking", action: "stop" }));
+    live[0].onClose();
+    assert.equal(await result, "closed");
+    assert.equal(notifier.openToasts().length, 0);
   });
 
   it("a show function that throws counts as closed", async () => {

@@ -14,6 +14,7 @@ import type { LoopSentinelApi } from "../../../src/extension/extension";
 import type { InterventionRecord, SessionSnapshot } from "../../../src/extension/sessionManager";
 import type { RenderReport } from "../../../src/extension/diagnosticsPanel";
 import { stateWords } from "../../../src/extension/stateWords";
+import { loopViews } from "../../../src/extension/panelWords";
 import { clineHookOffer } from "../../../src/extension/clineHookSetup";
 import { closeAllEditors, fixture, focusInWebview, loopSentinel, nextRender, screenshot, setSetting, setViewport, sleep, waitFor } from "./helpers";
 
@@ -137,7 +138,11 @@ suite("the words of each state agree on every surface", function () {
     const [key] = await vscode.commands.executeCommand<string[]>("loopSentinel.replaySession", vscode.Uri.file(fixture("traces/read-loop.trace.jsonl")));
     const report = await rendered;
     const snap = session(api, (s) => s.key === key)!;
-    const expected = snap.interventions.slice().reverse().map((i) => stateWords("replay", i.action));
+    // One card per loop (issue 36, point 4), each showing its newest step.
+    const loops = loopViews(snap.interventions);
+    assert.ok(loops.length < snap.interventions.length, "a loop's rungs share one card");
+    assert.strictEqual(report.interventions, loops.length);
+    const expected = loops.slice().reverse().map((l) => stateWords("replay", snap.interventions.find((i) => i.id === l.id)!.action));
     assert.deepStrictEqual(report.texts!.badges, expected.map((w) => w.short));
     assert.ok(report.texts!.badges.includes("Would stop the task"), report.texts!.badges.join(", "));
     assert.deepStrictEqual(report.texts!.sentences, expected.map((w) => w.sentence));
