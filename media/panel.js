@@ -43,7 +43,8 @@
   }
 
   function fmtInt(n) { return Math.round(n || 0).toLocaleString("en-US"); }
-  function fmtCost(c) { return c ? "$" + c.toFixed(c < 0.1 ? 4 : 2) : "$0"; }
+  // No cost recorded for tokens used: the model's price is not known (it was not free).
+  function fmtCost(c, tokens) { return c ? "$" + c.toFixed(c < 0.1 ? 3 : 2) : tokens ? "price unknown" : "$0"; }
   function plural(n, one, many) { return fmtInt(n) + " " + (n === 1 ? one : (many || one + "s")); }
 
   function card(label, value, note) {
@@ -81,7 +82,7 @@
     return el("section", { class: "cards", "aria-label": "Session figures" },
       card("Requests", fmtInt(st.requests)),
       card("Tool calls", fmtInt(st.toolCalls)),
-      card("Tokens", fmtInt(st.tokensIn + st.tokensOut), st.cost ? fmtCost(st.cost) : null),
+      card("Tokens", fmtInt(st.tokensIn + st.tokensOut), st.tokensIn + st.tokensOut ? fmtCost(st.cost, st.tokensIn + st.tokensOut) : null),
       s.loopCards.map((c) => card(c.label, c.value, c.note)));
   }
 
@@ -170,7 +171,7 @@
     const rows = s.timeline.map((e) => {
       const repeat = e.repeat && e.repeat > 1 ? el("span", { class: "repeat", title: `call number ${e.repeat} with this exact input` }, "×" + e.repeat) : null;
       const status = e.kind === "tool" && e.ok !== undefined ? el("span", { class: e.ok ? "ok" : "fail" }, e.ok ? "ok" : "failed") : null;
-      const usage = e.kind === "request" ? el("span", { class: "muted" }, [e.chars ? `${fmtInt(e.chars)} chars` : "", e.tokens ? `${fmtInt(e.tokens)} tokens` : "", e.cost ? fmtCost(e.cost) : ""].filter(Boolean).join(" · ")) : null;
+      const usage = e.kind === "request" ? el("span", { class: "muted" }, [e.chars ? `${fmtInt(e.chars)} chars` : "", e.tokens ? `${fmtInt(e.tokens)} tokens` : "", e.tokens ? fmtCost(e.cost, e.tokens) : ""].filter(Boolean).join(" · ")) : null;
       return el("li", { class: `tl ${e.kind}${e.flagged ? " flagged" : ""}`, title: `event ${e.index}` },
         el("span", { class: "kind" }, KIND_LABEL[e.kind] || e.kind),
         el("span", { class: "label" }, e.label), repeat, status, usage,

@@ -19,7 +19,7 @@ import { SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
 import { settingsCommandFor } from "./settingsTab";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
 import { connectedHosts, registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
-import { registerWalkthroughCommands } from "./walkthrough";
+import { offerWalkthroughOnce, registerWalkthroughCommands } from "./walkthrough";
 
 /** What the extension exports: read-only views, used by the integration tests and other extensions. */
 export interface LoopSentinelApi {
@@ -36,6 +36,8 @@ export interface LoopSentinelApi {
   notifications(): { open: Toast[]; waiting: Toast[]; shown: ReadonlyArray<{ sessionKey: string; text: string; at: number; replaced?: boolean }> };
   /** The context keys the palette's `when` clauses read, as last set. */
   contextKeys(): Readonly<Record<string, boolean>>;
+  /** One-time offers shown in this window (the walkthrough, the Cline hook), oldest first. */
+  offers(): readonly string[];
 }
 
 /** Phases that raise a notification: a question, a failure, a strong action done, and warn-only's only signal. */
@@ -297,7 +299,9 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     extensionInstalled: (id) => vscode.extensions.getExtension(id) !== undefined,
   });
   manager.addAdapters(adapters);
-  context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line), thenRefresh));
+  const offers: string[] = [];
+  context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line), thenRefresh, (text) => offers.push(text)));
+  offerWalkthroughOnce(context, (text) => offers.push(text));
   context.subscriptions.push(setupAgentHook(context, (line) => log.info(line)));
   log.info(`hosts: ${adapters.length ? adapters.map((a) => a.label).join(", ") : "no host adapter available"}`);
 
@@ -314,6 +318,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     panelVisible: () => DiagnosticsPanel.current()?.visible ?? false,
     notifications: () => ({ open: notifier.openToasts(), waiting: notifier.waitingToasts(), shown: notifier.shown }),
     contextKeys: () => ({ ...keys }),
+    offers: () => [...offers],
   };
 }
 

@@ -55,24 +55,27 @@ function fmtInt(n: number): string {
   return Math.round(n || 0).toLocaleString("en-US");
 }
 
-function fmtCost(c: number): string {
-  return c ? `$${c.toFixed(c < 0.1 ? 4 : 2)}` : "$0";
+/** A cost in dollars; none recorded for tokens used means the model's price is not known, not that it was free. */
+function fmtCost(c: number, tokens = 0): string {
+  if (!c) return tokens ? "price unknown" : "$0";
+  return `$${c.toFixed(c < 0.1 ? 3 : 2)}`;
 }
 
 export interface FigureCard { label: string; value: string; note?: string }
 
 /** The "spent in loops" and "saved" cards; a replay says what would have been saved, a live session only what was. */
 export function loopCards(s: Pick<SessionSnapshot, "replay" | "spentInLoops" | "savedEstimate" | "interventions">): FigureCard[] {
-  const usage = (u: UsageTotals) => (u.requests && !u.tokens ? `${plural(u.requests, "request")}; no token use recorded` : `${fmtCost(u.cost)} over ${plural(u.requests, "request")}`);
+  const usage = (u: UsageTotals) => (u.requests && !u.tokens ? `${plural(u.requests, "request")}; no token use recorded` : `${plural(u.requests, "request")}, ${fmtCost(u.cost, u.tokens)}`);
   const spent: FigureCard = { label: "Spent in loops", value: `${fmtInt(s.spentInLoops.tokens)} tokens`, note: s.spentInLoops.requests ? usage(s.spentInLoops) : "no loop so far" };
   const cutShort = s.interventions.filter((r) => r.action === "abort" || r.action === "stop");
-  const again = (u: UsageTotals) => `${usage(u)}, had the loop run as long again`;
+  // The estimate in plain words: what the loop would have cost had it gone on as long again.
+  const again = (u: UsageTotals) => `if the loop had gone on as long again (${usage(u)})`;
   let saved: FigureCard;
   if (s.replay) {
     saved = { label: "Would have saved (estimate)", value: `${fmtInt(s.savedEstimate.tokens)} tokens`,
-      note: cutShort.length ? `replay: nothing was sent; ${again(s.savedEstimate)}` : "replay: no abort or stop would have been made" };
+      note: cutShort.length ? `${capitalise(again(s.savedEstimate))}. A replay sends nothing.` : "replay: no abort or stop would have been made" };
   } else if (s.savedEstimate.requests) {
-    saved = { label: "Saved (estimate)", value: `${fmtInt(s.savedEstimate.tokens)} tokens`, note: again(s.savedEstimate) };
+    saved = { label: "Saved (estimate)", value: `${fmtInt(s.savedEstimate.tokens)} tokens`, note: capitalise(again(s.savedEstimate)) };
   } else {
     // Agrees with the cards: a stop still asked about, on its way or failed saved nothing yet.
     const latest = cutShort[cutShort.length - 1];

@@ -126,7 +126,9 @@ describe("panel words", () => {
     const zero = { tokens: 0, cost: 0, requests: 0 };
     const replay = loopCards({ replay: true, spentInLoops: { tokens: 900, cost: 0.01, requests: 3 }, savedEstimate: { tokens: 900, cost: 0.01, requests: 3 }, interventions: [record({ phase: "replay" })] });
     assert.equal(replay[1].label, "Would have saved (estimate)");
-    assert.equal(replay[1].note, "replay: nothing was sent; $0.0100 over 3 requests, had the loop run as long again");
+    assert.equal(replay[1].note, "If the loop had gone on as long again (3 requests, $0.010). A replay sends nothing.");
+    const unpriced = loopCards({ replay: false, spentInLoops: { tokens: 900, cost: 0, requests: 3 }, savedEstimate: zero, interventions: [] });
+    assert.equal(unpriced[0].note, "3 requests, price unknown", "no price known is not $0");
     const asking = loopCards({ replay: false, spentInLoops: zero, savedEstimate: zero, interventions: [record({ phase: "asking" })] });
     assert.equal(asking[1].note, "nothing aborted or stopped yet (waiting for you)");
     assert.equal(asking[0].note, "no loop so far");

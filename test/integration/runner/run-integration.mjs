@@ -130,14 +130,18 @@ try {
   const shots = [];
   // The suite asks for a screenshot by logging "__SCREENSHOT__ /abs/file.png" and waiting for the file.
   // "__SCREENSHOT__ file.png hover=Text" first hovers the status bar item showing Text (its tooltip).
+  // "__SCREENSHOT__ file.png clip=editor": only the editor area (the walkthrough's picture of the panel).
   const takeShot = async (file, hoverText) => {
+    const clipEditor = hoverText === "clip=editor";
+    if (clipEditor) hoverText = undefined;
     const part = `${file}.part.png`;
     if (hoverText) {
       await page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: hoverText }).first().hover();
       await page.locator(".monaco-hover, .workbench-hover").first().waitFor({ timeout: 5000 }).catch(() => console.error("no hover appeared"));
       await page.waitForTimeout(300);
     }
-    await page.screenshot({ path: part });
+    const clip = clipEditor ? await page.locator("#workbench\\.parts\\.editor").boundingBox() : null;
+    await page.screenshot({ path: part, ...(clip ? { clip } : {}) });
     if (hoverText) await page.mouse.move(640, 300);
     fs.renameSync(part, file);
     console.log(`screenshot: ${path.relative(root, file)}`);
@@ -155,11 +159,11 @@ try {
       const list = Array.isArray(args) ? args : [args];
       // The extension host forwards console calls with their printf-style arguments (mocha's "%s (%dms)").
       const line = format(...list);
-      const m = /__SCREENSHOT__ (\S+\.png)(?: hover=(.+))?/.exec(line);
+      const m = /__SCREENSHOT__ (\S+\.png)(?: hover=(.+)| (clip=editor))?/.exec(line);
       const v = /__VIEWPORT__ (\d+)x(\d+) (\S+)/.exec(line);
       const f = /__FOCUS__ (\S+) (\S+)/.exec(line);
       if (f) shots.push(focusInWebview(f[1]).then((ok) => fs.writeFileSync(f[2], ok ? "focused" : "not found")).catch((e) => console.error("focus failed:", e)));
-      else if (m) shots.push(takeShot(m[1], m[2]).catch((e) => console.error("screenshot failed:", e)));
+      else if (m) shots.push(takeShot(m[1], m[2] ?? m[3]).catch((e) => console.error("screenshot failed:", e)));
       else if (v) shots.push(page.setViewportSize({ width: Number(v[1]), height: Number(v[2]) }).then(() => fs.writeFileSync(v[3], "")).catch((e) => console.error("viewport failed:", e)));
       else console.log(line);
     });
