@@ -101,6 +101,10 @@ suite("commands", () => {
     assert.strictEqual(when("loopSentinel.turnOff"), "loopSentinel.enabled");
     assert.strictEqual(when("loopSentinel.turnOn"), "!loopSentinel.enabled");
     assert.strictEqual(when("loopSentinel.toggleEnabled"), "false", "the toggle leaves the palette to the titled pair");
+    // One palette command per job: the mode is chosen by "Choose Warn-Only or Intervene…" alone.
+    assert.strictEqual(when("loopSentinel.switchToWarnOnly"), "false");
+    assert.strictEqual(when("loopSentinel.switchToIntervening"), "false");
+    assert.strictEqual(when("loopSentinel.chooseMode"), undefined, "always in the palette");
     assert.match(when("loopSentinel.removeClineHook") ?? "", /loopSentinel\.clineHookInstalled/);
     assert.match(when("loopSentinel.connectKilo") ?? "", /loopSentinel\.kiloFound/);
     assert.strictEqual(api.contextKeys()["loopSentinel.enabled"], true);
