@@ -124,10 +124,13 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
 
   // Settings: applied now and live on every change; invalid values warn once and fall back.
   let warnings: string[] = [];
+  let legacyLogged = false;
   const applySettings = () => {
     const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const settings = readShellSettings(trustAwareReader((key) => cfg.get(key), (key) => cfg.inspect(key), vscode.workspace.isTrusted));
     notificationsOn = settings.notifications;
+    // Detector settings under their names before issue 36 still count; said once in the log.
+    if (settings.legacyRead.length && !legacyLogged) { legacyLogged = true; log.info(`settings read under their old names (they keep working; the Settings editor lists them under the detectors' names now): ${settings.legacyRead.join(", ")}`); }
     manager.configure({ engine: settings.engine, actionPolicy: settings.actionPolicy, hostPolicies: settings.hostPolicies });
     const changed = settings.warnings.join("\n") !== warnings.join("\n");
     warnings = settings.warnings;

@@ -363,7 +363,7 @@ export class SessionManager implements Disposable {
   private onIntervention(s: SessionState, iv: Intervention): void {
     const def = DETECTOR_DEFINITIONS.find((d) => d.id === iv.detector);
     const record: InterventionRecord = {
-      id: this.nextInterventionId++, event: iv.event, detector: iv.detector, detectorTitle: def?.title ?? iv.detector,
+      id: this.nextInterventionId++, event: iv.event, detector: iv.detector, detectorTitle: def?.shortTitle ?? iv.detector,
       action: iv.action, summary: iv.summary, message: iv.message, key: iv.key, evidence: iv.evidence, phase: "acting", outcome: "", ts: iv.ts, ignored: false,
     };
     s.interventions.push(record);
@@ -582,7 +582,7 @@ export class SessionManager implements Disposable {
   }
 
   private snapshotOf(s: SessionState): SessionSnapshot {
-    const titles = new Map(DETECTOR_DEFINITIONS.map((d) => [d.id, d.title]));
+    const titles = new Map(DETECTOR_DEFINITIONS.map((d) => [d.id, d.shortTitle]));
     const evidence = new Set<number>();
     for (const r of s.interventions) for (const i of r.evidence.events) evidence.add(i);
     // A request is highlighted for evidence in its own stream; its tool calls are highlighted by themselves.
