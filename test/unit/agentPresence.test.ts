@@ -5,6 +5,8 @@ import * as path from "node:path";
 import { agentPresence, presentAgents } from "../../src/hosts/hookAgents/presence";
 import { hostLines } from "../../src/extension/statusView";
 import { emptyStateText } from "../../src/extension/panelWords";
+import { COMMAND_TITLES } from "../../src/extension/commandIds";
+import { INSTALL_COMMAND_TITLE } from "../../src/hosts/hookAgents";
 
 describe("hook agents are named only when they are there (issue 36, point 3)", () => {
   let home: string;
@@ -17,6 +19,10 @@ describe("hook agents are named only when they are there (issue 36, point 3)", (
     env = { HOME: home, PATH: bin };
   });
   afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+  it("the tooltip names the install command as the palette does", () => {
+    assert.equal(INSTALL_COMMAND_TITLE, COMMAND_TITLES.installAgentHook);
+  });
 
   it("none installed: none present", () => {
     assert.deepEqual(presentAgents({ env, extensionInstalled: () => false, hookInstalled: () => false }), []);

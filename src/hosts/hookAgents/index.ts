@@ -10,7 +10,6 @@ import type { HookServer } from "../cline/hookChannel";
 import { Emitter, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
 import { AGENT_LABELS, AGENT_NAMES, type AgentName } from "./dialect";
 import { presentAgents } from "./presence";
-import { COMMAND_TITLES } from "../../extension/commandIds";
 import { agentHookStatus } from "./install";
 import { AgentHookService, agentSessionTitle } from "./service";
 
@@ -26,6 +25,9 @@ export function hookOutcome(agent: AgentName, iv: Pick<Intervention, "action">):
       return "Loop Sentinel's hook refuses this and every further call of the turn (Codex lets no hook end a run)";
   }
 }
+
+/** The install command as the Command Palette names it (a unit test holds it to COMMAND_TITLES; hosts sit below the extension). */
+export const INSTALL_COMMAND_TITLE = "Install Hook for Claude Code, Copilot CLI or Codex…";
 
 class AgentHooksAdapter implements HostAdapter {
   readonly hostId = "agent-hooks";
@@ -71,7 +73,7 @@ class AgentHooksAdapter implements HostAdapter {
       detail = "none of Claude Code, GitHub Copilot CLI or Codex was found";
     } else if (installed.length === 0 && this.agentOf.size === 0) {
       state = "inactive";
-      detail = `Loop Sentinel's hook is not installed for it: run “Loop Sentinel: ${COMMAND_TITLES.installAgentHook}” from the Command Palette`;
+      detail = `Loop Sentinel's hook is not installed for it: run “Loop Sentinel: ${INSTALL_COMMAND_TITLE}” from the Command Palette`;
     } else {
       state = this.server ? "watching" : "error";
       detail = installed.length === 0 ? "its sessions are answered here through a project's hook"

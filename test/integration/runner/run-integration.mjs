@@ -50,7 +50,7 @@ if (!fs.existsSync(suiteIndex)) fail(`no ${path.relative(root, suiteIndex)}: run
 
 fs.mkdirSync(artifacts, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ls-itest-"));
-const dirs = Object.fromEntries(["user-data/User", "extensions", "workspace", "tmp", "xdg-data", "xdg-config", "xdg-cache", "ext"].map((d) => [d, path.join(tmp, d)]));
+const dirs = Object.fromEntries(["user-data/User", "extensions", "workspace", "tmp", "xdg-data", "xdg-config", "xdg-cache", "ext", "home"].map((d) => [d, path.join(tmp, d)]));
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 
 // The extension under test, unpacked from its VSIX: a file missing from the package fails the suite.
@@ -73,6 +73,9 @@ const csEnv = {
   ...process.env, TMPDIR: dirs.tmp, XDG_DATA_HOME: dirs["xdg-data"], XDG_CONFIG_HOME: dirs["xdg-config"], XDG_CACHE_HOME: dirs["xdg-cache"],
   LS_TEST_ROOT: root, LS_TEST_ARTIFACTS: artifacts, LS_TEST_WORKSPACE: dirs.workspace, LS_TEST_USER_DATA: path.join(tmp, "user-data"),
   LS_TEST_CLINE_DATA: path.join(tmp, "cline-data"),
+  // A home of the run's own: the machine's agents (a ~/.claude of the person running the suite) are
+  // not this profile's, and the suite asserts what a user with none of them installed sees.
+  HOME: path.join(tmp, "home"),
   // The Cline hook channel of this run only: parallel runs never answer each other's hooks.
   LOOP_SENTINEL_CHANNEL_DIR: path.join(tmp, "hook-channel"),
 };
