@@ -8,7 +8,7 @@
 import * as vscode from "vscode";
 import { AGENT_LABELS, AGENT_NAMES, type AgentName } from "../hosts/hookAgents/dialect";
 import { agentHookStatus, installAgentHook, trustNote, uninstallAgentHook } from "../hosts/hookAgents/install";
-import { presentAgents } from "../hosts/hookAgents/presence";
+import { agentPickItems, presentAgents } from "../hosts/hookAgents/presence";
 import { COMMANDS } from "./commandIds";
 
 const OFFERED_KEY = "loopSentinel.agentHook.offered";
@@ -31,8 +31,7 @@ export function setupAgentHook(context: vscode.ExtensionContext, log: (line: str
   /** `ticked`: the agents picked at first (for the install: only those found on this machine). */
   const pickAgents = async (agents: AgentName[], title: string, ticked: readonly AgentName[] = agents): Promise<AgentName[] | undefined> => {
     if (agents.length <= 1) return agents;
-    const picks = await vscode.window.showQuickPick(agents.map((a) => ({ label: AGENT_LABELS[a], agent: a, picked: ticked.includes(a),
-      description: ticked.includes(a) ? "found here" : "not found on this machine" })), { canPickMany: true, title });
+    const picks = await vscode.window.showQuickPick(agentPickItems(agents, ticked), { canPickMany: true, title });
     return picks?.map((p) => p.agent);
   };
 

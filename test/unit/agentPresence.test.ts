@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { agentPresence, presentAgents } from "../../src/hosts/hookAgents/presence";
+import { agentPickItems, agentPresence, presentAgents } from "../../src/hosts/hookAgents/presence";
 import { hostLines } from "../../src/extension/statusView";
 import { emptyStateText } from "../../src/extension/panelWords";
 import { COMMAND_TITLES } from "../../src/extension/commandIds";
@@ -37,6 +37,12 @@ describe("hook agents are named only when they are there (issue 36, point 3)", (
     assert.equal(agentPresence("copilot", { env, extensionInstalled: (id) => id === "github.copilot-chat" }), "extension");
     assert.equal(agentPresence("copilot", { env, hookInstalled: (a) => a === "copilot" }), "hook");
     assert.deepEqual(presentAgents({ env }), ["claude", "codex"]);
+  });
+
+  it("the install picker ticks only the agents found here", () => {
+    const items = agentPickItems(["claude", "copilot", "codex"], ["codex"]);
+    assert.deepEqual(items.map((i) => [i.label, i.picked]), [["Claude Code", false], ["GitHub Copilot CLI", false], ["Codex", true]]);
+    assert.deepEqual(agentPickItems(["claude", "copilot", "codex"], []).filter((i) => i.picked), [], "none found: none ticked");
   });
 
   it("a file that is not executable is not a command", () => {

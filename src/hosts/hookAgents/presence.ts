@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { AGENT_NAMES, type AgentName } from "./dialect";
+import { AGENT_LABELS, AGENT_NAMES, type AgentName } from "./dialect";
 import { copilotHome } from "./agentHomes";
 
 /** The command each agent's CLI installs. */
@@ -65,4 +65,9 @@ export function agentPresence(agent: AgentName, probe: PresenceProbe = {}): "ext
 
 export function presentAgents(probe: PresenceProbe = {}): AgentName[] {
   return AGENT_NAMES.filter((a) => agentPresence(a, probe) !== undefined);
+}
+
+/** The install picker's rows: every agent, ticked only when found here (said beside its name). */
+export function agentPickItems(agents: readonly AgentName[], found: readonly AgentName[]): Array<{ label: string; agent: AgentName; picked: boolean; description: string }> {
+  return agents.map((a) => ({ label: AGENT_LABELS[a], agent: a, picked: found.includes(a), description: found.includes(a) ? "found here" : "not found on this machine" }));
 }
