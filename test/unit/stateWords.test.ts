@@ -180,4 +180,12 @@ describe("the panel says what it means (issue 36, point 4)", () => {
     const titles = distinctTitles([{ key: "b", title: "Fix it", started: 2 }, { key: "a", title: "Fix it", started: 1 }, { key: "c", title: "Other" }]);
     assert.deepEqual([...titles.entries()].sort(), [["a", "Fix it (1 of 2)"], ["b", "Fix it (2 of 2)"], ["c", "Other"]]);
   });
+
+  it("a stop's guidance reads as what would be sent until the host confirmed it (a replay never says it stopped anything)", async () => {
+    const { interventionView } = await import("../../src/extension/panelWords");
+    const stop = { message: "Loop Sentinel stopped the task: read_file called 7 times. Please review." };
+    assert.match(interventionView(record({ ...stop, phase: "replay" })).guidanceText, /^Loop Sentinel would stop the task: /);
+    assert.match(interventionView(record({ ...stop, phase: "asking" })).guidanceText, /^Loop Sentinel would stop the task: /);
+    assert.match(interventionView(record({ ...stop, phase: "done" })).guidanceText, /^Loop Sentinel stopped the task: /);
+  });
 });

@@ -1,6 +1,6 @@
 import * as assert from "node:assert";
 import * as vscode from "vscode";
-import { EXTENSION_ID, fixture, loopSentinel, setSetting, waitFor } from "./helpers";
+import { closeAllEditors, EXTENSION_ID, fixture, loopSentinel, openTabLabels, screenshot, setSetting, sleep, waitFor } from "./helpers";
 import type { SessionSnapshot } from "../../../src/extension/sessionManager";
 
 const READ_LOOP = fixture("traces/read-loop.trace.jsonl");
@@ -65,5 +65,18 @@ suite("settings", () => {
     await setSetting("guidance", { "tool-repeat": "You read it {count} times already; use what you have." });
     const snap = await replay();
     assert.strictEqual(snap.interventions[0].message, "You read it 3 times already; use what you have.");
+  });
+
+  test("the Settings editor lists a detector's settings under its one name (picture for issue 36, point 5)", async () => {
+    await closeAllEditors();
+    await vscode.commands.executeCommand("workbench.action.openSettings", "@ext:loop-sentinel.loop-sentinel sameToolCall");
+    await waitFor("a Settings tab", () => openTabLabels().some((l) => /settings/i.test(l)));
+    await sleep(1500);
+    // Titled "Same Tool Call: Warn At" (from the key), under the group "Same tool call"; the mode's dropdown shows "Intervene".
+    await screenshot("settings-detector-names.png");
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
+    const group = pkg.contributes.configuration.find((c: { id: string }) => c.id === "loopSentinel.sameToolCall");
+    assert.strictEqual(group?.title, "Same tool call");
+    await closeAllEditors();
   });
 });
