@@ -402,6 +402,14 @@ export class SessionManager implements Disposable {
     if ((this.settings.hostPolicies?.[s.summary.hostId] ?? this.settings.actionPolicy) === "ask") {
       record.phase = "asking";
       record.outcome = "nothing sent: waiting for your answer";
+      // One open question per task, always the latest step: an earlier one's button (in the panel,
+      // the tooltip or a notification) must never carry out a step the loop has gone past.
+      for (const [id, other] of this.asks) {
+        if (other.s !== s) continue;
+        this.asks.delete(id);
+        other.record.phase = "superseded";
+        other.record.outcome = "a stronger step was asked instead; nothing sent for this one";
+      }
       this.asks.set(record.id, { s, record, iv });
       void this.deps.confirm(s.summary, iv, { ...record }).then(
         (answer) => this.answer(s.summary.key, record.id, answer),

@@ -129,11 +129,11 @@ describe("session manager", () => {
     await settle();
     assert.deepEqual(adapter.acts.map((a) => a.action), ["warn"]);
     assert.equal(manager.snapshot("fake:A")!.interventions[0].phase, "done");
-    // Two questions open: acting on the later one settles the earlier one as replaced.
+    // A later step replaces the open question at once (one question per task, always the latest).
     readLoop(adapter, "B", 5);
     await settle();
     const [first, ...later] = manager.snapshot("fake:B")!.interventions;
-    assert.ok(later.length > 0 && later.every((r) => r.phase === "asking") && first.phase === "asking");
+    assert.ok(later.length > 0 && later.at(-1)!.phase === "asking" && first.phase === "superseded", [first, ...later].map((r) => r.phase).join(","));
     assert.equal(manager.answer("fake:B", later.at(-1)!.id, "act"), true);
     await settle();
     const after = manager.snapshot("fake:B")!.interventions;
@@ -380,5 +380,23 @@ describe("session manager and a host's own guard (Cline's PreToolUse hook)", () 
       assert.ok(adapter.acts.some((a) => a.action === "stop"));
       assert.equal(manager.snapshot("fake:A")!.canResume, true);
     });
+  });
+
+  it("ask: a later step replaces the open question at once, so an earlier one's button does nothing (notifications off too)", async () => {
+    const adapter = new FakeAdapter();
+    const manager = new SessionManager({ log: quietLog, confirm: () => new Promise<ConfirmAnswer>(() => {}) });
+    manager.configure({ engine: defaultConfig(), actionPolicy: "ask" });
+    manager.addAdapters([adapter]);
+    readLoop(adapter, "A", 7);
+    await settle();
+    const ivs = manager.snapshot("fake:A")!.interventions;
+    assert.ok(ivs.length >= 3);
+    assert.deepEqual(ivs.slice(0, -1).map((r) => r.phase), ivs.slice(0, -1).map(() => "superseded"));
+    assert.equal(ivs.at(-1)!.phase, "asking");
+    assert.equal(manager.answer("fake:A", ivs[0].id, "act"), false, "the old rung is not carried out");
+    assert.equal(adapter.acts.length, 0);
+    assert.equal(manager.answer("fake:A", ivs.at(-1)!.id, "act"), true);
+    await settle();
+    assert.deepEqual(adapter.acts.map((a) => a.action), [ivs.at(-1)!.action]);
   });
 });
