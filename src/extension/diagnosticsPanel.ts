@@ -154,7 +154,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
       type: "state",
       sessions: summaries.map((s) => ({ key: s.key, hostId: s.hostId, hostLabel: s.hostLabel, taskId: s.taskId, title: titles.get(s.key) ?? s.title, replay: s.replay, alert: s.alert, state: s.alert === "none" ? undefined : latestWords(s.key) })),
       selected: this.selected,
-      session: snap && { ...snap, title: titles.get(snap.key) ?? snap.title, interventions: snap.interventions.map(interventionView), detectors: detectorViews(snap, (id) => cfg.engine.detectors[id as keyof typeof cfg.engine.detectors]),
+      session: snap && { ...snap, title: titles.get(snap.key) ?? snap.title, interventions: snap.interventions.map(interventionView), detectors: detectorViews(snap, (id) => cfg.engine.detectors[id as keyof typeof cfg.engine.detectors], cfg.engine.mode === "warnOnly"),
         loopCards: loopCards(snap), loops: loopViews(snap.interventions) },
       settings: { enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy },
       modeText: modeWords({ enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy, hostPolicies: cfg.hostPolicies }, snap),

@@ -150,7 +150,8 @@ export function nextRung(count: number, rungs: Rungs): { name: string; at: numbe
   return { name: next.name, at: next.at, percent: Math.round(Math.max(0, Math.min(1, count / next.at)) * 100) };
 }
 
-export function detectorViews(s: Pick<SessionSnapshot, "detectors" | "interventions" | "stats">, rungsOf: (id: string) => Rungs | undefined = () => undefined): DetectorView[] {
+/** `warnOnly`: every step is a warning there (the engine sends nothing stronger), and the row says so. */
+export function detectorViews(s: Pick<SessionSnapshot, "detectors" | "interventions" | "stats">, rungsOf: (id: string) => Rungs | undefined = () => undefined, warnOnly = false): DetectorView[] {
   const fired = new Map<string, InterventionRecord>();
   for (const r of s.interventions) if (!r.ignored) fired.set(r.detector, r);
   return s.detectors.map((d) => {
@@ -160,7 +161,8 @@ export function detectorViews(s: Pick<SessionSnapshot, "detectors" | "interventi
     const next = count !== undefined && rungs ? nextRung(count, rungs) : undefined;
     const percent = next ? next.percent : Math.round(Math.max(0, Math.min(1, d.progress)) * 100);
     let nextText: string | undefined;
-    if (count !== undefined && rungs) nextText = next ? `${next.name} at ${next.at} (${count} now)` : `past its last step (${count} now)`;
+    const step = (n: string, at: number) => (warnOnly && n !== "Warn" ? `Warn at ${at}, in place of “${n}”` : `${n} at ${at}`);
+    if (count !== undefined && rungs) nextText = next ? `${step(next.name, next.at)} (${count} now)` : `past its last step (${count} now)`;
     else if (rungs?.warnAt) nextText = `Warn at ${rungs.warnAt}`;
     return {
       id: d.id, title: d.title, enabled: d.enabled, percent,

@@ -160,6 +160,9 @@ describe("the panel says what it means (issue 36, point 4)", () => {
     assert.equal(row.percent, 71);
     assert.equal(row.next, "Stop the task at 7 (5 now)");
     assert.equal(row.detail, "read_file a.ts: 5 times so far");
+    const [warnOnly] = detectorViews({ detectors: [{ id: "tool-repeat", enabled: true, progress: 1, detail: "read_file a.ts 5/3", title: "Same tool call" }], interventions: [], stats: { requests: 5 } as never },
+      () => ({ warnAt: 3, blockAt: 5, stopAt: 7 }), true);
+    assert.equal(warnOnly.next, "Warn at 7, in place of “Stop the task” (5 now)", "warn-only never stops: the row says what it will do");
   });
 
   it("one card per loop: the rungs of one finding are one loop", async () => {
