@@ -23,6 +23,14 @@ import type { CallRecord } from "../ledger";
 import { CatchCounter, PieceString, numberSetting } from "../streamText";
 import { WordTable, sortedJaccard, textKey, wordsOf } from "../words";
 
+/** Two user messages that ask alike ("hi", "hi again"): half their words shared. Unknown counts as alike. */
+function alikeMessages(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): boolean {
+  if (!a || !b) return true;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared >= 0.5 * (a.size + b.size - shared);
+}
+
 function sameWords(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
@@ -80,6 +88,8 @@ interface RequestText {
   /** The user message the request answers (hashed) and which one it was, to tell answers to the same nudge. */
   afterUser?: string;
   userTurn: number;
+  /** The words of that user message: the same answer to a message alike ("hi", "hi again") is fair. */
+  userWords?: ReadonlySet<string>;
   /** The channel of the latest chunk. */
   channel?: StreamEvent["t"];
   /** Results that were news: a success of a call not made before, or whose output changed. */
@@ -116,6 +126,7 @@ class StagnationDetector implements Detector {
   private firstCalls = new BoundedMap<string, RequestText>(256);
   /** The latest user message (hashed) and how many the user sent, given to each request that answers them. */
   private lastUser: string | undefined;
+  private lastUserWords: ReadonlySet<string> | undefined;
   private userTurn = 0;
 
   constructor(settings: DetectorSettings) {
@@ -148,7 +159,7 @@ class StagnationDetector implements Detector {
   }
 
   private newRequestText(ctx: DetectorContext): RequestText {
-    return { text: new PieceString(), toolCalls: 0, noOps: 0, waits: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
+    return { text: new PieceString(), toolCalls: 0, noOps: 0, waits: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn, userWords: this.lastUserWords };
   }
 
   /**
@@ -156,7 +167,9 @@ class StagnationDetector implements Detector {
    * for word (an autopilot's "continue"): two answers to that same nudge can then be compared.
    */
   onUser(text: string): void {
-    this.lastUser = textKey(wordsOf(text, 200).join(" "));
+    const words = wordsOf(text, 200);
+    this.lastUser = textKey(words.join(" "));
+    this.lastUserWords = new Set(words);
     this.userTurn++;
   }
 
@@ -255,6 +268,12 @@ class StagnationDetector implements Detector {
       this.streak = fresh;
       return;
     }
+    // Across a reply that is not the same nudge again, only the same answer word for word counts,
+    // and only a real one: a short "Done." after "thanks" is manners.
+    if (cur.userTurn !== prev.userTurn && !nudged && (alikeMessages(prev.userWords, cur.userWords) || !(sameWords(prevSig.ids, curSig.ids) && curSig.ids.length >= this.noProgressMinWords))) {
+      this.streak = fresh;
+      return;
+    }
     const exact = sameShort ? 1 : sortedJaccard(prevSig.shingles, curSig.shingles);
     // a message reworded each time keeps its words, not its word order
     // (answers to the same nudge are compared so however short: the nudge itself asks nothing new)
@@ -305,9 +324,13 @@ class StagnationDetector implements Detector {
     }];
   }
 
-  reset(): void {
+  /**
+   * A new user message keeps the last answer before it: the same answer given again word for word
+   * after a reply it ignores is the loop going on, not a fresh start. A manual or idle reset forgets it.
+   */
+  reset(newTurn?: boolean): void {
     this.current = undefined;
-    this.previous = undefined;
+    if (!newTurn) this.previous = undefined;
     this.streak = { monologue: 1, reworded: false, noProgress: 1, verbatim: 1, events: [] };
     this.counter.reset();
     this.lastSimilarity = 0;
