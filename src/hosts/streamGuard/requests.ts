@@ -1,0 +1,296 @@
+/**
+ * The request side of each model API: what the agent sends (its newest user words, the tool calls
+ * and results the conversation carries), and the guard's two changes to it: the pending guidance
+ * added as the newest user words, and cut reasoning taken out (a cut thinking block has no valid
+ * signature, and a cut Responses reasoning item cannot be sent back). Also the guard's own short
+ * answer when a session was stopped, in the API's shape.
+ */
+import { isRecord } from "../../engine/json";
+import type { CutMarks, WireFormat } from "./streamReaders";
+
+type Json = Record<string, unknown>;
+
+/** The wire format a request path speaks, or undefined (passed through untouched). */
+export function formatOf(method: string, path: string): WireFormat | undefined {
+  if (method !== "POST") return undefined;
+  if (path.endsWith("/messages")) return "anthropic";
+  if (path.endsWith("/chat/completions")) return "chat";
+  if (path.endsWith("/responses")) return "responses";
+  if (/:(stream)?generateContent$/i.test(path)) return "gemini";
+  return undefined;
+}
+
+/** Whether the answer will stream (SSE) as the request asks. */
+export function wantsStream(format: WireFormat, body: Json, path: string, query: string): boolean {
+  if (format === "gemini") return /:streamGenerateContent$/i.test(path) && /(^|&)alt=sse(&|$)/.test(query);
+  return body.stream === true;
+}
+
+export type HistoryItem =
+  | { kind: "call"; id: string; name: string; input: Json }
+  | { kind: "result"; id: string; ok: boolean; output: string };
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let out = "";
+  for (const p of content) {
+    if (typeof p === "string") out += p;
+    else if (isRecord(p) && typeof p.text === "string") out += (out ? "\n" : "") + p.text;
+  }
+  return out;
+}
+
+function parseArgs(v: unknown): Json {
+  if (isRecord(v)) return v;
+  if (typeof v !== "string") return {};
+  try { const x: unknown = JSON.parse(v); return isRecord(x) ? x : { value: x }; } catch { return { arguments: v }; }
+}
+
+/** The list of turns each format carries. */
+function turns(format: WireFormat, body: Json): Json[] {
+  const list = format === "responses" ? body.input : format === "gemini" ? body.contents : body.messages;
+  return Array.isArray(list) ? list.filter(isRecord) : [];
+}
+
+/** Words an agent adds by itself to resume after a cut (not a person speaking): no new turn. */
+const NUDGES = [/^please continue from where you left off\.?$/i, /^continue\.?$/i];
+/** Context an agent adds around the user's words: Claude Code's reminders, Codex's environment notes. */
+const AGENT_CONTEXT = /^\s*<(system-reminder|environment_context|user_instructions|permissions instructions)>[\s\S]*<\/\1>\s*$/;
+
+/**
+ * The user's newest words, when the conversation's newest turn is the user speaking (not tool
+ * results, not the agent's own reminders or resume nudges); undefined otherwise.
+ */
+export function newestUserText(format: WireFormat, body: Json): string | undefined {
+  const list = turns(format, body);
+  const last = list[list.length - 1];
+  if (!last) return undefined;
+  let parts: string[] = [];
+  switch (format) {
+    case "anthropic": {
+      if (last.role !== "user") return undefined;
+      if (typeof last.content === "string") parts = [last.content];
+      else if (Array.isArray(last.content)) {
+        if (last.content.some((b) => isRecord(b) && b.type === "tool_result")) return undefined;
+        parts = last.content.filter((b) => isRecord(b) && b.type === "text" && typeof b.text === "string").map((b) => (b as Json).text as string);
+      }
+      break;
+    }
+    case "chat":
+      if (last.role !== "user") return undefined;
+      parts = [textOf(last.content)];
+      break;
+    case "responses":
+      if (typeof body.input === "string") { parts = [body.input]; break; }
+      if (last.role !== "user" || (last.type !== undefined && last.type !== "message")) return undefined;
+      parts = [textOf(last.content)];
+      break;
+    case "gemini": {
+      if (last.role !== "user" || !Array.isArray(last.parts)) return undefined;
+      if (last.parts.some((p) => isRecord(p) && p.functionResponse)) return undefined;
+      parts = [textOf(last.parts)];
+      break;
+    }
+  }
+  const said = parts.filter((p) => !AGENT_CONTEXT.test(p)).join("\n").trim();
+  if (said === "" || NUDGES.some((n) => n.test(said))) return undefined;
+  return said;
+}
+
+/** The tool calls and results the conversation carries, in order. */
+export function history(format: WireFormat, body: Json): HistoryItem[] {
+  const out: HistoryItem[] = [];
+  for (const m of turns(format, body)) {
+    switch (format) {
+      case "anthropic":
+        if (!Array.isArray(m.content)) break;
+        for (const b of m.content) {
+          if (!isRecord(b)) continue;
+          if (b.type === "tool_use" && typeof b.id === "string") out.push({ kind: "call", id: b.id, name: String(b.name ?? ""), input: parseArgs(b.input) });
+          else if (b.type === "tool_result" && typeof b.tool_use_id === "string") out.push({ kind: "result", id: b.tool_use_id, ok: b.is_error !== true, output: textOf(b.content) });
+        }
+        break;
+      case "chat":
+        if (m.role === "assistant" && Array.isArray(m.tool_calls)) {
+          for (const tc of m.tool_calls) {
+            if (!isRecord(tc) || typeof tc.id !== "string") continue;
+            const fn = isRecord(tc.function) ? tc.function : {};
+            out.push({ kind: "call", id: tc.id, name: String(fn.name ?? ""), input: parseArgs(fn.arguments) });
+          }
+        } else if (m.role === "tool" && typeof m.tool_call_id === "string") out.push({ kind: "result", id: m.tool_call_id, ok: true, output: textOf(m.content) });
+        break;
+      case "responses":
+        if ((m.type === "function_call" || m.type === "custom_tool_call") && typeof m.call_id === "string") {
+          out.push({ kind: "call", id: m.call_id, name: String(m.name ?? ""), input: m.type === "custom_tool_call" ? { input: m.input } : parseArgs(m.arguments) });
+        } else if ((m.type === "function_call_output" || m.type === "custom_tool_call_output") && typeof m.call_id === "string") {
+          const output = typeof m.output === "string" ? m.output : isRecord(m.output) && typeof m.output.content === "string" ? m.output.content : textOf(m.output);
+          out.push({ kind: "result", id: m.call_id, ok: !/^\s*(Exit code: [1-9]|Process exited with code [1-9])/m.test(output), output });
+        }
+        break;
+      case "gemini":
+        if (!Array.isArray(m.parts)) break;
+        for (const p of m.parts) {
+          if (!isRecord(p)) continue;
+          if (isRecord(p.functionCall)) {
+            const fc = p.functionCall;
+            out.push({ kind: "call", id: typeof fc.id === "string" ? fc.id : `${fc.name}:${JSON.stringify(fc.args ?? {})}`, name: String(fc.name ?? ""), input: isRecord(fc.args) ? fc.args : {} });
+          } else if (isRecord(p.functionResponse)) {
+            const fr = p.functionResponse;
+            const response = isRecord(fr.response) ? fr.response : {};
+            out.push({ kind: "result", id: typeof fr.id === "string" ? fr.id : `${fr.name}`, ok: response.error === undefined, output: typeof response.output === "string" ? response.output : JSON.stringify(response) });
+          }
+        }
+        break;
+    }
+  }
+  return out;
+}
+
+/** Adds `text` as the user's newest words (to the user's turn at the end, or as a new one). */
+export function addGuidance(format: WireFormat, body: Json, text: string): boolean {
+  switch (format) {
+    case "anthropic": {
+      if (!Array.isArray(body.messages)) return false;
+      const last = body.messages[body.messages.length - 1];
+      if (isRecord(last) && last.role === "user") {
+        if (typeof last.content === "string") last.content = [{ type: "text", text: last.content }];
+        if (Array.isArray(last.content)) { last.content.push({ type: "text", text }); return true; }
+      }
+      body.messages.push({ role: "user", content: [{ type: "text", text }] });
+      return true;
+    }
+    case "chat":
+      if (!Array.isArray(body.messages)) return false;
+      body.messages.push({ role: "user", content: text });
+      return true;
+    case "responses":
+      if (typeof body.input === "string") body.input = [{ type: "message", role: "user", content: [{ type: "input_text", text: body.input }] }];
+      if (!Array.isArray(body.input)) return false;
+      body.input.push({ type: "message", role: "user", content: [{ type: "input_text", text }] });
+      return true;
+    case "gemini": {
+      if (!Array.isArray(body.contents)) return false;
+      const last = body.contents[body.contents.length - 1];
+      if (isRecord(last) && last.role === "user" && Array.isArray(last.parts) && !last.parts.some((p) => isRecord(p) && p.functionResponse)) { last.parts.push({ text }); return true; }
+      body.contents.push({ role: "user", parts: [{ text }] });
+      return true;
+    }
+  }
+}
+
+function startsWithAny(text: unknown, prefixes: readonly string[]): boolean {
+  return typeof text === "string" && prefixes.some((p) => text.startsWith(p));
+}
+
+/**
+ * Takes cut reasoning out of the conversation: Anthropic thinking blocks with no signature or
+ * starting as a cut one did, Chat `reasoning_content` (and its kin) starting so, Responses
+ * reasoning items cut by id, Gemini thought parts starting so. Returns how many were taken out.
+ */
+export function removeCutReasoning(format: WireFormat, body: Json, marks: { prefixes: readonly string[]; itemIds: ReadonlySet<string> }): number {
+  let removed = 0;
+  const list = turns(format, body);
+  switch (format) {
+    case "anthropic":
+      for (const m of list) {
+        if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
+        const kept = m.content.filter((b) => !(isRecord(b) && b.type === "thinking" && (!b.signature || startsWithAny(b.thinking, marks.prefixes))));
+        if (kept.length === m.content.length) continue;
+        removed += m.content.length - kept.length;
+        // An assistant turn left empty would be refused: it says nothing, then.
+        m.content = kept.length > 0 ? kept : [{ type: "text", text: "(no answer)" }];
+      }
+      return removed;
+    case "chat":
+      if (marks.prefixes.length === 0) return 0;
+      for (const m of list) {
+        if (m.role !== "assistant") continue;
+        for (const key of ["reasoning_content", "reasoning", "reasoning_text"]) {
+          if (startsWithAny(m[key], marks.prefixes)) { delete m[key]; removed++; }
+        }
+      }
+      return removed;
+    case "responses": {
+      if (marks.itemIds.size === 0 || !Array.isArray(body.input)) return 0;
+      const before = body.input.length;
+      body.input = body.input.filter((m) => !(isRecord(m) && m.type === "reasoning" && typeof m.id === "string" && marks.itemIds.has(m.id)));
+      return before - (body.input as unknown[]).length;
+    }
+    case "gemini":
+      if (marks.prefixes.length === 0) return 0;
+      for (const m of list) {
+        if (!Array.isArray(m.parts)) continue;
+        const kept = m.parts.filter((p) => !(isRecord(p) && p.thought === true && startsWithAny(p.text, marks.prefixes)));
+        removed += m.parts.length - kept.length;
+        m.parts = kept.length > 0 ? kept : [{ text: "(no answer)" }];
+      }
+      return removed;
+  }
+}
+
+/** Cut marks merged into a session's record of them. */
+export function addMarks(into: { prefixes: string[]; itemIds: Set<string> }, marks: CutMarks, max: number): void {
+  if (marks.reasoningPrefix && !into.prefixes.includes(marks.reasoningPrefix)) into.prefixes.push(marks.reasoningPrefix);
+  if (into.prefixes.length > max) into.prefixes.splice(0, into.prefixes.length - max);
+  for (const id of marks.itemIds) into.itemIds.add(id);
+  while (into.itemIds.size > max) into.itemIds.delete(into.itemIds.values().next().value as string);
+}
+
+/**
+ * The guard's own answer, in the API's shape, streamed or not as the request asked: the session
+ * was stopped, and nothing is sent upstream.
+ */
+export function ownAnswer(format: WireFormat, body: Json, text: string, stream: boolean): { contentType: string; body: string } {
+  const model = typeof body.model === "string" ? body.model : "loop-sentinel";
+  const id = `loop_sentinel_${Date.now().toString(36)}`;
+  const now = Math.floor(Date.now() / 1000);
+  const sse = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const json = (v: unknown) => ({ contentType: "application/json", body: JSON.stringify(v) });
+  const events = (s: string) => ({ contentType: "text/event-stream", body: s });
+  switch (format) {
+    case "anthropic": {
+      const message = { id: `msg_${id}`, type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } };
+      if (!stream) return json(message);
+      return events(sse("message_start", { message: { ...message, content: [], stop_reason: null } })
+        + sse("content_block_start", { index: 0, content_block: { type: "text", text: "" } })
+        + sse("content_block_delta", { index: 0, delta: { type: "text_delta", text } })
+        + sse("content_block_stop", { index: 0 })
+        + sse("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 0 } })
+        + sse("message_stop", {}));
+    }
+    case "chat": {
+      if (!stream) return json({ id: `chatcmpl-${id}`, object: "chat.completion", created: now, model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } });
+      const base = { id: `chatcmpl-${id}`, object: "chat.completion.chunk", created: now, model };
+      return events(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: null }] })}\n\n`
+        + `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`
+        + "data: [DONE]\n\n");
+    }
+    case "responses": {
+      const message = { type: "message", id: `msg_${id}`, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
+      const usage = { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 };
+      const response = { id: `resp_${id}`, object: "response", created_at: now, model, status: "completed", output: [message], usage };
+      if (!stream) return json(response);
+      return events(sse("response.created", { response: { ...response, status: "in_progress", output: [] } })
+        + sse("response.output_item.added", { output_index: 0, item: { ...message, status: "in_progress", content: [] } })
+        + sse("response.content_part.added", { output_index: 0, item_id: message.id, content_index: 0, part: { type: "output_text", text: "", annotations: [] } })
+        + sse("response.output_text.delta", { output_index: 0, item_id: message.id, content_index: 0, delta: text })
+        + sse("response.output_text.done", { output_index: 0, item_id: message.id, content_index: 0, text })
+        + sse("response.output_item.done", { output_index: 0, item: message })
+        + sse("response.completed", { response }));
+    }
+    case "gemini": {
+      const chunk = { candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 } };
+      return stream ? events(`data: ${JSON.stringify(chunk)}\r\n\r\n`) : json(chunk);
+    }
+  }
+}
+
+/** An error answer in the API's shape (the guard could not reach the upstream). */
+export function errorAnswer(format: WireFormat | undefined, message: string): string {
+  switch (format) {
+    case "anthropic": return JSON.stringify({ type: "error", error: { type: "api_error", message } });
+    case "gemini": return JSON.stringify({ error: { code: 502, message, status: "UNAVAILABLE" } });
+    default: return JSON.stringify({ error: { message, type: "upstream_error", code: "upstream_unreachable" } });
+  }
+}
