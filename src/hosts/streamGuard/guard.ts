@@ -101,9 +101,9 @@ export class StreamGuardCore {
     const saidHash = said === undefined ? undefined : hashText(said);
     if (saidHash !== undefined && saidHash !== s.lastUser) {
       s.lastUser = saidHash;
-      // The user spoke: a stop is over, and guidance about the old turn is stale.
+      // The user spoke: a stop is over. Pending guidance still goes with this request: the model
+      // has not read it yet, and the user's words may well be "go on".
       s.stopped = undefined;
-      s.pending = [];
       this.push(s, { t: "user", text: said!, ts });
     }
     let fromHistory: Intervention | undefined;

@@ -34,6 +34,8 @@ export interface StreamGuardOptions {
   config: () => EngineConfig;
   report: (r: GuardRecord) => void;
   now?: () => number;
+  /** Certificates to trust for an https upstream besides the system's (tests; users set NODE_EXTRA_CA_CERTS). */
+  ca?: string | Buffer;
 }
 
 export interface ProxyStats { requests: number; guarded: number; passedThrough: number; refused: number; cuts: number; answeredHere: number; upstreamErrors: number }
@@ -54,7 +56,7 @@ export class StreamGuardProxy {
     if (this.upstream.protocol !== "http:" && this.upstream.protocol !== "https:") throw new Error(`the upstream must be an http:// or https:// URL, got ${options.upstream}`);
     this.token = options.token ?? randomBytes(18).toString("base64url");
     this.core = new StreamGuardCore({ config: options.config, report: options.report, now: options.now ?? Date.now });
-    this.agent = this.upstream.protocol === "https:" ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.agent = this.upstream.protocol === "https:" ? new https.Agent({ keepAlive: true, ...(options.ca ? { ca: options.ca } : {}) }) : new http.Agent({ keepAlive: true });
   }
 
   /** Starts listening on 127.0.0.1; returns the base URL to give the agent. */

@@ -65,6 +65,7 @@ const AGENT_CONTEXT = /^\s*<(system-reminder|environment_context|user_instructio
 export function newestUserText(format: WireFormat, body: Json): string | undefined {
   const list = turns(format, body);
   const last = list[list.length - 1];
+  if (format === "responses" && typeof body.input === "string") return body.input.trim() || undefined;
   if (!last) return undefined;
   let parts: string[] = [];
   switch (format) {
@@ -82,7 +83,6 @@ export function newestUserText(format: WireFormat, body: Json): string | undefin
       parts = [textOf(last.content)];
       break;
     case "responses":
-      if (typeof body.input === "string") { parts = [body.input]; break; }
       if (last.role !== "user" || (last.type !== undefined && last.type !== "message")) return undefined;
       parts = [textOf(last.content)];
       break;
