@@ -252,6 +252,28 @@ describe("stream guard: the proxy", function () {
     });
   }
 
+  for (const format of FORMATS) {
+    it(`${format}: a guard started after the cut (the next \`run\`) takes the guidance from its note in the last answer, and the cut thinking out`, async () => {
+      const r = await rig({ reasoning: true });
+      try {
+        const first = firstRequest(format);
+        const got = await send(r.base, PATHS[format], first, SESSION[format]);
+        assert.ok(got.text.includes("[Loop Sentinel stopped this response"));
+        await r.guard.close();
+        const again = new StreamGuardProxy({ upstream: r.up.url, config: () => defaultConfig(), report: () => {} });
+        const base = await again.listen();
+        try {
+          const next = await send(base, PATHS[format], followUp(format, first, got, "Please continue"), SESSION[format]);
+          const up2 = r.up.main()[1];
+          assert.equal(up2.refused, undefined, up2.refused);
+          assert.ok(JSON.stringify(up2.body).includes("Loop Sentinel stopped your last response: your thinking repeats"), "guidance recovered");
+          assert.ok(!JSON.stringify(up2.body).includes(PARAGRAPH.slice(0, 200)), "the cut reasoning is not sent back");
+          assert.equal(next.text, FINAL);
+        } finally { await again.close(); }
+      } finally { await r.up.stop(); }
+    });
+  }
+
   it("answers 502 in the API's error shape when the upstream cannot be reached, and the guidance stays pending", async () => {
     const r = await rig();
     try {

@@ -19,7 +19,7 @@ import type { TraceEvent } from "../../engine/events";
 import { LoopSession, type Intervention } from "../../engine/session";
 import { BoundedMap } from "../../engine/boundedMap";
 import { hashText } from "../../engine/signatures";
-import { addGuidance, addMarks, history, newestUserText, removeCutReasoning } from "./requests";
+import { addGuidance, addMarks, history, newestUserText, noteOfLastAnswer, removeCutReasoning } from "./requests";
 import type { CutMarks, Reading, SeenToolCall, WireFormat } from "./streamReaders";
 
 /** Agent sessions followed at once; the least recently used is forgotten past this. */
@@ -95,7 +95,15 @@ export class StreamGuardCore {
    * changed as the session's state says (stopped: answered here; guidance added; cut reasoning out).
    */
   planRequest(key: string, agent: string, format: WireFormat, body: Record<string, unknown>): RequestPlan {
+    const fresh = !this.sessions.peek(key);
     const s = this.session(key, agent);
+    if (fresh && !this.warnOnly) {
+      // A guard started after the cut (`run` for Codex's next turn) finds its note in the last
+      // answer: that answer's guidance has not reached the model yet.
+      const note = noteOfLastAnswer(format, body);
+      const cut = note && /^Loop Sentinel (stopped this response|refused this call): ([\s\S]*?)\.?$/.exec(note);
+      if (cut) this.addPending(s, `Loop Sentinel stopped your last response: ${cut[2]}. Do not repeat it. Take the next concrete step (a tool call, a change, or the final answer) instead of restating it.`);
+    }
     const ts = this.deps.now();
     const said = newestUserText(format, body);
     const saidHash = said === undefined ? undefined : hashText(said);

@@ -98,6 +98,35 @@ export function newestUserText(format: WireFormat, body: Json): string | undefin
   return said;
 }
 
+/** How every note the guard writes into a cut answer begins: it marks that answer in later requests. */
+export const NOTE_MARK = "[Loop Sentinel ";
+
+/** The answer text of an assistant turn (model turn), any format. */
+function assistantText(format: WireFormat, m: Json): string | undefined {
+  if (format === "gemini") return m.role === "model" && Array.isArray(m.parts) ? textOf(m.parts.filter((p) => !(isRecord(p) && p.thought === true))) : undefined;
+  if (m.role !== "assistant") return undefined;
+  if (format === "anthropic" && Array.isArray(m.content)) return textOf(m.content.filter((b) => isRecord(b) && b.type === "text"));
+  return textOf(m.content);
+}
+
+/**
+ * The guard's note in the conversation's last answer, if that answer was cut by a guard: a guard
+ * started afresh (a new `run` for the next Codex turn) takes its guidance from there.
+ */
+export function noteOfLastAnswer(format: WireFormat, body: Json): string | undefined {
+  const list = turns(format, body);
+  for (let i = list.length - 1; i >= 0; i--) {
+    const text = assistantText(format, list[i]);
+    if (text === undefined) continue;
+    const at = text.lastIndexOf(NOTE_MARK);
+    if (at === -1) return undefined;
+    // The note closes the answer: its own "]" is the last one (an excerpt inside may hold others).
+    const end = text.lastIndexOf("]");
+    return text.slice(at + 1, end > at ? end : undefined);
+  }
+  return undefined;
+}
+
 /** The tool calls and results the conversation carries, in order. */
 export function history(format: WireFormat, body: Json): HistoryItem[] {
   const out: HistoryItem[] = [];
@@ -195,7 +224,8 @@ export function removeCutReasoning(format: WireFormat, body: Json, marks: { pref
     case "anthropic":
       for (const m of list) {
         if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
-        const kept = m.content.filter((b) => !(isRecord(b) && b.type === "thinking" && (!b.signature || startsWithAny(b.thinking, marks.prefixes))));
+        const cutHere = (assistantText(format, m) ?? "").includes(NOTE_MARK);
+        const kept = m.content.filter((b) => !(isRecord(b) && b.type === "thinking" && (cutHere || !b.signature || startsWithAny(b.thinking, marks.prefixes))));
         if (kept.length === m.content.length) continue;
         removed += m.content.length - kept.length;
         // An assistant turn left empty would be refused: it says nothing, then.
@@ -203,25 +233,36 @@ export function removeCutReasoning(format: WireFormat, body: Json, marks: { pref
       }
       return removed;
     case "chat":
-      if (marks.prefixes.length === 0) return 0;
       for (const m of list) {
         if (m.role !== "assistant") continue;
+        const cutHere = (assistantText(format, m) ?? "").includes(NOTE_MARK);
         for (const key of ["reasoning_content", "reasoning", "reasoning_text"]) {
-          if (startsWithAny(m[key], marks.prefixes)) { delete m[key]; removed++; }
+          if (m[key] !== undefined && (cutHere || startsWithAny(m[key], marks.prefixes))) { delete m[key]; removed++; }
         }
       }
       return removed;
     case "responses": {
-      if (marks.itemIds.size === 0 || !Array.isArray(body.input)) return 0;
-      const before = body.input.length;
-      body.input = body.input.filter((m) => !(isRecord(m) && m.type === "reasoning" && typeof m.id === "string" && marks.itemIds.has(m.id)));
-      return before - (body.input as unknown[]).length;
+      if (!Array.isArray(body.input)) return 0;
+      const input = body.input as unknown[];
+      // A reasoning item without its encrypted content, right before an answer the guard cut, was cut with it.
+      const cutBefore = (i: number) => {
+        for (let j = i + 1; j < input.length; j++) {
+          const n = input[j];
+          if (!isRecord(n) || n.type === "reasoning") continue;
+          return (assistantText(format, n) ?? "").includes(NOTE_MARK);
+        }
+        return false;
+      };
+      const kept = input.filter((m, i) => !(isRecord(m) && m.type === "reasoning" && ((typeof m.id === "string" && marks.itemIds.has(m.id)) || (!m.encrypted_content && cutBefore(i)))));
+      body.input = kept;
+      return input.length - kept.length;
     }
     case "gemini":
-      if (marks.prefixes.length === 0) return 0;
       for (const m of list) {
         if (!Array.isArray(m.parts)) continue;
-        const kept = m.parts.filter((p) => !(isRecord(p) && p.thought === true && startsWithAny(p.text, marks.prefixes)));
+        const cutHere = (assistantText(format, m) ?? "").includes(NOTE_MARK);
+        const kept = m.parts.filter((p) => !(isRecord(p) && p.thought === true && (cutHere || startsWithAny(p.text, marks.prefixes))));
+        if (kept.length === m.parts.length) continue;
         removed += m.parts.length - kept.length;
         m.parts = kept.length > 0 ? kept : [{ text: "(no answer)" }];
       }

@@ -1,0 +1,98 @@
+/**
+ * Runs a real agent CLI (the pinned builds the hook suites install, test/e2e/agents/harness.ts)
+ * through `loop-sentinel run` against the looping fake provider (test/fakeLoopingUpstream.ts),
+ * offline, each run in its own workspace and agent home. The guard's records come back from
+ * `run --json` (stderr), what the provider saw from the fake itself.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ensureCli, type Agent } from "../agents/harness";
+import { LoopingUpstream, type UpstreamOptions } from "../../fakeLoopingUpstream";
+
+export const REPO = path.resolve(__dirname, "../../../..");
+const RUNS_ROOT = path.join(REPO, ".tmp", "streamguard-e2e");
+const CLI = path.join(REPO, "dist", "cli.js");
+
+export interface GuardedRun {
+  up: LoopingUpstream;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The guard's records (`run --json`), in order. */
+  records: Record<string, any>[];
+  ms: number;
+  dir: string;
+}
+
+export interface GuardedOptions {
+  upstream?: UpstreamOptions;
+  /** Point the guard at this upstream instead of the fake's (e.g. a closed port). */
+  upstreamUrl?: string;
+  /** A second turn that resumes the session (Codex: `exec resume --last`). */
+  secondTurn?: boolean;
+}
+
+function agentCommand(agent: Agent, bin: string, turn: 1 | 2): string[] {
+  const prompt = turn === 1 ? "List the files here" : "Please continue";
+  switch (agent) {
+    case "claude": return [bin, "-p", prompt, ...(turn === 2 ? ["--continue"] : []), "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"];
+    case "copilot": return [bin, "-p", prompt, ...(turn === 2 ? ["--continue"] : []), "--allow-all-tools", "--no-ask-user", "--output-format", "json", "--trust-folder"];
+    case "codex": return turn === 1
+      ? [bin, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt]
+      : [bin, "exec", "resume", "--last", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt];
+  }
+}
+
+export async function runGuarded(agent: Agent, name: string, o: GuardedOptions = {}): Promise<GuardedRun[]> {
+  const bin = ensureCli(agent);
+  const dir = path.join(RUNS_ROOT, `${agent}-${name}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  const ws = path.join(dir, "ws");
+  fs.mkdirSync(ws, { recursive: true });
+  fs.writeFileSync(path.join(ws, "a.txt"), "hello\n");
+  const home = path.join(dir, "home");
+  fs.mkdirSync(path.join(home, ".copilot"), { recursive: true });
+  const up = new LoopingUpstream(o.upstream);
+  await up.start();
+  const upstreamUrl = o.upstreamUrl ?? up.url;
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(dir, "claude-config"), COPILOT_HOME: path.join(home, ".copilot"), CODEX_HOME: path.join(dir, "codex-home") };
+  delete env.XDG_RUNTIME_DIR;
+  switch (agent) {
+    case "claude":
+      Object.assign(env, { ANTHROPIC_BASE_URL: upstreamUrl, ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_MODEL: "fake-model", ANTHROPIC_SMALL_FAST_MODEL: "fake-model", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1" });
+      break;
+    case "copilot":
+      Object.assign(env, { COPILOT_OFFLINE: "true", COPILOT_PROVIDER_BASE_URL: `${upstreamUrl}/v1`, COPILOT_PROVIDER_API_KEY: "fake-key-loop-sentinel-e2e-0123456789", COPILOT_MODEL: "fake-model", COPILOT_AUTO_UPDATE: "false", XDG_CACHE_HOME: path.join(REPO, ".tmp", "hook-agents", "xdg-cache") });
+      break;
+    case "codex":
+      fs.mkdirSync(env.CODEX_HOME!, { recursive: true });
+      fs.writeFileSync(path.join(env.CODEX_HOME!, "config.toml"), ['model = "fake-model"', 'model_provider = "fake"', "", "[model_providers.fake]", 'name = "fake"', `base_url = "${upstreamUrl}/v1"`, 'wire_api = "responses"', 'env_key = "FAKE_API_KEY"', ""].join("\n"));
+      env.FAKE_API_KEY = "fake-key-123";
+      break;
+  }
+  const runs: GuardedRun[] = [];
+  for (const turn of o.secondTurn ? [1, 2] as const : [1] as const) {
+    const t0 = Date.now();
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn("nice", ["-n", "10", process.execPath, CLI, "run", "--json", "--", ...agentCommand(agent, bin, turn)], { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => { stdout += d; });
+      child.stderr.on("data", (d) => { stderr += d; });
+      const timer = setTimeout(() => child.kill("SIGKILL"), 180_000);
+      child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    });
+    const records: Record<string, any>[] = [];
+    for (const line of result.stderr.split("\n")) {
+      if (!line.startsWith("{")) continue;
+      try { const r = JSON.parse(line); if (typeof r.type === "string") records.push(r); } catch { /* the agent's own line */ }
+    }
+    fs.writeFileSync(path.join(dir, `stdout${turn}.txt`), result.stdout);
+    fs.writeFileSync(path.join(dir, `stderr${turn}.txt`), result.stderr);
+    runs.push({ up, ...result, records, ms: Date.now() - t0, dir });
+  }
+  await up.stop();
+  fs.writeFileSync(path.join(dir, "upstream.json"), JSON.stringify(up.requests.map(({ raw: _raw, ...r }) => r), null, 1));
+  return runs;
+}
