@@ -5,7 +5,7 @@
  * is ended, the guidance reaches the model in the next request with no retry of the looping one,
  * and the CLI ends normally; a cut thinking block is not sent back; a second loop is stopped by the
  * guard's own answer; a productive stream is untouched.
- * Run: `npm run test:e2e:streamguard` (STREAMGUARD_AGENTS=claude,copilot,codex to pick; claude by default).
+ * Run: `npm run test:e2e:streamguard` (STREAMGUARD_AGENTS=claude,copilot to pick; all three by default).
  */
 import * as assert from "node:assert/strict";
 import { PARAGRAPH, FINAL } from "../../fakeLoopingUpstream";
@@ -14,7 +14,7 @@ import type { Agent } from "../agents/harness";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-const AGENTS = (process.env.STREAMGUARD_AGENTS ?? "claude").split(",").filter(Boolean) as Agent[];
+const AGENTS = (process.env.STREAMGUARD_AGENTS ?? "claude,copilot,codex").split(",").filter(Boolean) as Agent[];
 const PRODUCTIVE = fs.readFileSync(path.resolve(__dirname, "../../../../test/fixtures/stream-guard/productive.txt"), "utf8");
 
 function describeRun(r: GuardedRun): string {
@@ -66,6 +66,15 @@ describe("stream guard with the real agent CLIs (loop-sentinel run)", function (
       assert.ok(r.records.some((x) => x.type === "answered"), describeRun(r));
       assert.equal(r.up.main().length, 2, describeRun(r));
       assert.ok(r.stdout.includes("Loop Sentinel stopped the task"), r.stdout.slice(-800));
+    });
+
+    it(`${agent}: with the upstream down the agent gets the upstream's error (a 502 naming it), as it would without the guard`, async function () {
+      // Claude Code retries 10 times over minutes and Codex about 30 times: the Copilot CLI gives up in seconds.
+      if (agent !== "copilot") this.skip();
+      const [r] = await runGuarded(agent, "upstream-down", { upstreamUrl: "http://127.0.0.1:9" });
+      assert.equal(r.code, 1, describeRun(r));
+      assert.match(r.stdout + r.stderr, /could not reach http:\/\/127\.0\.0\.1:9|502/, describeRun(r));
+      assert.equal(r.up.requests.length, 0);
     });
 
     it(`${agent}: a productive stream of 20,000 characters reaches the agent untouched`, async () => {
