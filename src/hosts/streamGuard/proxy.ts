@@ -218,8 +218,8 @@ export class StreamGuardProxy {
         ures.on("error", () => res.destroy());
         return;
       }
+      // Headers go out with the first event (one packet, as a plain proxy sends them).
       res.writeHead(status, ures.statusMessage, rh);
-      res.flushHeaders();
       this.stream(ures, res, ureq, guard.format, guard.plan);
     });
     if (bodyFollows) ureq.write(body);
