@@ -31,6 +31,29 @@ export interface GuardedOptions {
   upstreamUrl?: string;
   /** A second turn that resumes the session (Codex: `exec resume --last`). */
   secondTurn?: boolean;
+  /** Through a `loop-sentinel proxy` started beforehand (Claude Code only), instead of `run`. */
+  viaProxy?: boolean;
+}
+
+/** Starts `loop-sentinel proxy --json`; its first line gives the base URL, the rest its records. */
+async function startProxy(upstream: string): Promise<{ url: string; stop: () => Promise<Record<string, any>[]> }> {
+  const child = spawn("nice", ["-n", "10", process.execPath, CLI, "proxy", "--upstream", upstream, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      const first = stdout.split("\n")[0];
+      if (stdout.includes("\n")) { try { resolve(JSON.parse(first).url); } catch (err) { reject(err); } }
+    });
+    child.on("exit", (code) => reject(new Error(`proxy exited ${code}`)));
+  });
+  return {
+    url,
+    stop: () => new Promise((resolve) => {
+      child.on("close", () => resolve(stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))));
+      child.kill("SIGTERM");
+    }),
+  };
 }
 
 function agentCommand(agent: Agent, bin: string, turn: 1 | 2): string[] {
@@ -55,7 +78,9 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
   fs.mkdirSync(path.join(home, ".copilot"), { recursive: true });
   const up = new LoopingUpstream(o.upstream);
   await up.start();
-  const upstreamUrl = o.upstreamUrl ?? up.url;
+  const proxy = o.viaProxy ? await startProxy(o.upstreamUrl ?? up.url) : undefined;
+  // Through `proxy` the agent is pointed at the guard by hand, as a user does.
+  const upstreamUrl = proxy ? proxy.url : o.upstreamUrl ?? up.url;
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(dir, "claude-config"), COPILOT_HOME: path.join(home, ".copilot"), CODEX_HOME: path.join(dir, "codex-home") };
   delete env.XDG_RUNTIME_DIR;
   switch (agent) {
@@ -75,7 +100,8 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
   for (const turn of o.secondTurn ? [1, 2] as const : [1] as const) {
     const t0 = Date.now();
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn("nice", ["-n", "10", process.execPath, CLI, "run", "--json", "--", ...agentCommand(agent, bin, turn)], { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
+      const command = proxy ? ["-n", "10", ...agentCommand(agent, bin, turn)] : ["-n", "10", process.execPath, CLI, "run", "--json", "--", ...agentCommand(agent, bin, turn)];
+      const child = spawn("nice", command, { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d) => { stdout += d; });
@@ -92,6 +118,7 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
     fs.writeFileSync(path.join(dir, `stderr${turn}.txt`), result.stderr);
     runs.push({ up, ...result, records, ms: Date.now() - t0, dir });
   }
+  if (proxy) runs[runs.length - 1].records = await proxy.stop();
   await up.stop();
   fs.writeFileSync(path.join(dir, "upstream.json"), JSON.stringify(up.requests.map(({ raw: _raw, ...r }) => r), null, 1));
   return runs;

@@ -32,6 +32,21 @@ describe("stream guard with the real agent CLIs (loop-sentinel run)", function (
   const measured: string[] = [];
   after(() => { if (measured.length) console.log(`\n    measured:\n      ${measured.join("\n      ")}`); });
 
+  it("claude through `loop-sentinel proxy` (pointed at by hand): the loop is cut, the guidance delivered, exit 0; the proxy's JSON lines say so", async function () {
+    if (!AGENTS.includes("claude")) this.skip();
+    const [r] = await runGuarded("claude", "via-proxy", { viaProxy: true });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(r.records[0].type, "listening");
+    assert.match(r.records[0].url, /^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{24}$/);
+    const iv = r.records.find((x) => x.type === "intervention");
+    assert.ok(iv && iv.action === "abort" && iv.detector && iv.message && iv.evidence && iv.session.startsWith("claude:"), JSON.stringify(r.records));
+    assert.ok(r.records.some((x) => x.type === "cut"));
+    assert.ok(r.records.some((x) => x.type === "guidance"));
+    assert.equal(r.up.main()[1].answer, "final");
+    assert.equal(r.records.at(-1)!.type, "done");
+    assert.ok(!JSON.stringify(r.records).includes("fake-key"), "no key in the output");
+  });
+
   for (const agent of AGENTS) {
     for (const reasoning of [false, true]) {
       const what = reasoning ? "thinking" : "text";
