@@ -15,8 +15,9 @@ import type { CliIO } from "./io";
 import { loadCliConfig } from "./loadConfig";
 import type { WatchControl } from "./watchControl";
 import { quoted } from "../engine/printable";
+import { agentHookStatus } from "../hosts/hookAgents/install";
 
-export const PROXY_USAGE = "proxy --upstream URL [--port N] [--json] [--config FILE] [--set key=value]";
+export const PROXY_USAGE = "proxy --upstream URL [--port N] [--json] [--tools-by-hook] [--config FILE] [--set key=value]";
 export const RUN_USAGE = "run [--upstream URL] [--env NAME] [--json] [--config FILE] [--set key=value] -- <agent command...>";
 
 function upstreamOk(url: string, what: string): string {
@@ -49,7 +50,7 @@ function printer(io: CliIO, json: boolean, started: number): (r: GuardRecord) =>
 }
 
 export async function runProxy(argv: string[], io: CliIO, control: WatchControl = {}): Promise<number> {
-  const args = parseArgs(argv, ["upstream", "port", "config", "set"], ["json"]);
+  const args = parseArgs(argv, ["upstream", "port", "config", "set"], ["json", "tools-by-hook"]);
   if (args.positionals.length) throw new UsageError(`unexpected argument ${quoted(args.positionals[0])}`);
   const upstream = flag(args, "upstream");
   if (!upstream) throw new UsageError(`proxy needs --upstream URL (the provider's base URL: https://api.anthropic.com, https://api.openai.com/v1, http://127.0.0.1:11434/v1)\nusage: loop-sentinel ${PROXY_USAGE}`);
@@ -59,7 +60,7 @@ export async function runProxy(argv: string[], io: CliIO, control: WatchControl 
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a port number (0-65535), got ${quoted(portText ?? "")}`);
   const config = loadCliConfig(flag(args, "config"), args.flags.get("set") ?? [], io.err);
   const json = args.flags.has("json");
-  const guard = new StreamGuardProxy({ upstream, port, config: () => config, report: printer(io, json, Date.now()) });
+  const guard = new StreamGuardProxy({ upstream, port, config: () => config, report: printer(io, json, Date.now()), toolsByHook: args.flags.has("tools-by-hook") });
   let url: string;
   try { url = await guard.listen(); } catch (err) { io.err(`loop-sentinel proxy: cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`); return 1; }
   io.out(json ? JSON.stringify({ type: "listening", url, upstream: new URL(upstream).origin }) : url);
@@ -153,10 +154,15 @@ export async function runRun(argv: string[], io: CliIO, env: NodeJS.ProcessEnv =
   upstreamOk(planned.upstream, "the agent's endpoint");
   // The guard prints to stderr: stdout is the agent's.
   const report = printer({ out: io.err, err: io.err }, args.flags.has("json"), Date.now());
-  const guard = new StreamGuardProxy({ upstream: planned.upstream, config: () => config, report });
+  // Where Loop Sentinel's hook is installed for this agent (user-wide or in this project), the hook
+  // acts on tool findings and the guard on the stream alone: one finding, one intervention.
+  const hooked = agent !== undefined && agent !== "gemini" && [undefined, process.cwd()].some((project) => {
+    try { return agentHookStatus(agent, project, env).state === "installed"; } catch { return false; }
+  });
+  const guard = new StreamGuardProxy({ upstream: planned.upstream, config: () => config, report, toolsByHook: hooked });
   await guard.listen();
   const pointing = pointAgent(agent, envName, given, env, guard.sessionUrl("run"), command);
-  report({ type: "session", session: `guarding ${agent ?? envName} at ${guard.url.replace(/\/[^/]*$/, "/…")} -> ${new URL(pointing.upstream).origin}`, agent: agent ?? envName ?? "" });
+  report({ type: "session", session: `guarding ${agent ?? envName} at ${guard.url.replace(/\/[^/]*$/, "/…")} -> ${new URL(pointing.upstream).origin}${hooked ? " (tool calls left to Loop Sentinel's hook)" : ""}`, agent: agent ?? envName ?? "" });
   const code = await new Promise<number>((resolve) => {
     const child = spawn(pointing.args[0], pointing.args.slice(1), { stdio: "inherit", env: { ...env, ...pointing.env } });
     // Ctrl-C reaches the agent too (same terminal): the guard stays up until the agent has ended.

@@ -355,6 +355,26 @@ describe("stream guard: the proxy", function () {
     }
   });
 
+  it("leaves tool findings to Loop Sentinel's hook where it is installed: no call refused, no warning added", async () => {
+    const up = new LoopingUpstream({ delayMs: 5, decide: () => "call" });
+    await up.start();
+    const records: GuardRecord[] = [];
+    const guard = new StreamGuardProxy({ upstream: up.url, config: () => defaultConfig(), report: (x) => records.push(x), toolsByHook: true });
+    const base = await guard.listen();
+    try {
+      let body = firstRequest("anthropic");
+      for (let i = 1; i <= 7; i++) {
+        const got = await send(base, PATHS.anthropic, body, SESSION.anthropic);
+        const calls = callsOf("anthropic", got);
+        assert.equal(calls.length, 1, `call ${i} handed over`);
+        body = withResult("anthropic", body, got, calls[0], "a.txt\n");
+      }
+      assert.ok(!JSON.stringify(up.requests.map((q) => q.body)).includes(GUIDANCE_MARK), "nothing added");
+      const ivs = records.filter((x) => x.type === "intervention");
+      assert.ok(ivs.length > 0 && ivs.every((x) => x.type === "intervention" && x.leftToHook === true), "reported, left to the hook");
+    } finally { await guard.close(); await up.stop(); }
+  });
+
   it("serves an https upstream (a test certificate)", async function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ls-tls-"));
     try {

@@ -19,6 +19,7 @@ import type { TraceEvent } from "../../engine/events";
 import { LoopSession, type Intervention } from "../../engine/session";
 import { BoundedMap } from "../../engine/boundedMap";
 import { hashText } from "../../engine/signatures";
+import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
 import { addGuidance, addMarks, history, newestUserText, noteOfLastAnswer, removeCutReasoning } from "./requests";
 import type { CutMarks, Reading, SeenToolCall, WireFormat } from "./streamReaders";
 
@@ -33,7 +34,7 @@ const MAX_MARKS = 16;
 
 export type GuardRecord =
   | { type: "session"; session: string; agent: string }
-  | ({ type: "intervention"; session: string; agent: string } & Pick<Intervention, "event" | "detector" | "action" | "message" | "key" | "evidence">)
+  | ({ type: "intervention"; session: string; agent: string; leftToHook?: true } & Pick<Intervention, "event" | "detector" | "action" | "message" | "key" | "evidence">)
   | { type: "cut"; session: string; agent: string; action: Intervention["action"]; format: WireFormat; streamedChars: number; msFromFirstByte: number; droppedCall?: string }
   | { type: "guidance"; session: string; agent: string; notes: number }
   | { type: "answered"; session: string; agent: string; format: WireFormat; why: string }
@@ -71,6 +72,11 @@ export interface GuardDeps {
   config: () => EngineConfig;
   report: (r: GuardRecord) => void;
   now: () => number;
+  /**
+   * Loop Sentinel's own hook guards this agent's tool calls: the tool detectors' findings are the
+   * hook's to act on (one finding, one intervention), and the guard acts on the stream alone.
+   */
+  toolsByHook?: boolean;
 }
 
 export class StreamGuardCore {
@@ -209,12 +215,14 @@ export class StreamGuardCore {
     if (s.pending.length > MAX_PENDING) s.pending.shift();
   }
 
+  /** Feeds the engine; returns the interventions the guard acts on (all are reported). */
   private push(s: GuardSession, ev: TraceEvent): Intervention[] {
     const out = s.engine.push(ev);
+    if (out.length === 0) return out;
     for (const iv of out) {
-      this.deps.report({ type: "intervention", session: s.key, agent: s.agent, event: iv.event, detector: iv.detector, action: iv.action, message: iv.message, key: iv.key, evidence: iv.evidence });
+      this.deps.report({ type: "intervention", session: s.key, agent: s.agent, event: iv.event, detector: iv.detector, action: iv.action, message: iv.message, key: iv.key, evidence: iv.evidence, ...(this.deps.toolsByHook && TOOL_DETECTORS.has(iv.detector) ? { leftToHook: true } : {}) });
     }
-    return out;
+    return this.deps.toolsByHook ? out.filter((iv) => !TOOL_DETECTORS.has(iv.detector)) : out;
   }
 
   /** Sessions followed now (tests). */
@@ -223,6 +231,7 @@ export class StreamGuardCore {
 }
 
 const PASS: StreamVerdict = { kind: "pass" };
+const TOOL_DETECTORS: ReadonlySet<string> = new Set(DETECTOR_DEFINITIONS.filter((d) => d.channel === "tool").map((d) => d.id));
 const RANK: Record<Intervention["action"], number> = { warn: 1, block: 2, abort: 2, stop: 3 };
 const rank = (iv: Intervention) => RANK[iv.action];
 

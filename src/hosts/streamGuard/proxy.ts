@@ -34,6 +34,8 @@ export interface StreamGuardOptions {
   config: () => EngineConfig;
   report: (r: GuardRecord) => void;
   now?: () => number;
+  /** Loop Sentinel's hook guards the agent's tool calls: the guard leaves tool findings to it. */
+  toolsByHook?: boolean;
   /** Certificates to trust for an https upstream besides the system's (tests; users set NODE_EXTRA_CA_CERTS). */
   ca?: string | Buffer;
 }
@@ -55,7 +57,7 @@ export class StreamGuardProxy {
     this.upstream = new URL(options.upstream);
     if (this.upstream.protocol !== "http:" && this.upstream.protocol !== "https:") throw new Error(`the upstream must be an http:// or https:// URL, got ${options.upstream}`);
     this.token = options.token ?? randomBytes(18).toString("base64url");
-    this.core = new StreamGuardCore({ config: options.config, report: options.report, now: options.now ?? Date.now });
+    this.core = new StreamGuardCore({ config: options.config, report: options.report, now: options.now ?? Date.now, toolsByHook: options.toolsByHook });
     this.agent = this.upstream.protocol === "https:" ? new https.Agent({ keepAlive: true, ...(options.ca ? { ca: options.ca } : {}) }) : new http.Agent({ keepAlive: true });
   }
 
