@@ -20,6 +20,13 @@ export type Answer = "loop" | "final" | "side" | "productive" | "call";
 export const PARAGRAPH = "Let me reconsider the approach once more. The listing shows a.txt, so before answering I should verify that nothing changed since the last check, and to be sure of that I need to look at the files again from the top. ";
 export const FINAL = "FINAL: I read the loop note; the folder holds a.txt. Done.";
 export const GUIDANCE_MARK = "Loop Sentinel";
+/** Loop Sentinel's guidance (not its note in a cut answer, not the words in a repository's history a CLI puts in its prompt). */
+const GUIDANCE = /Loop Sentinel (stopped your last response|refused this call|stopped the task)|Loop Sentinel: /;
+
+/** Whether the conversation (not the system prompt) carries Loop Sentinel's guidance. */
+export function carriesGuidance(body: Json): boolean {
+  return GUIDANCE.test(JSON.stringify(body.messages ?? body.input ?? body.contents ?? ""));
+}
 
 type Json = Record<string, unknown>;
 
@@ -132,7 +139,7 @@ export class LoopingUpstream {
       return;
     }
     const tools = Array.isArray(body.tools) && body.tools.length > 0;
-    const guided = JSON.stringify(body).includes(GUIDANCE_MARK);
+    const guided = carriesGuidance(body);
     rec.answer = !tools ? "side" : this.o.decide ? this.o.decide(body, api, this.main().length + 1) : guided ? "final" : "loop";
     if (api !== "gemini" && body.stream !== true) return this.whole(api, body, res, rec);
     await this.stream(api, body, res, rec);

@@ -6,12 +6,14 @@
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { ensureCli, type Agent } from "../agents/harness";
 import { LoopingUpstream, type UpstreamOptions } from "../../fakeLoopingUpstream";
 
 export const REPO = path.resolve(__dirname, "../../../..");
-const RUNS_ROOT = path.join(REPO, ".tmp", "streamguard-e2e");
+// Outside the repository: a CLI puts the git history of its working folder in its prompt.
+const RUNS_ROOT = path.join(os.tmpdir(), "loop-sentinel-streamguard-e2e");
 const CLI = path.join(REPO, "dist", "cli.js");
 
 export interface GuardedRun {
