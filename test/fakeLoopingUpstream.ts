@@ -71,7 +71,7 @@ function apiOf(method: string, path: string): Api | undefined {
   if (path.endsWith("/messages")) return "anthropic";
   if (path.endsWith("/chat/completions")) return "chat";
   if (path.endsWith("/responses")) return "responses";
-  if (/:streamGenerateContent$/.test(path)) return "gemini";
+  if (/:(stream)?[gG]enerateContent$/.test(path)) return "gemini";
   return undefined;
 }
 
@@ -79,6 +79,13 @@ function pieces(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
+}
+
+/** A side request's answer: the JSON a Gemini CLI check asks for (next speaker, routing, loop check), else a title. */
+function sideText(body: Json): string {
+  const config = body.generationConfig as Json | undefined;
+  const wantsJson = config && (config.responseMimeType === "application/json" || config.responseJsonSchema || config.responseSchema);
+  return wantsJson ? JSON.stringify({ reasoning: "The model has finished its turn.", next_speaker: "user", model_choice: "flash", is_loop: false, confidence: 0.1 }) : "Fake title";
 }
 
 export class LoopingUpstream {
@@ -125,6 +132,7 @@ export class LoopingUpstream {
     const rec: UpRequest = { n: this.requests.length + 1, api, path: url, headers, body, answer: "side", status: 200, written: 0, clientGone: false, completed: false, raw: "" };
     this.requests.push(rec);
     res.on("close", () => { if (!res.writableFinished) rec.clientGone = true; });
+    if (/:countTokens$/.test(path)) { res.writeHead(200, { "content-type": "application/json" }); res.end('{"totalTokens":1000}'); return; }
     if (!api) {
       res.writeHead(path.endsWith("/models") ? 200 : 404, { "content-type": "application/json" });
       res.end(path.endsWith("/models") ? JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model" }] }) : JSON.stringify({ error: { message: "not found" } }));
@@ -141,7 +149,7 @@ export class LoopingUpstream {
     const tools = Array.isArray(body.tools) && body.tools.length > 0;
     const guided = carriesGuidance(body);
     rec.answer = !tools ? "side" : this.o.decide ? this.o.decide(body, api, this.main().length + 1) : guided ? "final" : "loop";
-    if (api !== "gemini" && body.stream !== true) return this.whole(api, body, res, rec);
+    if (api === "gemini" ? !/:streamGenerateContent$/.test(path) : body.stream !== true) return this.whole(api, body, res, rec);
     await this.stream(api, body, res, rec);
   }
 
@@ -164,18 +172,19 @@ export class LoopingUpstream {
   }
 
   private whole(api: Api, body: Json, res: http.ServerResponse, rec: UpRequest): void {
-    const text = rec.answer === "final" ? FINAL : rec.answer === "side" ? "Fake title" : PARAGRAPH.repeat(this.o.copies ?? 20);
+    const text = rec.answer === "final" ? FINAL : rec.answer === "side" ? sideText(body) : PARAGRAPH.repeat(this.o.copies ?? 20);
     rec.written = text.length;
     rec.completed = true;
     res.writeHead(200, { "content-type": "application/json" });
     if (api === "anthropic") res.end(JSON.stringify({ id: `msg_${rec.n}`, type: "message", role: "assistant", model: body.model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }));
     else if (api === "chat") res.end(JSON.stringify({ id: `chatcmpl-${rec.n}`, object: "chat.completion", created: 1, model: body.model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }] }));
+    else if (api === "gemini") res.end(JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 }, modelVersion: "fake-model" }));
     else res.end(JSON.stringify({ id: `resp_${rec.n}`, object: "response", status: "completed", output: [{ type: "message", id: `msg_${rec.n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] }] }));
   }
 
   private async stream(api: Api, body: Json, res: http.ServerResponse, rec: UpRequest): Promise<void> {
     const looping = rec.answer === "loop" || rec.answer === "productive";
-    const text = rec.answer === "final" ? FINAL : rec.answer === "side" ? "Fake title" : rec.answer === "call" ? "Listing the folder." : "";
+    const text = rec.answer === "final" ? FINAL : rec.answer === "side" ? sideText(body) : rec.answer === "call" ? "Listing the folder." : "";
     // A call answer with reasoning thinks the loop first, then calls.
     const reasoning = (looping || rec.answer === "call") && this.o.reasoning === true;
     const deltas = rec.answer === "loop" || (rec.answer === "call" && reasoning) ? Array.from({ length: this.o.copies ?? 20 }, () => pieces(PARAGRAPH, Math.ceil(PARAGRAPH.length / 3))).flat()
@@ -278,7 +287,7 @@ export class LoopingUpstream {
         break;
       }
       case "gemini": {
-        const chunk = (parts: Json[], finish?: string) => w(`data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts }, ...(finish ? { finishReason: finish } : {}), index: 0 }], modelVersion: "fake-model" })}\r\n\r\n`);
+        const chunk = (parts: Json[], finish?: string) => w(`data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts }, ...(finish ? { finishReason: finish } : {}), index: 0 }], ...(finish ? { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } } : {}), modelVersion: "fake-model" })}\r\n\r\n`);
         if (!(await each((d) => chunk([reasoning ? { text: d, thought: true } : { text: d }])))) return;
         if (call) chunk([{ functionCall: { name: call.name, args: call.input } }]);
         chunk([{ text: reasoning ? "Done thinking." : "" }], "STOP");

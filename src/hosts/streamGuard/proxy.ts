@@ -19,7 +19,8 @@ import type { EngineConfig } from "../../engine/config";
 import { SseSplitter, type SseEvent } from "./sse";
 import { streamReader, type WireFormat } from "./streamReaders";
 import { errorAnswer, formatOf, ownAnswer, wantsStream } from "./requests";
-import { StreamGuardCore, type GuardRecord, type RequestPlan } from "./guard";
+import { MAX_GUARD_SESSIONS, StreamGuardCore, type GuardRecord, type RequestPlan } from "./guard";
+import { BoundedMap } from "../../engine/boundedMap";
 
 /** A request body larger than this is not read whole: it is streamed upstream as it comes. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -50,7 +51,7 @@ export class StreamGuardProxy {
   private readonly agent: http.Agent;
   readonly stats: ProxyStats = { requests: 0, guarded: 0, passedThrough: 0, refused: 0, cuts: 0, answeredHere: 0, upstreamErrors: 0 };
   /** Session keys of requests that offered tools: a later request of theirs without tools is a side request (a title, a summary). */
-  private readonly toolSessions = new Set<string>();
+  private readonly toolSessions = new BoundedMap<string, true>(MAX_GUARD_SESSIONS);
   private base = "";
 
   constructor(private readonly options: StreamGuardOptions) {
@@ -151,8 +152,8 @@ export class StreamGuardProxy {
   private guarded(req: http.IncomingMessage, res: http.ServerResponse, upstreamPath: string, format: WireFormat, parsed: Record<string, unknown>, body: Buffer, pathName: string, rest: string, query: string): void {
     const { key, agent } = sessionOf(req.headers, format, pathName);
     const offersTools = Array.isArray(parsed.tools) && parsed.tools.length > 0;
-    if (offersTools) this.toolSessions.add(key);
-    else if (this.toolSessions.has(key)) { this.stats.passedThrough++; this.forward(req, res, upstreamPath, undefined, body); return; }
+    if (offersTools) this.toolSessions.set(key, true);
+    else if (this.toolSessions.peek(key)) { this.stats.passedThrough++; this.forward(req, res, upstreamPath, undefined, body); return; }
     let plan: RequestPlan;
     try {
       plan = this.core.planRequest(key, agent, format, parsed);

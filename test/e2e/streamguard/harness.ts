@@ -8,7 +8,25 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ensureCli, type Agent } from "../agents/harness";
+import { execFileSync } from "node:child_process";
+import { ensureCli, type Agent as HookAgent } from "../agents/harness";
+
+export type Agent = HookAgent | "gemini";
+
+const GEMINI_VERSION = "0.61.0";
+
+/** The Gemini CLI, pinned as the recordings are (installed beside the hook suites' CLIs on first use). */
+function ensureAgent(agent: Agent): string {
+  if (agent !== "gemini") return ensureCli(agent);
+  const prefix = path.join(REPO, ".tmp", "hook-agents", `gemini-cli-${GEMINI_VERSION}`);
+  const bin = path.join(prefix, "node_modules", ".bin", "gemini");
+  const pkg = path.join(prefix, "node_modules", "@google", "gemini-cli", "package.json");
+  if (!(fs.existsSync(pkg) && JSON.parse(fs.readFileSync(pkg, "utf8")).version === GEMINI_VERSION)) {
+    fs.mkdirSync(prefix, { recursive: true });
+    execFileSync("npm", ["install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", `@google/gemini-cli@${GEMINI_VERSION}`], { stdio: "inherit" });
+  }
+  return bin;
+}
 import { LoopingUpstream, type UpstreamOptions } from "../../fakeLoopingUpstream";
 
 export const REPO = path.resolve(__dirname, "../../../..");
@@ -63,6 +81,7 @@ function agentCommand(agent: Agent, bin: string, turn: 1 | 2): string[] {
   switch (agent) {
     case "claude": return [bin, "-p", prompt, ...(turn === 2 ? ["--continue"] : []), "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"];
     case "copilot": return [bin, "-p", prompt, ...(turn === 2 ? ["--continue"] : []), "--allow-all-tools", "--no-ask-user", "--output-format", "json", "--trust-folder"];
+    case "gemini": return [bin, "--yolo", "-m", "gemini-2.5-pro", ...(turn === 2 ? ["--resume", "latest"] : []), "-p", prompt];
     case "codex": return turn === 1
       ? [bin, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt]
       : [bin, "exec", "resume", "--last", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt];
@@ -70,7 +89,7 @@ function agentCommand(agent: Agent, bin: string, turn: 1 | 2): string[] {
 }
 
 export async function runGuarded(agent: Agent, name: string, o: GuardedOptions = {}): Promise<GuardedRun[]> {
-  const bin = ensureCli(agent);
+  const bin = ensureAgent(agent);
   const dir = path.join(RUNS_ROOT, `${agent}-${name}`);
   fs.rmSync(dir, { recursive: true, force: true });
   const ws = path.join(dir, "ws");
@@ -91,6 +110,15 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
       break;
     case "copilot":
       Object.assign(env, { COPILOT_OFFLINE: "true", COPILOT_PROVIDER_BASE_URL: `${upstreamUrl}/v1`, COPILOT_PROVIDER_API_KEY: "fake-key-loop-sentinel-e2e-0123456789", COPILOT_MODEL: "fake-model", COPILOT_AUTO_UPDATE: "false", XDG_CACHE_HOME: path.join(REPO, ".tmp", "hook-agents", "xdg-cache") });
+      break;
+    case "gemini":
+      fs.mkdirSync(path.join(home, ".gemini"), { recursive: true });
+      // Its own loop check off: what is measured is the guard's.
+      fs.writeFileSync(path.join(home, ".gemini", "settings.json"), JSON.stringify({
+        general: { disableAutoUpdate: true, disableUpdateNag: true }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false },
+        security: { folderTrust: { enabled: false }, auth: { selectedType: "gemini-api-key" } }, model: { disableLoopDetection: true },
+      }));
+      Object.assign(env, { GOOGLE_GEMINI_BASE_URL: upstreamUrl, GEMINI_API_KEY: "fake-key", GEMINI_CLI_NO_RELAUNCH: "true", XDG_CONFIG_HOME: path.join(home, ".config"), XDG_CACHE_HOME: path.join(home, ".cache") });
       break;
     case "codex":
       fs.mkdirSync(env.CODEX_HOME!, { recursive: true });

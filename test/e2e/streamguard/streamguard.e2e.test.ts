@@ -1,20 +1,19 @@
 /**
- * The stream guard in front of the real Claude Code 2.1.332 (and, where installed, the Copilot
- * CLI 1.0.102 and Codex 0.171.0), through `loop-sentinel run`, against a fake provider that loops
+ * The stream guard in front of the real Claude Code 2.1.332, Copilot CLI 1.0.102, Codex 0.171.0
+ * and Gemini CLI 0.61.0, through `loop-sentinel run` (Claude Code also through `proxy`), against a fake provider that loops
  * (test/fakeLoopingUpstream.ts), offline: the loop is cut before its 6th copy, the upstream request
  * is ended, the guidance reaches the model in the next request with no retry of the looping one,
  * and the CLI ends normally; a cut thinking block is not sent back; a second loop is stopped by the
  * guard's own answer; a productive stream is untouched.
- * Run: `npm run test:e2e:streamguard` (STREAMGUARD_AGENTS=claude,copilot to pick; all three by default).
+ * Run: `npm run test:e2e:streamguard` (STREAMGUARD_AGENTS=claude,copilot to pick; all four by default).
  */
 import * as assert from "node:assert/strict";
 import { PARAGRAPH, FINAL, carriesGuidance } from "../../fakeLoopingUpstream";
-import { runGuarded, type GuardedRun } from "./harness";
-import type { Agent } from "../agents/harness";
+import { runGuarded, type Agent, type GuardedRun } from "./harness";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-const AGENTS = (process.env.STREAMGUARD_AGENTS ?? "claude,copilot,codex").split(",").filter(Boolean) as Agent[];
+const AGENTS = (process.env.STREAMGUARD_AGENTS ?? "claude,copilot,codex,gemini").split(",").filter(Boolean) as Agent[];
 const PRODUCTIVE = fs.readFileSync(path.resolve(__dirname, "../../../../test/fixtures/stream-guard/productive.txt"), "utf8");
 
 function describeRun(r: GuardedRun): string {
@@ -24,8 +23,8 @@ function describeRun(r: GuardedRun): string {
 const cutOf = (r: GuardedRun) => r.records.find((x) => x.type === "cut");
 const guided = (r: GuardedRun) => r.up.main().filter((q) => JSON.stringify(q.body).includes("Loop Sentinel stopped your last response"));
 
-/** What each agent does after a clean cut: Claude Code and the Copilot CLI continue by themselves, Codex at the next turn. */
-const SAME_RUN: Record<Agent, boolean> = { claude: true, copilot: true, codex: false };
+/** What each agent does after a clean cut: Claude Code and the Copilot CLI continue by themselves, Codex and the Gemini CLI at the next turn. */
+const SAME_RUN: Record<Agent, boolean> = { claude: true, copilot: true, codex: false, gemini: false };
 
 describe("stream guard with the real agent CLIs (loop-sentinel run)", function () {
   this.timeout(400_000);
