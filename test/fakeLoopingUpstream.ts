@@ -88,6 +88,14 @@ function sideText(body: Json): string {
   return wantsJson ? JSON.stringify({ reasoning: "The model has finished its turn.", next_speaker: "user", model_choice: "flash", is_loop: false, confidence: 0.1 }) : "Fake title";
 }
 
+/** `ls` in the shell tool the request offers (each CLI names and shapes its own). */
+function shellCall(body: Json): { name: string; input: Json } {
+  const names = new Set((Array.isArray(body.tools) ? body.tools as Json[] : []).flatMap((t) =>
+    Array.isArray(t.functionDeclarations) ? (t.functionDeclarations as Json[]).map((f) => String(f.name)) : [String((t.function as Json | undefined)?.name ?? t.name ?? t.type)]));
+  const name = ["Bash", "bash", "exec_command", "shell", "shell_command", "run_shell_command"].find((n) => names.has(n)) ?? "Bash";
+  return { name, input: name === "exec_command" ? { cmd: "ls" } : { command: "ls", description: "List the files" } };
+}
+
 export class LoopingUpstream {
   readonly requests: UpRequest[] = [];
   private server: http.Server | undefined;
@@ -190,7 +198,7 @@ export class LoopingUpstream {
     const deltas = rec.answer === "loop" || (rec.answer === "call" && reasoning) ? Array.from({ length: this.o.copies ?? 20 }, () => pieces(PARAGRAPH, Math.ceil(PARAGRAPH.length / 3))).flat()
       : rec.answer === "productive" ? pieces(this.o.productive ?? "", this.o.productiveDelta ?? 72) : [text];
     const delay = looping ? this.o.delayMs ?? 20 : 0;
-    const call = rec.answer === "call" ? this.o.call ?? { name: "Bash", input: { command: "ls" } } : undefined;
+    const call = rec.answer === "call" ? this.o.call ?? shellCall(body) : undefined;
     const gone = () => res.destroyed || rec.clientGone;
     const w = (s: string) => { if (!gone()) { rec.raw += s; res.write(s); } };
     const ev = (type: string, data: Json) => w(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);

@@ -156,7 +156,10 @@ describe("stream guard: requests", () => {
     assert.deepEqual(history("chat", { messages: [{ role: "assistant", tool_calls: [{ id: "c1", function: { name: "bash", arguments: "{\"command\":\"ls\"}" } }] }, { role: "tool", tool_call_id: "c1", content: "a.txt" }] }),
       [{ kind: "call", id: "c1", name: "bash", input: { command: "ls" } }, { kind: "result", id: "c1", ok: true, output: "a.txt" }]);
     assert.deepEqual(history("responses", { input: [{ type: "function_call", call_id: "c1", name: "shell", arguments: "{\"cmd\":\"ls\"}" }, { type: "function_call_output", call_id: "c1", output: "Exit code: 1\nnope" }] }),
-      [{ kind: "call", id: "c1", name: "shell", input: { cmd: "ls" } }, { kind: "result", id: "c1", ok: false, output: "Exit code: 1\nnope" }]);
+      [{ kind: "call", id: "c1", name: "shell", input: { cmd: "ls" } }, { kind: "result", id: "c1", ok: false, output: "nope" }]);
+    // The Copilot CLI's shell note (a number that grows at every command) is not the output.
+    assert.deepEqual(history("chat", { messages: [{ role: "tool", tool_call_id: "c2", content: "a.txt\n<shellId: 3 completed with exit code 2>" }] }), [{ kind: "result", id: "c2", ok: false, output: "a.txt" }]);
+    assert.deepEqual(history("chat", { messages: [{ role: "tool", tool_call_id: "c3", content: "a.txt\n<shellId: 4 completed with exit code 0>" }] }), [{ kind: "result", id: "c3", ok: true, output: "a.txt" }]);
   });
 });
 

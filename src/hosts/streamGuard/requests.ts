@@ -7,6 +7,7 @@
  */
 import { isRecord } from "../../engine/json";
 import type { CutMarks, WireFormat } from "./streamReaders";
+import { codexOutput } from "../codex/rolloutTranslator";
 
 type Json = Record<string, unknown>;
 
@@ -127,6 +128,21 @@ export function noteOfLastAnswer(format: WireFormat, body: Json): string | undef
   return undefined;
 }
 
+/**
+ * The Copilot CLI's note after a command's output (`<shellId: 3 completed with exit code 0>`): its
+ * shell number grows with every command, so two identical listings would differ by it.
+ */
+const COPILOT_SHELL_NOTE = /\n?<shellId: [^>\n]*?(?:exit code (-?\d+))?>\s*$/;
+
+/** A tool result as the engine should see it: the command's own output, failed by its exit code. */
+function resultOf(id: string, text: string, failed: boolean): HistoryItem {
+  const note = COPILOT_SHELL_NOTE.exec(text);
+  if (note) return { kind: "result", id, ok: !failed && (note[1] === undefined || note[1] === "0"), output: text.slice(0, note.index) };
+  // Codex's header before a command's output (chunk id, wall time, exit code) changes at every run.
+  const { output, exitCode } = codexOutput(text);
+  return { kind: "result", id, ok: !failed && (exitCode === undefined || exitCode === 0), output };
+}
+
 /** The tool calls and results the conversation carries, in order. */
 export function history(format: WireFormat, body: Json): HistoryItem[] {
   const out: HistoryItem[] = [];
@@ -137,7 +153,7 @@ export function history(format: WireFormat, body: Json): HistoryItem[] {
         for (const b of m.content) {
           if (!isRecord(b)) continue;
           if (b.type === "tool_use" && typeof b.id === "string") out.push({ kind: "call", id: b.id, name: String(b.name ?? ""), input: parseArgs(b.input) });
-          else if (b.type === "tool_result" && typeof b.tool_use_id === "string") out.push({ kind: "result", id: b.tool_use_id, ok: b.is_error !== true, output: textOf(b.content) });
+          else if (b.type === "tool_result" && typeof b.tool_use_id === "string") out.push(resultOf(b.tool_use_id, textOf(b.content), b.is_error === true));
         }
         break;
       case "chat":
@@ -147,14 +163,14 @@ export function history(format: WireFormat, body: Json): HistoryItem[] {
             const fn = isRecord(tc.function) ? tc.function : {};
             out.push({ kind: "call", id: tc.id, name: String(fn.name ?? ""), input: parseArgs(fn.arguments) });
           }
-        } else if (m.role === "tool" && typeof m.tool_call_id === "string") out.push({ kind: "result", id: m.tool_call_id, ok: true, output: textOf(m.content) });
+        } else if (m.role === "tool" && typeof m.tool_call_id === "string") out.push(resultOf(m.tool_call_id, textOf(m.content), false));
         break;
       case "responses":
         if ((m.type === "function_call" || m.type === "custom_tool_call") && typeof m.call_id === "string") {
           out.push({ kind: "call", id: m.call_id, name: String(m.name ?? ""), input: m.type === "custom_tool_call" ? { input: m.input } : parseArgs(m.arguments) });
         } else if ((m.type === "function_call_output" || m.type === "custom_tool_call_output") && typeof m.call_id === "string") {
           const output = typeof m.output === "string" ? m.output : isRecord(m.output) && typeof m.output.content === "string" ? m.output.content : textOf(m.output);
-          out.push({ kind: "result", id: m.call_id, ok: !/^\s*(Exit code: [1-9]|Process exited with code [1-9])/m.test(output), output });
+          out.push(resultOf(m.call_id, output, false));
         }
         break;
       case "gemini":

@@ -82,6 +82,20 @@ describe("stream guard with the real agent CLIs (loop-sentinel run)", function (
       assert.ok(r.stdout.includes("Loop Sentinel stopped the task"), r.stdout.slice(-800));
     });
 
+    it(`${agent}: an identical-call loop (no hook installed) is refused at the 5th call and ended before the 7th, exit 0`, async function () {
+      if (!SAME_RUN[agent]) this.skip(); // a refusal ends a Codex or Gemini turn: the rest would come with the user's next turn
+      const [r] = await runGuarded(agent, "call-loop", { upstream: { decide: () => "call" } });
+      assert.equal(r.code, 0, describeRun(r));
+      const actions = r.records.filter((x) => x.type === "intervention").map((x) => `${x.action}:${x.detector}`);
+      assert.ok(actions.includes("block:tool-repeat") && actions.some((a) => a.startsWith("stop:")), actions.join(" "));
+      const ran = new Set(r.up.main().flatMap((q) => JSON.stringify(q.body).match(/"(tool_use_id|tool_call_id)":"[^"]+"/g) ?? []));
+      assert.ok(ran.size < 7 && ran.size >= 4, `${ran.size} calls ran: ${describeRun(r)}`);
+      // The stop cuts the answer; Claude Code continues and gets the guard's answer, the Copilot CLI
+      // (which continues at most twice after a length end) ends there.
+      assert.ok(r.records.some((x) => x.type === "cut" && x.action === "stop"), describeRun(r));
+      measured.push(`${agent} identical calls: ${ran.size} ran, then ${actions.join(", ")}; ${r.up.main().length} main requests, exit ${r.code}`);
+    });
+
     it(`${agent}: with the upstream down the agent gets the upstream's error (a 502 naming it), as it would without the guard`, async function () {
       // Claude Code retries 10 times over minutes and Codex about 30 times: the Copilot CLI gives up in seconds.
       if (agent !== "copilot") this.skip();
