@@ -7,6 +7,8 @@
  * Then whole processes (scripts/benchWhole.ts): `loop-sentinel replay` against a read-and-parse-only
  * process on the same file, wall time and peak RSS; and the extension's live paths
  * (scripts/benchLive.ts): Roo's cumulative updates and Cline's rewritten task file.
+ * Last the stream guard (scripts/benchStreamGuard.ts): `loop-sentinel proxy` against a bare
+ * pass-through proxy over the same SSE streams (`--stream-guard` alone, `--no-stream-guard` without).
  * Usage: node --expose-gc dist/bench.js [sizesMB...] [--whole MB,MB,...] [--no-live]
  *        (defaults: 1 10 50 in process, --whole 5,40; --whole 5,40,400 shows memory staying flat)
  *        node dist/bench.js --parse-only FILE   (the floor process the whole-process figure divides by)
