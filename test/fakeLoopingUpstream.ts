@@ -180,10 +180,12 @@ export class LoopingUpstream {
   }
 
   private whole(api: Api, body: Json, res: http.ServerResponse, rec: UpRequest): void {
-    const text = rec.answer === "final" ? FINAL : rec.answer === "side" ? sideText(body) : PARAGRAPH.repeat(this.o.copies ?? 20);
+    const text = rec.answer === "final" ? FINAL : rec.answer === "side" ? sideText(body) : rec.answer === "productive" ? this.o.productive ?? "" : PARAGRAPH.repeat(this.o.copies ?? 20);
     rec.written = text.length;
     rec.completed = true;
     res.writeHead(200, { "content-type": "application/json" });
+    const end = res.end.bind(res);
+    (res as unknown as { end: (s: string) => void }).end = (s: string) => { rec.raw = s; end(s); };
     if (api === "anthropic") res.end(JSON.stringify({ id: `msg_${rec.n}`, type: "message", role: "assistant", model: body.model, content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }));
     else if (api === "chat") res.end(JSON.stringify({ id: `chatcmpl-${rec.n}`, object: "chat.completion", created: 1, model: body.model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }] }));
     else if (api === "gemini") res.end(JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 }, modelVersion: "fake-model" }));

@@ -17,7 +17,7 @@ import { addGuidance, history, newestUserText, removeCutReasoning } from "../../
 import { StreamGuardProxy } from "../../src/hosts/streamGuard/proxy";
 import type { GuardRecord } from "../../src/hosts/streamGuard/guard";
 import { defaultConfig, type EngineConfig } from "../../src/engine/config";
-import { LoopingUpstream, PARAGRAPH, FINAL, GUIDANCE_MARK, type UpstreamOptions } from "../fakeLoopingUpstream";
+import { LoopingUpstream, PARAGRAPH, FINAL, GUIDANCE_MARK, carriesGuidance, type UpstreamOptions } from "../fakeLoopingUpstream";
 import { FORMATS, PATHS, chunked, copies, firstRequest, followUp, send, type ClientAnswer } from "./streamGuardKit";
 
 const REPO = path.resolve(__dirname, "../../..");
@@ -274,6 +274,33 @@ describe("stream guard: the proxy", function () {
           assert.equal(next.text, FINAL);
         } finally { await again.close(); }
       } finally { await r.up.stop(); }
+    });
+  }
+
+  const WHOLE: Record<WireFormat, { path: string; text: (a: any) => string; ending: (a: any) => string; expected: string }> = {
+    anthropic: { path: PATHS.anthropic, text: (a) => a.content.map((b: any) => b.text ?? "").join(""), ending: (a) => a.stop_reason, expected: "max_tokens" },
+    chat: { path: PATHS.chat, text: (a) => a.choices[0].message.content, ending: (a) => a.choices[0].finish_reason, expected: "length" },
+    responses: { path: PATHS.responses, text: (a) => a.output.flatMap((i: any) => i.content ?? []).map((c: any) => c.text).join(""), ending: (a) => a.status, expected: "completed" },
+    gemini: { path: "/v1beta/models/fake-model:generateContent", text: (a) => a.candidates[0].content.parts.map((p: any) => p.text ?? "").join(""), ending: (a) => a.candidates[0].finishReason, expected: "STOP" },
+  };
+  for (const format of FORMATS) {
+    it(`${format}: a looping answer that comes whole (not streamed) is cut where the engine caught it, and the next request carries the guidance; a productive one passes byte for byte`, async () => {
+      const r = await rig({ decide: (body) => (JSON.stringify(body).includes("productive please") ? "productive" : carriesGuidance(body) ? "final" : "loop"), productive: PRODUCTIVE });
+      try {
+        const first = { ...firstRequest(format), stream: false };
+        const got = await send(r.base, WHOLE[format].path, first, SESSION[format]);
+        const answer = JSON.parse(got.raw.toString("utf8"));
+        const text = WHOLE[format].text(answer);
+        assert.ok(copies(text) >= 2 && copies(text) < 6, `${copies(text)} copies kept`);
+        assert.ok(text.includes("[Loop Sentinel stopped this response"));
+        assert.equal(WHOLE[format].ending(answer), WHOLE[format].expected);
+        assert.equal(Number(got.headers["content-length"]), got.raw.length);
+        const next = await send(r.base, WHOLE[format].path, { ...followUp(format, first, { ...got, text, reasoning: "" }, RESUME[format]), stream: false }, SESSION[format]);
+        assert.ok(carriesGuidance(r.up.main()[1].body), "guidance in the next request");
+        assert.equal(WHOLE[format].text(JSON.parse(next.raw.toString("utf8"))), FINAL);
+        const productive = await send(r.base, WHOLE[format].path, { ...firstRequest(format, "productive please"), stream: false }, { "x-claude-code-session-id": "other", "session-id": "other" });
+        assert.ok(productive.raw.equals(Buffer.from(r.up.main()[2].raw)), "same bytes");
+      } finally { await unrig(r); }
     });
   }
 

@@ -22,6 +22,7 @@ import { hashText } from "../../engine/signatures";
 import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
 import { addGuidance, addMarks, history, newestUserText, noteOfLastAnswer, removeCutReasoning } from "./requests";
 import type { CutMarks, Reading, SeenToolCall, WireFormat } from "./streamReaders";
+import { wholeParts, type WholePart } from "./wholeAnswers";
 
 /** Agent sessions followed at once; the least recently used is forgotten past this. */
 export const MAX_GUARD_SESSIONS = 256;
@@ -29,6 +30,8 @@ export const MAX_GUARD_SESSIONS = 256;
 const MAX_SEEN_IDS = 4096;
 /** Guidance notes waiting at once; more is noise. */
 const MAX_PENDING = 3;
+/** Characters of a whole answer fed to the engine at a time: what a stream's delta holds. */
+const WHOLE_PIECE = 64;
 /** Cut reasoning remembered per session (prefixes, item ids) to keep out of later requests. */
 const MAX_MARKS = 16;
 
@@ -170,6 +173,34 @@ export class StreamGuardCore {
       }
     }
     return verdict;
+  }
+
+  /**
+   * An answer that came whole: judged part by part, its text in pieces as a stream would bring it.
+   * Returns where to cut it (the part, the characters of it before the catch) and the note, if the
+   * engine acts; otherwise the answer ended by itself.
+   */
+  whole(plan: RequestPlan, format: WireFormat, answer: Record<string, unknown>): { cut: { at: number; part: WholePart }; chars: number; note: string; action: Intervention["action"] } | undefined {
+    const reading: Reading = { pieces: [], hold: false, calls: undefined, release: false, done: false };
+    for (const entry of wholeParts(format, answer)) {
+      const part = entry.part;
+      if (part.kind === "call") {
+        reading.pieces = [];
+        reading.calls = [part.call];
+        const v = this.streamed(plan, reading);
+        reading.calls = undefined;
+        if (v.kind === "cut") { this.cut(plan, { itemIds: [] }); return { cut: entry, chars: 0, note: v.note, action: v.action }; }
+        continue;
+      }
+      for (let k = 0; k < part.text.length; k += WHOLE_PIECE) {
+        reading.pieces = [{ channel: part.kind, delta: part.text.slice(k, k + WHOLE_PIECE) }];
+        const v = this.streamed(plan, reading);
+        // The cut thinking is left out of the answer itself: nothing of it to take out later.
+        if (v.kind === "cut") { this.cut(plan, { itemIds: [] }); return { cut: entry, chars: k, note: v.note, action: v.action }; }
+      }
+    }
+    this.streamEnded(plan);
+    return undefined;
   }
 
   /** The streamed answer ended by itself. */

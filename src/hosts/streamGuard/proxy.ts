@@ -19,11 +19,14 @@ import type { EngineConfig } from "../../engine/config";
 import { SseSplitter, type SseEvent } from "./sse";
 import { streamReader, type WireFormat } from "./streamReaders";
 import { errorAnswer, formatOf, ownAnswer, wantsStream } from "./requests";
+import { cutWhole } from "./wholeAnswers";
 import { MAX_GUARD_SESSIONS, StreamGuardCore, type GuardRecord, type RequestPlan } from "./guard";
 import { BoundedMap } from "../../engine/boundedMap";
 
 /** A request body larger than this is not read whole: it is streamed upstream as it comes. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** A whole (non-streamed) answer larger than this is passed through unjudged. */
+const MAX_WHOLE_ANSWER_BYTES = 16 * 1024 * 1024;
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host", "content-length"]);
 
 export interface StreamGuardOptions {
@@ -213,6 +216,8 @@ export class StreamGuardProxy {
       for (const [k, v] of Object.entries(ures.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) rh[k] = v;
       const sse = String(ures.headers["content-type"] ?? "").includes("text/event-stream");
       const encoded = ures.headers["content-encoding"] !== undefined && ures.headers["content-encoding"] !== "identity";
+      const json = String(ures.headers["content-type"] ?? "").includes("json");
+      if (guard && !sse && json && status < 300 && !encoded) { this.judgeWhole(ures, res, status, ures.statusMessage, rh, guard.format, guard.plan); return; }
       if (!guard || !sse || !guard.stream || status >= 300 || encoded) {
         if (ures.headers["content-length"] !== undefined) rh["content-length"] = ures.headers["content-length"];
         res.writeHead(status, ures.statusMessage, rh);
@@ -228,6 +233,46 @@ export class StreamGuardProxy {
     if (bodyFollows) ureq.write(body);
     else ureq.end(body);
     return ureq;
+  }
+
+  /** A guarded answer that came whole: read to its end, judged, and sent on as it came or cut. */
+  private judgeWhole(ures: http.IncomingMessage, res: http.ServerResponse, status: number, message: string | undefined, rh: http.OutgoingHttpHeaders, format: WireFormat, plan: RequestPlan): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let passing = false;
+    ures.on("data", (c: Buffer) => {
+      if (passing) { res.write(c); return; }
+      chunks.push(c);
+      size += c.length;
+      if (size > MAX_WHOLE_ANSWER_BYTES) {
+        // Too large to hold: sent on as it comes, unjudged.
+        passing = true;
+        res.writeHead(status, message, rh);
+        res.write(Buffer.concat(chunks, size));
+      }
+    });
+    ures.on("error", () => res.destroy());
+    ures.on("end", () => {
+      if (passing) { res.end(); return; }
+      let body = Buffer.concat(chunks, size);
+      try {
+        const answer: unknown = JSON.parse(body.toString("utf8"));
+        if (answer && typeof answer === "object" && !Array.isArray(answer)) {
+          const verdict = this.core.whole(plan, format, answer as Record<string, unknown>);
+          if (verdict) {
+            cutWhole(format, answer as Record<string, unknown>, verdict.cut, verdict.chars, verdict.note);
+            body = Buffer.from(JSON.stringify(answer));
+            this.stats.cuts++;
+            this.options.report({ type: "cut", session: plan.session.key, agent: plan.session.agent, action: verdict.action, format, streamedChars: verdict.chars, msFromFirstByte: 0, droppedCall: verdict.cut.part.kind === "call" ? "a tool call was not sent" : undefined });
+          }
+        }
+      } catch (err) {
+        this.options.report({ type: "error", message: `while reading a whole ${format} answer: ${(err as Error).message}` });
+      }
+      res.writeHead(status, message, { ...rh, "content-length": String(body.length) });
+      res.end(body);
+      this.core.answered(plan);
+    });
   }
 
   /** A guarded SSE answer: each complete event is read, judged and forwarded (or held, or the answer cut). */
