@@ -60,6 +60,8 @@ export interface UpstreamOptions {
   productiveDelta?: number;
   /** Serve over https with this key and certificate. */
   tls?: { key: string | Buffer; cert: string | Buffer };
+  /** The first this many streamed main answers fail with an in-stream error (Claude Code then asks again, not streamed). */
+  failStreams?: number;
   /** The tool call `call` answers with. */
   call?: { name: string; input: Json };
 }
@@ -100,6 +102,7 @@ export class LoopingUpstream {
   readonly requests: UpRequest[] = [];
   private server: http.Server | undefined;
   port = 0;
+  private failed = 0;
   /** Signatures issued for whole thinking blocks, by the text they sign. */
   private readonly signatures = new Map<string, string>();
 
@@ -158,6 +161,14 @@ export class LoopingUpstream {
     const guided = carriesGuidance(body);
     rec.answer = !tools ? "side" : this.o.decide ? this.o.decide(body, api, this.main().length + 1) : guided ? "final" : "loop";
     if (api === "gemini" ? !/:streamGenerateContent$/.test(path) : body.stream !== true) return this.whole(api, body, res, rec);
+    if (api === "anthropic" && rec.answer !== "side" && (this.o.failStreams ?? 0) > this.failed) {
+      this.failed++;
+      rec.refused = "in-stream error";
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`event: message_start\ndata: ${JSON.stringify({ type: "message_start", message: { id: `msg_${rec.n}`, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } })}\n\n`);
+      res.end(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "stream failed" } })}\n\n`);
+      return;
+    }
     await this.stream(api, body, res, rec);
   }
 

@@ -46,6 +46,20 @@ describe("stream guard with the real agent CLIs (loop-sentinel run)", function (
     assert.ok(!JSON.stringify(r.records).includes("fake-key"), "no key in the output");
   });
 
+  it("claude: a stream that fails makes Claude Code ask again not streamed; that whole looping answer is cut before it reaches the agent, the guidance goes into the next request, exit 0", async function () {
+    if (!AGENTS.includes("claude")) this.skip();
+    const [r] = await runGuarded("claude", "whole-fallback", { upstream: { failStreams: 1 } });
+    assert.equal(r.code, 0, describeRun(r));
+    const main = r.up.main();
+    const whole = main.find((q) => q.body.stream !== true && q.answer === "loop");
+    assert.ok(whole, `a non-streamed request: ${describeRun(r)}`);
+    assert.equal(whole.completed, true, "a whole answer cannot be stopped upstream");
+    assert.ok(r.records.some((x) => x.type === "cut"), describeRun(r));
+    assert.ok(main.some((q) => q.answer === "final" && carriesGuidance(q.body)), describeRun(r));
+    assert.ok(r.stdout.includes(FINAL.slice(0, 20)), r.stdout.slice(-600));
+    measured.push(`claude fallback: ${main.map((q) => `${q.body.stream === true ? "streamed" : "whole"} ${q.answer}${q.refused ? ` (${q.refused})` : ""}`).join(", ")}; exit ${r.code}`);
+  });
+
   for (const agent of AGENTS) {
     for (const reasoning of [false, true]) {
       const what = reasoning ? "thinking" : "text";
