@@ -10,7 +10,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { SseSplitter, parseEvent, type SseEvent } from "../../src/hosts/streamGuard/sse";
 import { streamReader, type WireFormat } from "../../src/hosts/streamGuard/streamReaders";
 import { addGuidance, history, newestUserText, removeCutReasoning } from "../../src/hosts/streamGuard/requests";
@@ -18,6 +18,8 @@ import { StreamGuardProxy } from "../../src/hosts/streamGuard/proxy";
 import type { GuardRecord } from "../../src/hosts/streamGuard/guard";
 import { defaultConfig, type EngineConfig } from "../../src/engine/config";
 import { LoopingUpstream, PARAGRAPH, FINAL, GUIDANCE_MARK, carriesGuidance, type UpstreamOptions } from "../fakeLoopingUpstream";
+import { cli, CLI } from "./cliKit";
+import { agentOf, codexProvider } from "../../src/cli/streamGuard";
 import { FORMATS, PATHS, chunked, copies, firstRequest, followUp, send, type ClientAnswer } from "./streamGuardKit";
 
 const REPO = path.resolve(__dirname, "../../..");
@@ -129,7 +131,7 @@ describe("stream guard: requests", () => {
       const body = firstRequest(format);
       assert.ok(addGuidance(format, body, "Loop Sentinel: note"));
       assert.ok(JSON.stringify(body).includes("Loop Sentinel: note"));
-      assert.equal(newestUserText(format, body)?.endsWith("Loop Sentinel: note"), format !== "chat" && format !== "responses" ? true : true);
+      assert.ok(newestUserText(format, body)?.endsWith("Loop Sentinel: note"), `${format}: the newest user words`);
     }
     const a = { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "x" }] };
     addGuidance("anthropic", a, "g");
@@ -460,4 +462,93 @@ function withResult(format: WireFormat, body: Record<string, unknown>, got: Clie
       b.input.push({ type: "function_call_output", call_id: call.id, output });
       return b;
   }
+}
+
+describe("loop-sentinel proxy and run", function () {
+  this.timeout(30000);
+
+  it("refuse what they cannot do, saying why (exit 2), and start nothing", () => {
+    const cases: [string[], RegExp][] = [
+      [["proxy"], /needs --upstream URL/],
+      [["proxy", "--upstream", "ftp://x"], /http:\/\/ or https:\/\//],
+      [["proxy", "--upstream", "http://127.0.0.1:1", "--port", "70000"], /--port/],
+      [["run", "claude"], /after --/],
+      [["run", "--", "vim"], /not an agent the guard knows.*--env NAME/],
+      [["run", "--env", "X", "--", "node"], /X is not set.*--upstream/],
+      [["run", "--env", "1X", "--upstream", "http://127.0.0.1:1", "--", "node"], /--env needs a variable name/],
+    ];
+    for (const [args, why] of cases) {
+      const r = cli(...args);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.err}`);
+      assert.match(r.err, why);
+    }
+    const copilot = spawnSyncEnv(["run", "--", "copilot", "-p", "hi"], { COPILOT_PROVIDER_BASE_URL: "" });
+    assert.equal(copilot.code, 2);
+    assert.match(copilot.err, /BYOK/);
+  });
+
+  it("run points the agent at its guard, passes its exit code through, and ends with it", async () => {
+    const up = new LoopingUpstream({ delayMs: 0 });
+    await up.start();
+    try {
+      // The agent: asks its endpoint for the model list through the guard, then exits 7.
+      const agent = "fetch(process.env.MY_MODEL_URL + '/v1/models').then(r => r.json()).then(j => process.exit(j.data[0].id === 'fake-model' && /^http:\\/\\/127\\.0\\.0\\.1:\\d+\\/[A-Za-z0-9_-]{24}\\.run$/.test(process.env.MY_MODEL_URL) ? 7 : 1), () => process.exit(1))";
+      const r = await runCli(["run", "--env", "MY_MODEL_URL", "--upstream", up.url, "--", process.execPath, "-e", agent]);
+      assert.equal(r.code, 7, r.err);
+      assert.equal(up.requests.length, 1);
+      assert.equal(up.requests[0].path, "/v1/models");
+      // Its own variable was where the agent would have gone: run takes it as the upstream.
+      const again = await runCli(["run", "--env", "MY_MODEL_URL", "--", process.execPath, "-e", agent], { MY_MODEL_URL: up.url });
+      assert.equal(again.code, 7, again.err);
+      assert.equal(up.requests.length, 2);
+    } finally { await up.stop(); }
+  });
+
+  it("proxy prints its base URL first, serves until SIGTERM, and its JSON lines name no key", async () => {
+    const up = new LoopingUpstream({ delayMs: 2 });
+    await up.start();
+    const child = spawn(process.execPath, [CLI, "proxy", "--upstream", up.url, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const url = await new Promise<string>((resolve) => child.stdout.on("data", (d) => { out += d; if (out.includes("\n")) resolve(JSON.parse(out.split("\n")[0]).url); }));
+    try {
+      const got = await send(url, PATHS.anthropic, firstRequest("anthropic"), SESSION.anthropic);
+      assert.equal(got.ending, "max_tokens");
+    } finally {
+      await new Promise((resolve) => { child.on("close", resolve); child.kill("SIGTERM"); });
+      await up.stop();
+    }
+    const lines = out.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines[0].type, "listening");
+    assert.deepEqual(lines.map((l) => l.type).filter((t) => t !== "session"), ["listening", "intervention", "cut", "done"]);
+    const iv = lines.find((l) => l.type === "intervention");
+    for (const k of ["session", "agent", "event", "detector", "action", "message", "key", "evidence"]) assert.ok(k in iv, k);
+    assert.ok(!out.includes("sk-test-secret"));
+  });
+
+  it("knows the agents by their program, and reads Codex's provider from its config", () => {
+    assert.equal(agentOf("/usr/local/bin/claude"), "claude");
+    assert.equal(agentOf("codex.cmd"), "codex");
+    assert.equal(agentOf("vim"), undefined);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "ls-codex-"));
+    try {
+      fs.writeFileSync(path.join(home, "config.toml"), 'model = "m"\nmodel_provider = "mine" # the local one\n\n[model_providers.mine]\nname = "mine"\nbase_url = "http://127.0.0.1:11434/v1"\n[model_providers.other]\nbase_url = "https://x"\n');
+      assert.deepEqual(codexProvider({ CODEX_HOME: home }), { id: "mine", baseUrl: "http://127.0.0.1:11434/v1" });
+      fs.writeFileSync(path.join(home, "config.toml"), 'model = "m"\n');
+      assert.equal(codexProvider({ CODEX_HOME: home }), undefined);
+    } finally { fs.rmSync(home, { recursive: true, force: true }); }
+  });
+});
+
+function spawnSyncEnv(args: string[], env: Record<string, string>): { code: number | null; err: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, ...env } });
+  return { code: r.status, err: r.stderr };
+}
+
+function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+    let err = "";
+    child.stderr.on("data", (d) => { err += d; });
+    child.on("close", (code) => resolve({ code, err }));
+  });
 }
