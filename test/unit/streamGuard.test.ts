@@ -8,6 +8,7 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
@@ -320,6 +321,25 @@ describe("stream guard: the proxy", function () {
       await r.up.start(r.up.port);
       const back = await send(r.base, PATHS.anthropic, firstRequest("anthropic"), SESSION.anthropic);
       assert.equal(back.text, FINAL, "the guidance went with the first request answered");
+    } finally { await unrig(r); }
+  });
+
+  it("ends the upstream request when the agent goes away mid-answer, and serves the session on", async () => {
+    const r = await rig({ decide: () => "productive", productive: PRODUCTIVE, productiveDelta: 400, delayMs: 5 });
+    try {
+      const url = new URL(r.base + PATHS.anthropic);
+      await new Promise<void>((resolve) => {
+        const req = http.request({ hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", ...SESSION.anthropic } }, (res) => {
+          res.once("data", () => { req.destroy(); setTimeout(resolve, 100); });
+        });
+        req.on("error", () => { /* we hung up */ });
+        req.end(JSON.stringify(firstRequest("anthropic")));
+      });
+      assert.equal(r.up.main()[0].clientGone, true, "the upstream request was ended");
+      assert.equal(r.up.main()[0].completed, false);
+      const next = await send(r.base, PATHS.anthropic, firstRequest("anthropic"), SESSION.anthropic);
+      assert.equal(next.status, 200);
+      assert.equal(next.text, PRODUCTIVE);
     } finally { await unrig(r); }
   });
 

@@ -104,6 +104,9 @@ export class StreamGuardProxy {
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     this.stats.requests++;
+    // A client that goes away mid-request is not the guard's failure: its socket's errors end that request only.
+    req.on("error", () => res.destroy());
+    res.on("error", () => { /* the client went away; res 'close' ends the upstream request */ });
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const rawPath = q === -1 ? url : url.slice(0, q);
@@ -201,7 +204,7 @@ export class StreamGuardProxy {
     const ureq = lib.request({ protocol: this.upstream.protocol, hostname: this.upstream.hostname, port: this.upstream.port || undefined, path, method: req.method, headers, agent: this.agent });
     let answered = false;
     ureq.on("error", (err) => {
-      if (answered) { res.destroy(); return; }
+      if (answered || res.destroyed) { res.destroy(); return; }
       answered = true;
       this.stats.upstreamErrors++;
       if (res.headersSent) { res.destroy(); return; }
