@@ -16,7 +16,7 @@ import { SseSplitter, parseEvent, type SseEvent } from "../../src/hosts/streamGu
 import { streamReader, type WireFormat } from "../../src/hosts/streamGuard/streamReaders";
 import { addGuidance, history, newestUserText, removeCutReasoning } from "../../src/hosts/streamGuard/requests";
 import { StreamGuardProxy } from "../../src/hosts/streamGuard/proxy";
-import type { GuardRecord } from "../../src/hosts/streamGuard/guard";
+import { StreamGuardCore, type GuardRecord } from "../../src/hosts/streamGuard/guard";
 import { defaultConfig, type EngineConfig } from "../../src/engine/config";
 import { LoopingUpstream, PARAGRAPH, FINAL, GUIDANCE_MARK, carriesGuidance, type UpstreamOptions } from "../fakeLoopingUpstream";
 import { cli, CLI } from "./cliKit";
@@ -483,6 +483,49 @@ function withResult(format: WireFormat, body: Record<string, unknown>, got: Clie
       return b;
   }
 }
+
+describe("stream guard: odd input", function () {
+  this.timeout(20000);
+
+  it("reads odd request bodies without failing (fields of other types, nulls, deep nesting)", () => {
+    const core = new StreamGuardCore({ config: () => defaultConfig(), report: () => {}, now: () => 0 });
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 5000; i++) { at.x = {}; at = at.x as Record<string, unknown>; }
+    const odd: unknown[] = [null, 5, "text", [], [null], [{ role: "user", content: 5 }], [{ role: "user", content: [null, 7, { type: "text", text: 9 }] }],
+      [{ role: "assistant", content: [{ type: "tool_use", id: 5, input: "x" }, { type: "thinking" }] }], [{ role: "assistant", tool_calls: [null, { id: "c", function: { arguments: "{bad" } }] }],
+      [{ type: "function_call_output", call_id: "c", output: { content: 5 } }], [{ role: "model", parts: [{ functionCall: null }, { functionResponse: { response: 5 } }] }], [deep]];
+    for (const format of FORMATS) {
+      odd.forEach((v, i) => {
+        const body: Record<string, unknown> = { tools: [{}], messages: v, input: v, contents: v };
+        assert.doesNotThrow(() => core.planRequest(`odd-${format}`, "x", format, body), `${format}, odd body ${i}`);
+      });
+    }
+  });
+
+  it("passes an answer it cannot read through as it came (bad JSON, odd fields, bytes that are not UTF-8)", async () => {
+    const junk = Buffer.concat([
+      Buffer.from('event: content_block_delta\ndata: {not json\n\n'),
+      Buffer.from('event: content_block_delta\ndata: {"type":"content_block_delta","index":"x","delta":null}\n\n'),
+      Buffer.from('data: {"type":"content_block_start","content_block":7}\n\n'),
+      Buffer.from([0xff, 0xfe, 0x0a, 0x0a]),
+      Buffer.from('data: {"choices":[null,{"delta":5}],"candidates":"x","type":"response.output_item.added","item":null}\n\n'),
+      Buffer.from("no blank line at the end"),
+    ]);
+    const server = http.createServer((req, res) => { req.resume(); req.on("end", () => { res.writeHead(200, { "content-type": "text/event-stream" }); res.end(junk); }); });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const errors: GuardRecord[] = [];
+    const guard = new StreamGuardProxy({ upstream: `http://127.0.0.1:${(server.address() as { port: number }).port}`, config: () => defaultConfig(), report: (x) => { if (x.type === "error") errors.push(x); } });
+    const base = await guard.listen();
+    try {
+      for (const format of FORMATS) {
+        const got = await send(base, PATHS[format], firstRequest(format), SESSION[format]);
+        assert.equal(got.status, 200);
+        assert.ok(got.raw.equals(junk), `${format}: the same bytes`);
+      }
+    } finally { await guard.close(); server.closeAllConnections(); await new Promise((r) => server.close(r)); }
+  });
+});
 
 describe("loop-sentinel proxy and run", function () {
   this.timeout(30000);

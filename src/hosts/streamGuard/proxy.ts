@@ -180,7 +180,10 @@ export class StreamGuardProxy {
       this.core.answeredHere(plan, format);
       return;
     }
-    const out = plan.changed ? Buffer.from(JSON.stringify(parsed)) : body;
+    let out = body;
+    if (plan.changed) {
+      try { out = Buffer.from(JSON.stringify(parsed)); } catch { /* nested past what can be written back: sent as it came */ }
+    }
     this.forward(req, res, upstreamPath, { format, plan, stream }, out);
   }
 
