@@ -126,7 +126,9 @@ export async function benchStreamGuard(out: (line: string) => void = (l) => proc
   const up = await provider();
   const bare = await barePassThrough(up.url);
   const watching: EngineConfig = { ...defaultConfig(), mode: "warnOnly" };
-  const off: EngineConfig = { ...defaultConfig(), enabled: false };
+  // Detection off: every detector switched off, so the guard only splits, reads and forwards.
+  const base = defaultConfig();
+  const off: EngineConfig = { ...base, detectors: Object.fromEntries(Object.entries(base.detectors).map(([id, d]) => [id, { ...d, enabled: false }])) as EngineConfig["detectors"] };
   let reports = 0;
   const guard = new StreamGuardProxy({ upstream: up.url, config: () => watching, report: () => { reports++; } });
   const guardOff = new StreamGuardProxy({ upstream: up.url, config: () => off, report: () => {} });

@@ -124,10 +124,8 @@ export class StreamGuardCore {
       this.push(s, { t: "user", text: said!, ts });
     }
     let fromHistory: Intervention | undefined;
-    for (const h of history(format, body)) {
-      const id = `${h.kind}:${h.id}`;
-      if (s.seen.peek(id)) continue;
-      s.seen.set(id, true);
+    for (const h of history(format, body, (kind, id) => s.seen.peek(`${kind}:${id}`) !== undefined)) {
+      s.seen.set(`${h.kind}:${h.id}`, true);
       const out = h.kind === "call"
         ? this.push(s, { t: "tool_call", id: h.id, name: h.name, input: h.input, ts })
         : this.push(s, { t: "tool_result", id: h.id, ok: h.ok, output: h.output, ts });

@@ -143,17 +143,24 @@ function resultOf(id: string, text: string, failed: boolean): HistoryItem {
   return { kind: "result", id, ok: !failed && (exitCode === undefined || exitCode === 0), output };
 }
 
-/** The tool calls and results the conversation carries, in order. */
-export function history(format: WireFormat, body: Json): HistoryItem[] {
+/**
+ * The tool calls and results the conversation carries, in order. `known` passes over the ones
+ * already read (every request carries the whole conversation: only the new ones are worked on).
+ */
+export function history(format: WireFormat, body: Json, known: (kind: HistoryItem["kind"], id: string) => boolean = () => false): HistoryItem[] {
   const out: HistoryItem[] = [];
+  const call = (id: string, make: () => HistoryItem) => { if (!known("call", id)) out.push(make()); };
+  const result = (id: string, make: () => HistoryItem) => { if (!known("result", id)) out.push(make()); };
+  let geminiTurn = 0;
+  let lastCallIds: string[] = [];
   for (const m of turns(format, body)) {
     switch (format) {
       case "anthropic":
         if (!Array.isArray(m.content)) break;
         for (const b of m.content) {
           if (!isRecord(b)) continue;
-          if (b.type === "tool_use" && typeof b.id === "string") out.push({ kind: "call", id: b.id, name: String(b.name ?? ""), input: parseArgs(b.input) });
-          else if (b.type === "tool_result" && typeof b.tool_use_id === "string") out.push(resultOf(b.tool_use_id, textOf(b.content), b.is_error === true));
+          if (b.type === "tool_use" && typeof b.id === "string") call(b.id, () => ({ kind: "call", id: b.id as string, name: String(b.name ?? ""), input: parseArgs(b.input) }));
+          else if (b.type === "tool_result" && typeof b.tool_use_id === "string") result(b.tool_use_id, () => resultOf(b.tool_use_id as string, textOf(b.content), b.is_error === true));
         }
         break;
       case "chat":
@@ -161,32 +168,47 @@ export function history(format: WireFormat, body: Json): HistoryItem[] {
           for (const tc of m.tool_calls) {
             if (!isRecord(tc) || typeof tc.id !== "string") continue;
             const fn = isRecord(tc.function) ? tc.function : {};
-            out.push({ kind: "call", id: tc.id, name: String(fn.name ?? ""), input: parseArgs(fn.arguments) });
+            call(tc.id, () => ({ kind: "call", id: tc.id as string, name: String(fn.name ?? ""), input: parseArgs(fn.arguments) }));
           }
-        } else if (m.role === "tool" && typeof m.tool_call_id === "string") out.push(resultOf(m.tool_call_id, textOf(m.content), false));
+        } else if (m.role === "tool" && typeof m.tool_call_id === "string") result(m.tool_call_id, () => resultOf(m.tool_call_id as string, textOf(m.content), false));
         break;
       case "responses":
         if ((m.type === "function_call" || m.type === "custom_tool_call") && typeof m.call_id === "string") {
-          out.push({ kind: "call", id: m.call_id, name: String(m.name ?? ""), input: m.type === "custom_tool_call" ? { input: m.input } : parseArgs(m.arguments) });
+          call(m.call_id, () => ({ kind: "call", id: m.call_id as string, name: String(m.name ?? ""), input: m.type === "custom_tool_call" ? { input: m.input } : parseArgs(m.arguments) }));
         } else if ((m.type === "function_call_output" || m.type === "custom_tool_call_output") && typeof m.call_id === "string") {
-          const output = typeof m.output === "string" ? m.output : isRecord(m.output) && typeof m.output.content === "string" ? m.output.content : textOf(m.output);
-          out.push(resultOf(m.call_id, output, false));
+          result(m.call_id, () => {
+            const output = typeof m.output === "string" ? m.output : isRecord(m.output) && typeof m.output.content === "string" ? m.output.content : textOf(m.output);
+            return resultOf(m.call_id as string, output, false);
+          });
         }
         break;
-      case "gemini":
+      case "gemini": {
         if (!Array.isArray(m.parts)) break;
-        for (const p of m.parts) {
-          if (!isRecord(p)) continue;
+        // A call without an id is named by its place in the conversation (which only grows), and its
+        // answer, which comes in the same order in the next turn, by its call's.
+        const turn = geminiTurn++;
+        const callIds: string[] = [];
+        let answered = 0;
+        m.parts.forEach((p, at) => {
+          if (!isRecord(p)) return;
           if (isRecord(p.functionCall)) {
             const fc = p.functionCall;
-            out.push({ kind: "call", id: typeof fc.id === "string" ? fc.id : `${fc.name}:${JSON.stringify(fc.args ?? {})}`, name: String(fc.name ?? ""), input: isRecord(fc.args) ? fc.args : {} });
+            const id = typeof fc.id === "string" ? fc.id : `gemini:${turn}:${at}`;
+            callIds.push(id);
+            call(id, () => ({ kind: "call", id, name: String(fc.name ?? ""), input: isRecord(fc.args) ? fc.args : {} }));
           } else if (isRecord(p.functionResponse)) {
             const fr = p.functionResponse;
-            const response = isRecord(fr.response) ? fr.response : {};
-            out.push({ kind: "result", id: typeof fr.id === "string" ? fr.id : `${fr.name}`, ok: response.error === undefined, output: typeof response.output === "string" ? response.output : JSON.stringify(response) });
+            const id = typeof fr.id === "string" ? fr.id : lastCallIds[answered] ?? `gemini:${turn}:${at}`;
+            answered++;
+            result(id, () => {
+              const response = isRecord(fr.response) ? fr.response : {};
+              return { kind: "result", id, ok: response.error === undefined, output: typeof response.output === "string" ? response.output : JSON.stringify(response) };
+            });
           }
-        }
+        });
+        if (callIds.length > 0) lastCallIds = callIds;
         break;
+      }
     }
   }
   return out;

@@ -383,7 +383,6 @@ export class GeminiReader implements StreamReader {
   private modelVersion: unknown;
   private reasoning = new Prefix();
   private reasoningOpen = false;
-  private calls = 0;
 
   read(ev: SseEvent): Reading {
     const r = clear(this.r);
@@ -404,10 +403,12 @@ export class GeminiReader implements StreamReader {
           } else { this.reasoningOpen = false; r.pieces.push({ channel: "text", delta: p.text }); }
         }
         // A Gemini call comes whole in one part: the event is held only while it is decided on.
-        if (isRecord(p.functionCall)) {
+        // One without an id is named in later requests by its place in the conversation, which the
+        // answer does not know: it is left to be read there (it can then not be refused).
+        if (isRecord(p.functionCall) && typeof p.functionCall.id === "string") {
           const fc = p.functionCall;
           r.hold = true;
-          (r.calls ??= []).push({ id: typeof fc.id === "string" ? fc.id : `gemini_call_${++this.calls}`, name: String(fc.name ?? ""), input: isRecord(fc.args) ? fc.args : {} });
+          (r.calls ??= []).push({ id: fc.id as string, name: String(fc.name ?? ""), input: isRecord(fc.args) ? fc.args : {} });
         }
       }
       if (c.finishReason !== undefined && c.finishReason !== null) r.done = true;

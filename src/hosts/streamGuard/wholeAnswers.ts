@@ -60,7 +60,8 @@ export function wholeParts(format: WireFormat, answer: Json): { at: number; part
       geminiParts(answer).forEach((p, at) => {
         if (!isRecord(p)) return;
         if (typeof p.text === "string") out.push({ at, part: { kind: p.thought === true ? "reasoning" : "text", text: p.text } });
-        else if (isRecord(p.functionCall)) out.push({ at, part: { kind: "call", call: { id: typeof p.functionCall.id === "string" ? p.functionCall.id : `gemini_call_${at}`, name: String(p.functionCall.name ?? ""), input: isRecord(p.functionCall.args) ? p.functionCall.args : {} } } });
+        // (a call without an id is read from the next request, as in a stream)
+        else if (isRecord(p.functionCall) && typeof p.functionCall.id === "string") out.push({ at, part: { kind: "call", call: { id: p.functionCall.id, name: String(p.functionCall.name ?? ""), input: isRecord(p.functionCall.args) ? p.functionCall.args : {} } } });
       });
       return out;
   }
