@@ -51,13 +51,24 @@ export interface GuardedOptions {
   upstreamUrl?: string;
   /** A second turn that resumes the session (Codex: `exec resume --last`). */
   secondTurn?: boolean;
-  /** Through a `loop-sentinel proxy` started beforehand (Claude Code only), instead of `run`. */
+  /** Through a `loop-sentinel proxy` started beforehand, pointed at by hand, instead of `run`. */
   viaProxy?: boolean;
+  /** The fake provider serves https with a test certificate (the proxy trusts it through NODE_EXTRA_CA_CERTS). */
+  tls?: boolean;
+}
+
+/** A throwaway certificate for 127.0.0.1 (openssl, as on any CI image). */
+function testCertificate(dir: string): { key: Buffer; cert: Buffer; file: string } {
+  const key = path.join(dir, "key.pem");
+  const file = path.join(dir, "cert.pem");
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", file, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  return { key: fs.readFileSync(key), cert: fs.readFileSync(file), file };
 }
 
 /** Starts `loop-sentinel proxy --json`; its first line gives the base URL, the rest its records. */
-async function startProxy(upstream: string): Promise<{ url: string; stop: () => Promise<Record<string, any>[]> }> {
-  const child = spawn("nice", ["-n", "10", process.execPath, CLI, "proxy", "--upstream", upstream, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
+async function startProxy(upstream: string, caFile?: string): Promise<{ url: string; stop: () => Promise<Record<string, any>[]> }> {
+  const env = caFile ? { ...process.env, NODE_EXTRA_CA_CERTS: caFile } : process.env;
+  const child = spawn("nice", ["-n", "10", process.execPath, CLI, "proxy", "--upstream", upstream, "--json"], { stdio: ["ignore", "pipe", "pipe"], env });
   let stdout = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (d) => {
@@ -97,9 +108,10 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
   fs.writeFileSync(path.join(ws, "a.txt"), "hello\n");
   const home = path.join(dir, "home");
   fs.mkdirSync(path.join(home, ".copilot"), { recursive: true });
-  const up = new LoopingUpstream(o.upstream);
+  const tls = o.tls ? testCertificate(dir) : undefined;
+  const up = new LoopingUpstream({ ...o.upstream, ...(tls ? { tls: { key: tls.key, cert: tls.cert } } : {}) });
   await up.start();
-  const proxy = o.viaProxy ? await startProxy(o.upstreamUrl ?? up.url) : undefined;
+  const proxy = o.viaProxy ? await startProxy(o.upstreamUrl ?? up.url, tls?.file) : undefined;
   // Through `proxy` the agent is pointed at the guard by hand, as a user does.
   const upstreamUrl = proxy ? proxy.url : o.upstreamUrl ?? up.url;
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(dir, "claude-config"), COPILOT_HOME: path.join(home, ".copilot"), CODEX_HOME: path.join(dir, "codex-home") };

@@ -1,6 +1,6 @@
 /**
  * The stream guard in front of the real Claude Code 2.1.332, Copilot CLI 1.0.102, Codex 0.171.0
- * and Gemini CLI 0.61.0, through `loop-sentinel run` (Claude Code also through `proxy`), against a fake provider that loops
+ * and Gemini CLI 0.61.0, through `loop-sentinel run` and through `proxy` (in front of an https provider), against a fake provider that loops
  * (test/fakeLoopingUpstream.ts), offline: the loop is cut before its 6th copy, the upstream request
  * is ended, the guidance reaches the model in the next request with no retry of the looping one,
  * and the CLI ends normally; a cut thinking block is not sent back; a second loop is stopped by the
@@ -31,20 +31,25 @@ describe("stream guard with the real agent CLIs (loop-sentinel run)", function (
   const measured: string[] = [];
   after(() => { if (measured.length) console.log(`\n    measured:\n      ${measured.join("\n      ")}`); });
 
-  it("claude through `loop-sentinel proxy` (pointed at by hand): the loop is cut, the guidance delivered, exit 0; the proxy's JSON lines say so", async function () {
-    if (!AGENTS.includes("claude")) this.skip();
-    const [r] = await runGuarded("claude", "via-proxy", { viaProxy: true });
-    assert.equal(r.code, 0, describeRun(r));
-    assert.equal(r.records[0].type, "listening");
-    assert.match(r.records[0].url, /^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{24}$/);
-    const iv = r.records.find((x) => x.type === "intervention");
-    assert.ok(iv && iv.action === "abort" && iv.detector && iv.message && iv.evidence && iv.session.startsWith("claude:"), JSON.stringify(r.records));
-    assert.ok(r.records.some((x) => x.type === "cut"));
-    assert.ok(r.records.some((x) => x.type === "guidance"));
-    assert.equal(r.up.main()[1].answer, "final");
-    assert.equal(r.records.at(-1)!.type, "done");
-    assert.ok(!JSON.stringify(r.records).includes("fake-key"), "no key in the output");
-  });
+  for (const agent of AGENTS) {
+    it(`${agent} through \`loop-sentinel proxy\` (pointed at by hand) in front of an https provider: the loop is cut, the guidance delivered, exit 0; the proxy's JSON lines say so`, async () => {
+      const runs = await runGuarded(agent, "via-proxy", { viaProxy: true, tls: true, secondTurn: !SAME_RUN[agent] });
+      const r = runs[runs.length - 1];
+      for (const run of runs) assert.equal(run.code, 0, describeRun(run));
+      assert.match(r.up.url, /^https:/);
+      assert.equal(r.records[0].type, "listening");
+      assert.match(r.records[0].url, /^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{24}$/);
+      const iv = r.records.find((x) => x.type === "intervention");
+      assert.ok(iv && iv.action === "abort" && iv.detector && iv.message && iv.evidence && iv.session, JSON.stringify(r.records));
+      assert.ok(r.records.some((x) => x.type === "cut"));
+      assert.ok(r.records.some((x) => x.type === "guidance"));
+      assert.equal(r.up.main()[0].clientGone, true);
+      assert.equal(r.up.main()[1].answer, "final");
+      assert.ok(carriesGuidance(r.up.main()[1].body));
+      assert.equal(r.records.at(-1)!.type, "done");
+      assert.ok(!JSON.stringify(r.records).includes("fake-key"), "no key in the output");
+    });
+  }
 
   it("claude: a stream that fails makes Claude Code ask again not streamed; that whole looping answer is cut before it reaches the agent, the guidance goes into the next request, exit 0", async function () {
     if (!AGENTS.includes("claude")) this.skip();
