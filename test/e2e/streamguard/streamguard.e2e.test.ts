@@ -1,7 +1,8 @@
 /**
  * The stream guard in front of the real Claude Code 2.1.332, Copilot CLI 1.0.102, Codex 0.171.0
- * and Gemini CLI 0.61.0, through `loop-sentinel run` and through `proxy` (in front of an https provider), against a fake provider that loops
- * (test/fakeLoopingUpstream.ts), offline: the loop is cut before its 6th copy, the upstream request
+ * and Gemini CLI 0.61.0, through `loop-sentinel run` and through `proxy` (then over https), against
+ * a fake provider that loops (test/fakeLoopingUpstream.ts), offline: the loop is cut before its
+ * 6th copy, the upstream request
  * is ended, the guidance reaches the model in the next request with no retry of the looping one,
  * and the CLI ends normally; a cut thinking block is not sent back; a second loop is stopped by the
  * guard's own answer; a productive stream is untouched.
