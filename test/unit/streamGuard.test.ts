@@ -166,6 +166,9 @@ describe("stream guard: requests", () => {
     assert.equal(removeCutReasoning("anthropic", a, { prefixes: [], itemIds: new Set() }), 1);
     assert.deepEqual(a.messages[0].content, [{ type: "text", text: "t" }]);
     assert.equal(a.messages[1].content.length, 1);
+    // Thinking signed whole before the cut came in the text stays.
+    const signed = { messages: [{ role: "assistant", content: [{ type: "thinking", thinking: "fine", signature: "s" }, { type: "text", text: "x\n\n[Loop Sentinel stopped this response: y.]" }] }] };
+    assert.equal(removeCutReasoning("anthropic", signed, { prefixes: [], itemIds: new Set() }), 0);
     const c: Record<string, unknown> = { messages: [{ role: "assistant", content: "x", reasoning_content: "Let me reconsider and more" }] };
     assert.equal(removeCutReasoning("chat", c, { prefixes: ["Let me reconsider"], itemIds: new Set() }), 1);
     const r: Record<string, unknown> = { input: [{ type: "reasoning", id: "rs_1" }, { type: "reasoning", id: "rs_2" }] };

@@ -262,8 +262,9 @@ export function removeCutReasoning(format: WireFormat, body: Json, marks: { pref
     case "anthropic":
       for (const m of list) {
         if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
-        const cutHere = (assistantText(format, m) ?? "").includes(NOTE_MARK);
-        const kept = m.content.filter((b) => !(isRecord(b) && b.type === "thinking" && (cutHere || !b.signature || startsWithAny(b.thinking, marks.prefixes))));
+        // A block the guard cut has no signature; one signed whole before the cut stays (valid, and
+        // what the API wants back around a tool call).
+        const kept = m.content.filter((b) => !(isRecord(b) && b.type === "thinking" && (!b.signature || startsWithAny(b.thinking, marks.prefixes))));
         if (kept.length === m.content.length) continue;
         removed += m.content.length - kept.length;
         // An assistant turn left empty would be refused: it says nothing, then.
