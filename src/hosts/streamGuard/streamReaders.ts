@@ -296,11 +296,11 @@ export class ResponsesReader implements StreamReader {
           const name = String(item.name ?? h.item.name ?? item.type);
           r.hold = true;
           r.calls = [{ id: String(item.call_id ?? h.item.call_id ?? item.id ?? `call_${h.index}`), name, input: parseArguments(args) }];
-          this.finished.push(item);
+          this.finished.push(bounded(item));
           return r;
         }
         this.open.delete(index);
-        this.finished.push(item);
+        this.finished.push(bounded(item));
         return r;
       }
       case "response.completed": case "response.incomplete": case "response.failed": r.done = true; return r;
@@ -375,6 +375,19 @@ export class ResponsesReader implements StreamReader {
     return out;
   }
 }
+
+/**
+ * A finished item as kept for the closing `response.completed` of a cut: the answer's memory must
+ * not grow with its length, so a long text in it is kept only in part (the agent has it whole
+ * from its own `output_item.done`).
+ */
+function bounded(item: Record<string, unknown>): Record<string, unknown> {
+  const long = (v: unknown) => Array.isArray(v) && v.some((c) => isRecord(c) && typeof c.text === "string" && c.text.length > MAX_KEPT_ITEM_TEXT);
+  if (!long(item.content) && !long(item.summary)) return item;
+  const cut = (v: unknown) => (Array.isArray(v) ? v.map((c) => (isRecord(c) && typeof c.text === "string" ? { ...c, text: c.text.slice(0, MAX_KEPT_ITEM_TEXT) } : c)) : v);
+  return { ...item, content: cut(item.content), summary: cut(item.summary) };
+}
+const MAX_KEPT_ITEM_TEXT = 64 * 1024;
 
 // ---- Gemini streamGenerateContent (alt=sse) -------------------------------------------------
 
