@@ -162,7 +162,9 @@ export async function runRun(argv: string[], io: CliIO, env: NodeJS.ProcessEnv =
   const guard = new StreamGuardProxy({ upstream: planned.upstream, config: () => config, report, toolsByHook: hooked });
   await guard.listen();
   const pointing = pointAgent(agent, envName, given, env, guard.sessionUrl("run"), command);
-  report({ type: "session", session: `guarding ${agent ?? envName} at ${guard.url.replace(/\/[^/]*$/, "/…")} -> ${new URL(pointing.upstream).origin}${hooked ? " (tool calls left to Loop Sentinel's hook)" : ""}`, agent: agent ?? envName ?? "" });
+  // (the token stays out of what is printed: only the agent needs it)
+  const what = { type: "guarding", agent: agent ?? envName, guard: guard.url.replace(/\/[^/]*$/, "/…"), upstream: new URL(pointing.upstream).origin, toolsByHook: hooked };
+  io.err(args.flags.has("json") ? JSON.stringify(what) : `loop-sentinel run: guarding ${what.agent} at ${what.guard} -> ${what.upstream}${hooked ? " (tool calls left to Loop Sentinel's hook)" : ""}`);
   const code = await new Promise<number>((resolve) => {
     const child = spawn(pointing.args[0], pointing.args.slice(1), { stdio: "inherit", env: { ...env, ...pointing.env } });
     // Ctrl-C reaches the agent too (same terminal): the guard stays up until the agent has ended.
