@@ -10,6 +10,7 @@ import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
 import { BoundedMap } from "./boundedMap";
 import { commandMatches, NO_INTENT, repetitionIntent, type RepetitionIntent } from "./intent";
+import { saysNotApplied } from "./news";
 
 export interface CallResult {
   ok: boolean;
@@ -152,7 +153,8 @@ export class ToolLedger {
   /** The user spoke: remember what they asked for, so that runs they requested are not a loop. */
   noteUserMessage(text: string): void {
     this.userText = normaliseWhitespace(text).slice(0, MAX_USER_TEXT);
-    this.intent = repetitionIntent(this.userText);
+    // Read with its line breaks: a line ends a sentence, and an ask is about its own sentences.
+    this.intent = repetitionIntent(text.slice(0, MAX_USER_TEXT));
   }
 
   private requestedRuns(target: string | undefined, kind: ToolKind, command: string | undefined): number {
@@ -249,8 +251,9 @@ export class ToolLedger {
     if (!call) return undefined;
     this.pending.delete(ev.id);
     const text = resultText(ev);
-    // A shell command that exited non-zero failed, even when the host reported the tool call as a success.
-    const ok = ev.ok && !failedExitStatus(text);
+    // A shell command that exited non-zero failed, even when the host reported the tool call as a
+    // success; so did a change whose answer says it was not applied.
+    const ok = ev.ok && !failedExitStatus(text) && !(call.mutating && saysNotApplied(text));
     call.result = {
       ok,
       text,

@@ -420,8 +420,23 @@ export function errorFingerprint(text: string): string {
     .replace(/\d+(?:\.\d+)?/g, "<num>")
     .replace(/\s+/g, " ")
     .trim();
-  // A banner alone would make every run of a linter "the same error": what follows it tells them apart.
-  return detail === "" ? line : `${line}\u0002${detail}`;
+  // A banner alone would make every run of a linter "the same error": what follows it tells them
+  // apart; so does the named error under a harness's sentence ("Your proposed edit has introduced new
+  // syntax error(s)" over "E999 SyntaxError: unmatched ')'").
+  const named = detail === "" ? namedErrorUnder(text) : "";
+  return detail !== "" ? `${line}\u0002${detail}` : named !== "" ? `${line}\u0002${named}` : line;
+}
+
+/** A line naming an error by its type or code: `ValueError: …`, `E999 SyntaxError: …`, `error[E0308]: …`, `TS2322`. */
+const NAMED_ERROR = /\b[A-Z]\w*(?:Error|Exception)\b|\b[A-Z]{1,3}\d{3,5}\b|\berror\[[A-Z]?\d+\]/;
+
+/** The named error in the lines right under a prose error line that names none; "" when there is none. */
+function namedErrorUnder(text: string): string {
+  const at = errorLineAt(text);
+  if (!at || NAMED_ERROR.test(at.line)) return "";
+  const end = Math.min(at.lines.length, at.index + 1 + BANNER_DETAIL_LINES);
+  for (let i = at.index + 1; i < end; i++) if (NAMED_ERROR.test(at.lines[i])) return at.lines[i].slice(0, 200).toLowerCase();
+  return "";
 }
 
 /**

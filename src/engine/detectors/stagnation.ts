@@ -72,6 +72,11 @@ interface RequestText {
   toolCalls: number;
   /** Calls that only went through the motions (`true`, `echo ok`, `cd .`, `pwd`). */
   noOps: number;
+  /**
+   * Waits, polls and calls made before (a status checked again): "still running, checking again" is
+   * rightly said alike each time.
+   */
+  waits: number;
   /** The user message the request answers (hashed) and which one it was, to tell answers to the same nudge. */
   afterUser?: string;
   userTurn: number;
@@ -92,7 +97,7 @@ class StagnationDetector implements Detector {
   private current: RequestText | undefined;
   private previous: RequestText | undefined;
   /** Consecutive alike requests ending with the previous one, and their end events. */
-  private streak = { monologue: 1, reworded: false, noProgress: 1, events: [] as number[] };
+  private streak = { monologue: 1, reworded: false, noProgress: 1, verbatim: 1, events: [] as number[] };
   private counter = new CatchCounter();
   private readonly minSimilarity: number;
   private readonly monologueCopies: number;
@@ -143,7 +148,7 @@ class StagnationDetector implements Detector {
   }
 
   private newRequestText(ctx: DetectorContext): RequestText {
-    return { text: new PieceString(), toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
+    return { text: new PieceString(), toolCalls: 0, noOps: 0, waits: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
   }
 
   /**
@@ -160,6 +165,7 @@ class StagnationDetector implements Detector {
     const r = this.current ?? this.previous;
     if (!r) return;
     r.toolCalls++;
+    if (call.waits || call.pollRequested || this.outputs.peek(call.signature) !== undefined) r.waits++;
     // `true`, `echo ok`, `cd .`, `pwd`: activity that learns nothing, whether run before or not.
     if (call.noOp) { r.noOps++; return; }
     // A call never made before (a file not read yet) is news already: some hosts never report
@@ -224,11 +230,15 @@ class StagnationDetector implements Detector {
     cur.event = ctx.index;
     const prev = this.previous;
     this.previous = cur;
-    const fresh = { monologue: 1, reworded: false, noProgress: 1, events: [cur.event] };
-    // only two shapes can make a pair count: skip the text work for every other pair (most of them)
+    const fresh = { monologue: 1, reworded: false, noProgress: 1, verbatim: 1, events: [cur.event] };
+    // only three shapes can make a pair count: skip the text work for every other pair (most of them)
     const couldBeMonologue = prev !== undefined && prev.toolCalls === 0 && cur.toolCalls === 0;
     const couldBeNoProgress = prev !== undefined && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch;
-    if (!prev || (!couldBeMonologue && !couldBeNoProgress)) {
+    // the same message word for word around tool calls, whatever they brought: a model that does not
+    // read what came back (the same sentence at every page of a file, the same answer after each retry)
+    // (not a poll's "still running", said alike at every check; not a plan restated over work that changes things)
+    const couldBeVerbatim = prev !== undefined && prev.toolCalls > 0 && prev.waits === 0 && prev.noOps === 0 && ctx.epoch === prev.epoch && cur.text.length === prev.text.length;
+    if (!prev || (!couldBeMonologue && !couldBeNoProgress && !couldBeVerbatim)) {
       this.streak = fresh;
       return;
     }
@@ -263,18 +273,22 @@ class StagnationDetector implements Detector {
     // not so around calls that were all no-ops (`true`, `pwd`): they are a monologue in disguise
     const noOpsOnly = prev.noOps === prev.toolCalls;
     const noProgress = (!reworded || noOpsOnly || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.ids.length, prevSig.ids.length) >= this.noProgressMinWords;
+    const verbatim = couldBeVerbatim && curSig.ids.length >= this.noProgressMinWords && sameWords(prevSig.ids, curSig.ids);
     this.streak = {
       monologue: monologue ? this.streak.monologue + 1 : 1,
       reworded: monologue && (reworded || (this.streak.monologue > 1 && this.streak.reworded)),
       noProgress: noProgress ? this.streak.noProgress + 1 : 1,
+      verbatim: verbatim ? this.streak.verbatim + 1 : 1,
       events: [...this.streak.events.slice(-15), cur.event],
     };
     // a short answer needs one copy more: short texts coincide more easily
     const monologueAt = short ? Math.max(this.monologueCopies, this.noProgressCopies) : this.streak.reworded ? this.paraphraseCopies : this.monologueCopies;
     const isMonologue = this.streak.monologue >= monologueAt;
-    const copies = isMonologue ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : 0;
+    // word for word whatever the calls brought: one copy more than around calls that brought nothing
+    const isVerbatim = !isMonologue && this.streak.noProgress < this.noProgressCopies && this.streak.verbatim > this.noProgressCopies;
+    const copies = isMonologue ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : isVerbatim ? this.streak.verbatim : 0;
     if (!copies) return;
-    const shape = isMonologue ? `${this.streak.reworded ? "in other words " : ""}with nothing done in between` : "while the tool calls between them brought nothing new";
+    const shape = isMonologue ? `${this.streak.reworded ? "in other words " : ""}with nothing done in between` : isVerbatim ? "word for word, whatever the tool calls between them brought back" : "while the tool calls between them brought nothing new";
     const key = `${this.id}:${textKey(wordsOf(cur.text.text(), 40).join(" "))}`;
     const count = this.counter.catch(key);
     if (count === undefined) return;
@@ -294,7 +308,7 @@ class StagnationDetector implements Detector {
   reset(): void {
     this.current = undefined;
     this.previous = undefined;
-    this.streak = { monologue: 1, reworded: false, noProgress: 1, events: [] };
+    this.streak = { monologue: 1, reworded: false, noProgress: 1, verbatim: 1, events: [] };
     this.counter.reset();
     this.lastSimilarity = 0;
     this.outputs.clear();

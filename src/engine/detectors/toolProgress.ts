@@ -26,6 +26,8 @@ import { BoundedMap } from "../boundedMap";
 import { isPlanTool } from "../toolKnowledge";
 import { commandExitedNonZero, errorLine, ownCopy, someContentLine } from "../signatures";
 import { foundNothingIn } from "./searchSpiral";
+import { CursorMemory } from "../news";
+import { isFileEditCommand } from "../shellCommands";
 
 /**
  * Counts are steps without progress, the one starting included: warn when a 5th step begins after
@@ -104,10 +106,14 @@ class ToolProgressDetector implements Detector {
   private runDescribed: string[] = [];
   private epochAtStep = -1;
   private strongest = { count: 0, detail: "" };
+  /** Calls that page forward (page 2 after page 1): ground not yet covered. */
+  private readonly cursors = new CursorMemory();
+  private advancing: CallRecord | undefined;
 
   constructor(private readonly settings: DetectorSettings) {}
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
+    if (this.cursors.advances(call.command ?? call.signature)) this.advancing = call;
     let found: Finding | undefined;
     if (!this.step || this.step.request !== call.requestIndex) {
       this.closeStep(ctx.epoch);
@@ -141,7 +147,9 @@ class ToolProgressDetector implements Detector {
       if (step.events.length < MAX_EVIDENCE) step.events.push(call.eventIndex);
       if (step.described.length < MAX_DESCRIBED) { const d = describeCall(call, 40); if (!step.described.includes(d)) step.described.push(d); }
     }
-    if ((call.kind === "edit" || call.kind === "write") && result.ok && call.mutating && !call.unchanging) this.edits++;
+    // The agent's own edits, whether by an editor tool or a command that edits a file (`sed -i`,
+    // SWE-agent's `edit 12:15`); a checkout or a bisect step moves the workspace without one.
+    if (result.ok && call.mutating && !call.unchanging && (call.kind === "edit" || call.kind === "write" || (call.command !== undefined && isFileEditCommand(call.command)))) this.edits++;
     const edit = this.noteOutcome(call);
     return edit ? [edit] : undefined;
   }
@@ -149,10 +157,13 @@ class ToolProgressDetector implements Detector {
   /** Whether the answer told the session something it had not seen. */
   private isNews(call: CallRecord): boolean {
     const result = call.result!;
-    if (this.outputs.get(result.outputHash) !== undefined) return false;
+    const seen = this.outputs.get(result.outputHash) !== undefined;
     this.outputs.set(result.outputHash, true);
+    if (seen && this.advancing !== call) return false;
     if (call.noOp) return false;
     if ((call.search !== undefined || call.kind === "search" || call.kind === "list") && foundNothingIn(result)) return false;
+    // A page further on answers about ground not yet covered, whatever its words (every full page: "100").
+    if (this.advancing === call) return !isBlank(result.text) && !foundNothingIn(result);
     // An answer never seen, unless all it holds is the call's own words back (`echo ok` → ok, `ls -d .` → .).
     return hasOwnWords(result.text, call.command ?? call.target ?? "");
   }
@@ -245,6 +256,8 @@ class ToolProgressDetector implements Detector {
     this.runEvents = [];
     this.runDescribed = [];
     this.strongest = { count: 0, detail: "" };
+    this.cursors.clear();
+    this.advancing = undefined;
   }
 
   status() {
