@@ -38,4 +38,19 @@ describe("across user turns", () => {
     ivs.push(...[{ t: "user", text: "No, look in config/upload.yaml." } as TraceEvent, ...answer(SAME)].flatMap((e) => s.push(e)));
     assert.deepEqual(ivs, []);
   });
+
+  it("judges the visible answer apart from the thinking: the same answer word for word with nothing done is caught at its second copy", () => {
+    const think = (i: number) => streamOf("reasoning", [`The user wants a summary of the conversation so far; let me write it.`, `The user wants me to update the anchored summary with what changed since.`][i], 8);
+    const evs: TraceEvent[] = [{ t: "user", text: "Which file is changed?" }];
+    for (let i = 0; i < 2; i++) evs.push({ t: "request" }, ...think(i), ...streamOf("text", "Goal\n  Find which files are modified.\nProgress\n  Ran git status.\nRelevant files\n  src/deploy/service.cs: modified, not staged for commit", 9), { t: "end" });
+    const ivs = feed(evs);
+    assert.equal(ivs.length, 1);
+    assert.equal(ivs[0].event, evs.length - 1, "at the end of the second copy");
+  });
+
+  it("lets a short answer said again under new thinking through at its second copy", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Update the changelog." }];
+    for (const t of ["I added the entry under Unreleased.", "The entry is in; the links at the bottom are fine."]) evs.push({ t: "request" }, ...streamOf("reasoning", t, 6), ...streamOf("text", "Done.", 3), { t: "end" });
+    assert.deepEqual(feed(evs), []);
+  });
 });

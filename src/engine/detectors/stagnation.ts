@@ -77,6 +77,8 @@ interface RequestText {
    * made a string per chunk that lived as long as the request.
    */
   text: PieceString;
+  /** The visible answer alone (text chunks, no thinking): said again word for word it is the loop, whatever the thinking says. */
+  visible: PieceString;
   toolCalls: number;
   /** Calls that only went through the motions (`true`, `echo ok`, `cd .`, `pwd`). */
   noOps: number;
@@ -156,10 +158,11 @@ class StagnationDetector implements Detector {
     this.current.channel = ev.t;
     const room = MAX_REQUEST_CHARS - this.current.text.length;
     if (room > 0) this.current.text.push(delta.slice(0, room));
+    if (ev.t === "text" && this.current.visible.length < MAX_REQUEST_CHARS) this.current.visible.push(ev.delta.slice(0, MAX_REQUEST_CHARS - this.current.visible.length));
   }
 
   private newRequestText(ctx: DetectorContext): RequestText {
-    return { text: new PieceString(), toolCalls: 0, noOps: 0, waits: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn, userWords: this.lastUserWords };
+    return { text: new PieceString(), visible: new PieceString(), toolCalls: 0, noOps: 0, waits: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn, userWords: this.lastUserWords };
   }
 
   /**
@@ -232,6 +235,13 @@ class StagnationDetector implements Detector {
     this.table.restart(live);
   }
 
+  /** Whether two requests' visible answers are word for word the same, and long enough to count alone. */
+  private sameVisible(a: RequestText, b: RequestText): boolean {
+    const x = this.table.idsOf(a.visible.text(), MAX_WORDS);
+    const y = this.table.idsOf(b.visible.text(), MAX_WORDS);
+    return x.length >= this.noProgressMinWords && sameWords(x, y);
+  }
+
   /** Jaccard of two requests' word sets. */
   private wordSetJaccard(a: readonly number[], b: readonly number[]): number {
     return this.table.setJaccard(a, 0, a.length, b, 0, b.length);
@@ -274,7 +284,9 @@ class StagnationDetector implements Detector {
       this.streak = fresh;
       return;
     }
-    const exact = sameShort ? 1 : sortedJaccard(prevSig.shingles, curSig.shingles);
+    // the same visible answer word for word, with nothing done, whatever thinking came before it
+    const sameAnswer = couldBeMonologue && !sameShort && prev.visible.length === cur.visible.length && prev.visible.length > 0 && this.sameVisible(prev, cur);
+    const exact = sameShort || sameAnswer ? 1 : sortedJaccard(prevSig.shingles, curSig.shingles);
     // a message reworded each time keeps its words, not its word order
     // (answers to the same nudge are compared so however short: the nudge itself asks nothing new)
     const wordSimilarity = exact < this.minSimilarity && (nudged || Math.min(curSig.ids.length, prevSig.ids.length) >= this.paraphraseMinWords) ? this.wordSetJaccard(prevSig.ids, curSig.ids) : 0;
