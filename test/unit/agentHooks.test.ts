@@ -342,6 +342,30 @@ describe("agent hooks: Codex's rollout file and Copilot's events.jsonl read as t
     assert.equal(loops, 2, "the two loops were found on time");
   });
 
+  it("Copilot: a reasoning loop the file shows only after the call began reaches the model with its result (not lost at permissionRequest)", () => {
+    const lines = recordedLines("copilot-cli/listing-loop/events.jsonl");
+    const first = lines.findIndex((l) => l.startsWith('{"type":"assistant.message"'));
+    const looping = JSON.parse(lines[first]) as { data: Record<string, unknown> };
+    looping.data.reasoningText = loopThought;
+    const home = tempDir("lsa-copilot-");
+    process.env.COPILOT_HOME = home;
+    const file = path.join(home, "session-state", "sess-late", "events.jsonl");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, "");
+    const session = new LoopSession();
+    const state = newSessionState("copilot", "sess-late");
+    const feed = (e: TraceEvent) => session.push(e);
+    const input = { command: "ls src", description: "Run ls src" };
+    assert.equal(decideAgentCall({ agent: "copilot", point: "pre", sessionId: "sess-late", toolName: "bash", input, claudeShaped: false }, state, feed).action, "allow");
+    // Copilot wrote the response's lines while the call waited for permission.
+    fs.appendFileSync(file, lines.slice(0, first).join("") + JSON.stringify(looping) + "\n");
+    assert.equal(decideAgentCall({ agent: "copilot", point: "permission", sessionId: "sess-late", toolName: "bash", input, claudeShaped: false }, state, feed).action, "allow");
+    const post = decideAgentCall({ agent: "copilot", point: "post", sessionId: "sess-late", toolName: "bash", input, result: { ok: true, text: "total.js" }, claudeShaped: false }, state, feed);
+    assert.equal(post.action, "warn");
+    assert.match(post.message!, /thinking|repeat/i);
+    assert.equal(decideAgentCall({ agent: "copilot", point: "pre", sessionId: "sess-late", toolName: "bash", input, claudeShaped: false }, state, feed).action, "block", "the next call is refused");
+  });
+
   it("Copilot: a session id that is not a plain name reads no file", () => {
     process.env.COPILOT_HOME = tempDir("lsa-copilot-");
     const state = newSessionState("copilot", "..");

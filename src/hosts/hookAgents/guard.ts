@@ -253,7 +253,9 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
   // response's lines read at postToolUse go after the result they preceded, never between the call
   // and its result (a request there would leave the call unanswered, and the counts one short).
   const resultFirst = call.agent === "copilot" && call.point === "post";
-  if (!resultFirst) readSessionFile();
+  // Copilot's permissionRequest can carry nothing but the stop: what the file holds is read at the
+  // next pre or post, whose answers carry guidance and refusals (read here, a finding was lost).
+  if (!resultFirst && call.point !== "permission") readSessionFile();
 
   if (call.point === "permission") return permissionVerdict(state, now);
 
