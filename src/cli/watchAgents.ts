@@ -31,7 +31,7 @@ export async function runAgentsWatch(config: EngineConfig, json: boolean, io: Cl
     },
   });
   const server = await service.serve(env, (m) => io.err(`loop-sentinel watch: ${m}`));
-  print(`${clock()}  answering the Claude Code / Copilot CLI / Codex hook at ${server.endpoint}`, { type: "watching", hookEndpoint: server.endpoint });
+  print(`${clock()}  answering the Claude Code / Copilot CLI / Codex / Gemini CLI / Qwen Code hook at ${server.endpoint}`, { type: "watching", hookEndpoint: server.endpoint });
   await new Promise<void>((resolve) => {
     const finish = () => { process.off("SIGINT", finish); process.off("SIGTERM", finish); signal?.removeEventListener("abort", finish); resolve(); };
     process.on("SIGINT", finish);

@@ -11,9 +11,11 @@
  * transcript already brought it (matched by the call id). The strongest rung reached decides:
  * - warn: kept and added as context after the call's result (post);
  * - block (or a stream abort): the call is refused with the guidance;
- * - stop: Claude: refused and the run ends; Copilot: let through at preToolUse and answered with
- *   an interrupt from permissionRequest, its only hook answer that ends a run; Codex, which no
- *   hook output can end: this and every further call of the turn is refused, saying so.
+ * - stop: Claude and Gemini CLI: refused and the run ends; Copilot: let through at preToolUse and
+ *   answered with an interrupt from permissionRequest, its only hook answer that ends a run; Codex
+ *   and Qwen Code, which no hook output can end: this and every further call of the turn is
+ *   refused, saying so.
+ * A user prompt (Gemini's BeforeAgent; Codex's and Qwen's new turn id) starts the counts afresh.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -25,7 +27,7 @@ import { DirectClaudeBuilder, translateClaudeLine, type ClaudeLineState } from "
 import { CodexRolloutTranslator } from "../codex/rolloutTranslator";
 import { CopilotEventsTranslator } from "../copilot/eventsTranslator";
 import { feedLineText, type LineTranslator } from "../lineTranslation";
-import type { AgentCall, AgentName, Verdict } from "./dialect";
+import { endsRun, type AgentCall, type AgentName, type Verdict } from "./dialect";
 import { copilotHome } from "./agentHomes";
 
 /** Call and result ids remembered per session to tell the hook's copy from the transcript's. */
@@ -203,12 +205,14 @@ export function copilotEventsPath(sessionId: string, env: NodeJS.ProcessEnv = pr
 /** The session file the hook reads as it grows, for the agents that write one. */
 function transcriptOf(call: AgentCall): string | undefined {
   if (call.agent === "copilot") return copilotEventsPath(call.sessionId);
+  // Gemini's and Qwen's session files are not read: their calls and results come from the hooks.
+  if (call.agent === "gemini" || call.agent === "qwen") return undefined;
   return call.transcriptPath;
 }
 
 function readTail(agent: AgentName, cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
   if (agent === "claude") readTranscriptTail(cursor, emit);
-  else readLineFileTail(agent, cursor, emit);
+  else if (agent === "codex" || agent === "copilot") readLineFileTail(agent, cursor, emit);
 }
 
 function strongest(ivs: Intervention[]): Intervention | undefined {
@@ -221,6 +225,13 @@ function strongest(ivs: Intervention[]): Intervention | undefined {
 export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed: Feed, now = Date.now()): Verdict {
   const found: Intervention[] = [];
   const take = (ivs: Intervention[]) => { for (const iv of ivs) found.push(iv); };
+
+  if (call.point === "prompt") {
+    // The user spoke: what was held for the last run is over, and the counts start afresh.
+    state.stop = undefined; state.pendingRefusal = undefined; state.pendingWarn = []; state.streamRefused = undefined; state.open = [];
+    feed({ t: "user", text: call.prompt ?? "", ts: now });
+    return { action: "allow" };
+  }
 
   // A new Codex turn is a new user message: counts start afresh, and a stop held for the old turn is over.
   if (call.turnId !== undefined && call.turnId !== state.turnId) {
@@ -282,7 +293,7 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
 }
 
 function stopText(agent: AgentName, message: string): string {
-  if (agent === "codex") return `${message} Loop Sentinel stopped this run: every further tool call of this turn is refused. End your turn now and tell the user what you found and what blocked you.`;
+  if (agent === "codex" || agent === "qwen") return `${message} Loop Sentinel stopped this run: every further tool call of this turn is refused. End your turn now and tell the user what you found and what blocked you.`;
   return message;
 }
 
@@ -335,8 +346,8 @@ function postVerdict(call: AgentCall, state: AgentSessionState, found: Intervent
     state.stop = { message: stopText(call.agent, best.message), turnId: state.turnId, delivered: false };
     messages.push(state.stop.message);
     const text = messages.join("\n\n");
-    // Claude ends the run here; the others at their next call.
-    return call.agent === "claude" ? { action: "stop", message: text } : { action: "warn", message: text };
+    // Claude and Gemini end the run here; the others at their next call.
+    return endsRun(call.agent) ? { action: "stop", message: text } : { action: "warn", message: text };
   }
   return messages.length > 0 ? { action: "warn", message: messages.join("\n\n") } : { action: "allow" };
 }

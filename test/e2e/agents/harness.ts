@@ -1,10 +1,11 @@
 /**
- * Runs the real Claude Code, Copilot CLI and Codex from npm (pinned; installed into the ignored
+ * Runs the real Claude Code, Copilot CLI, Codex, Gemini CLI and Qwen Code from npm (pinned; installed into the ignored
  * `.tmp/hook-agents/` on first use) against the fake model, with Loop Sentinel's hook installed
  * the way a user installs it (`loop-sentinel hooks install <agent> --project <workspace>`, or
  * user-wide into the run's own agent home). Each run gets its own workspace, agent home, channel
  * folder and Loop Sentinel folder: nothing touches the machine's own settings.
- * The recipe (environment, flags, trust) is the one verified in ../shared/hosts/hook-agents.
+ * The recipe (environment, flags, trust) is the one verified in ../shared/hosts/hook-agents and
+ * ../shared/hosts/more-agents.
  */
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -16,11 +17,13 @@ export const REPO = path.resolve(__dirname, "../../../..");
 const CLI_ROOT = path.join(REPO, ".tmp", "hook-agents");
 export const RUNS_ROOT = path.join(REPO, ".tmp", "hook-agents-e2e");
 
-export type Agent = "claude" | "copilot" | "codex";
+export type Agent = "claude" | "copilot" | "codex" | "gemini" | "qwen";
 export const PINNED: Record<Agent, { pkg: string; version: string; bin: string }> = {
   claude: { pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude" },
   copilot: { pkg: "@github/copilot", version: "1.0.102", bin: "copilot" },
   codex: { pkg: "@openai/codex", version: "0.171.0", bin: "codex" },
+  gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
+  qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
 };
 
 function cliPrefix(agent: Agent): string { return path.join(CLI_ROOT, `${agent === "claude" ? "claude-code" : agent}-${PINNED[agent].version}`); }
@@ -44,8 +47,10 @@ export interface RunOptions {
   damage?: "absent" | "broken";
   /** Put a no-op Node hook in place of Loop Sentinel's (the bench's baseline), or no hook at all. */
   baseline?: "noop" | "none";
-  /** Where the hook goes: the project (default) or the agent's user folder. */
+  /** Where the hook goes: the project (default; Codex and Gemini CLI: the user folder) or the agent's user folder. */
   scope?: "project" | "user";
+  /** Put a hook that keeps each stdin it gets (in `<run>/hook-input/`) in place of Loop Sentinel's: recording fixtures. */
+  recordInput?: boolean;
 }
 
 export interface RunResult {
@@ -83,10 +88,17 @@ function makeWorkspace(ws: string): void {
 
 const NOOP_HOOK = "process.stdin.resume();process.stdin.on('end',()=>process.exit(0));\n";
 
+/** Keeps each input as it came, numbered in the order the hooks ran, and answers nothing. */
+function recordingHook(dir: string): string {
+  return `const fs=require("fs"),path=require("path");const dir=${JSON.stringify(dir)};let raw="";` +
+    `process.stdin.on("data",(d)=>raw+=d).on("end",()=>{fs.mkdirSync(dir,{recursive:true});let ev="unknown";try{ev=JSON.parse(raw).hook_event_name||ev}catch{}` +
+    `const n=fs.readdirSync(dir).length+1;fs.writeFileSync(path.join(dir,String(n).padStart(2,"0")+"-"+ev+".json"),raw);process.exit(0)});\n`;
+}
+
 function installHook(agent: Agent, dir: string, ws: string, env: NodeJS.ProcessEnv, o: RunOptions): void {
   if (o.baseline === "none") return;
   const args = [path.join(REPO, "dist", "cli.js"), "hooks", "install", agent];
-  if ((o.scope ?? (agent === "codex" ? "user" : "project")) === "project") args.push("--project", ws);
+  if ((o.scope ?? (agent === "codex" || agent === "gemini" ? "user" : "project")) === "project") args.push("--project", ws);
   if (o.settings) {
     const file = path.join(dir, "loop-sentinel-settings.json");
     fs.writeFileSync(file, JSON.stringify(o.settings));
@@ -95,6 +107,7 @@ function installHook(agent: Agent, dir: string, ws: string, env: NodeJS.ProcessE
   execFileSync(process.execPath, args, { env, stdio: "pipe" });
   const script = path.join(env.LOOP_SENTINEL_HOME!, "loop-sentinel-agent-hook.js");
   if (o.baseline === "noop") fs.writeFileSync(script, NOOP_HOOK);
+  if (o.recordInput) fs.writeFileSync(script, recordingHook(path.join(dir, "hook-input")));
   if (o.damage === "absent") fs.rmSync(script);
   if (o.damage === "broken") fs.writeFileSync(script, "this is not javascript (\n");
 }
@@ -114,6 +127,7 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
   const env: NodeJS.ProcessEnv = {
     ...process.env, HOME: home, LOOP_SENTINEL_HOME: path.join(dir, "loop-sentinel"), LOOP_SENTINEL_CHANNEL_DIR: channel, NO_COLOR: "1",
     CLAUDE_CONFIG_DIR: path.join(dir, "claude-config"), COPILOT_HOME: path.join(home, ".copilot"), CODEX_HOME: path.join(dir, "codex-home"),
+    GEMINI_CLI_HOME: path.join(dir, "gemini-home"), QWEN_HOME: path.join(dir, "qwen-home"),
   };
   delete env.XDG_RUNTIME_DIR;
   let args: string[];
@@ -141,6 +155,24 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
       ].join("\n"));
       env.FAKE_API_KEY = "fake-key-123";
       args = ["exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt];
+      break;
+    case "gemini":
+      // Its own settings first: the install merges the hook in beside them.
+      fs.mkdirSync(path.join(env.GEMINI_CLI_HOME!, ".gemini"), { recursive: true });
+      fs.writeFileSync(path.join(env.GEMINI_CLI_HOME!, ".gemini", "settings.json"), JSON.stringify({
+        general: { disableAutoUpdate: true, disableUpdateNag: true }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false },
+        security: { folderTrust: { enabled: false }, auth: { selectedType: "gemini-api-key" } },
+      }, null, 2));
+      Object.assign(env, { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${model.port}`, GEMINI_API_KEY: "fake-key", GEMINI_CLI_NO_RELAUNCH: "true", TERM: "dumb" });
+      args = ["--yolo", "-m", "gemini-2.5-pro", "-p", prompt];
+      break;
+    case "qwen":
+      fs.mkdirSync(env.QWEN_HOME!, { recursive: true });
+      fs.writeFileSync(path.join(env.QWEN_HOME!, "settings.json"), JSON.stringify({
+        security: { auth: { selectedType: "openai" } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false },
+      }, null, 2));
+      Object.assign(env, { OPENAI_API_KEY: "fake-key", OPENAI_BASE_URL: `http://127.0.0.1:${model.port}/v1`, OPENAI_MODEL: "fake-model", QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" });
+      args = ["--yolo", "-p", prompt];
       break;
   }
   installHook(agent, dir, ws, env, o);
