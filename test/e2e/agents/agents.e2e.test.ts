@@ -1,9 +1,10 @@
 /**
- * Loop Sentinel's hook in the real Claude Code 2.1.332, Copilot CLI 1.0.102 and Codex 0.171.0
- * (from npm, offline, against the fake model): an identical-call loop gets guidance, then
- * refusals, then the end of the run (Claude, Copilot) or refusals to the end (Codex); a
- * reasoning loop in the agent's own session file is acted on at the next tool call; a productive run is
- * untouched; warn-only refuses nothing; with the hook absent or broken every call passes. What
+ * Loop Sentinel's hook in the real Claude Code 2.1.332, Copilot CLI 1.0.102, Codex 0.171.0, Gemini
+ * CLI 0.61.0 and Qwen Code 0.24.4 (from npm, offline, against the fake model): an identical-call
+ * loop gets guidance, then refusals, then the end of the run (Claude, Copilot, Gemini) or refusals
+ * to the end (Codex, Qwen); a reasoning loop in the agent's own session file is acted on at the
+ * next tool call (Claude, Copilot, Codex: the others' session files are not read); a productive run
+ * is untouched; warn-only refuses nothing; with the hook absent or broken every call passes. What
  * the model received is read from the next request the fake model got.
  * Run: `npm run test:e2e:agents` (AGENTS=claude,copilot to pick).
  */
@@ -11,9 +12,23 @@ import * as assert from "node:assert/strict";
 import { runAgent, type Agent, type RunResult } from "./harness";
 import type { Step } from "./fakeModel";
 
-const AGENTS = (process.env.AGENTS ?? "claude,copilot,codex").split(",").filter(Boolean) as Agent[];
+const AGENTS = (process.env.AGENTS ?? "claude,copilot,codex,gemini,qwen").split(",").filter(Boolean) as Agent[];
 
-const repeat = (n: number): Step[] => Array.from({ length: n }, (_, i) => ({ text: `Listing the folder (${i + 1}).`, call: { kind: "shell", command: "ls" } }));
+/**
+ * Gemini CLI and Qwen Code end a turn themselves at the 5th call with byte-identical arguments,
+ * before a hook sees it; their loop repeats the command with a description that differs each
+ * time (a field Loop Sentinel sets aside), as models do, so the loop reaches the hooks.
+ */
+const OWN_GUARD: ReadonlySet<Agent> = new Set(["gemini", "qwen"]);
+/** Agents that no hook answer can stop: after the stop, every call is refused. */
+const NO_END: ReadonlySet<Agent> = new Set(["codex", "qwen"]);
+/** Agents whose session file the hook reads (thinking and text between calls). */
+const READS_SESSION: ReadonlySet<Agent> = new Set(["claude", "copilot", "codex"]);
+
+const repeat = (n: number, agent: Agent): Step[] => Array.from({ length: n }, (_, i) => ({
+  text: `Listing the folder (${i + 1}).`,
+  call: { kind: "shell", command: "ls", ...(OWN_GUARD.has(agent) ? { description: `List the folder, try ${i + 1}` } : {}) },
+}));
 
 const LOOP_THOUGHT =
   "Wait, maybe I should double-check whether the test file really exists before I change anything. " +
@@ -47,7 +62,7 @@ for (const agent of AGENTS) {
     this.timeout(600_000);
 
     it("an identical-call loop gets guidance, then refusals, then the end of the run (Codex: refusals to the end)", async () => {
-      const r = await runAgent(agent, "identical-loop", repeat(12));
+      const r = await runAgent(agent, "identical-loop", repeat(12, agent));
       const info = describe_(r);
       console.log(`      ${info}`);
       const guided = guidanceAt(r);
@@ -55,8 +70,8 @@ for (const agent of AGENTS) {
       assert.ok(guided.length > 0, `no Loop Sentinel text reached the model: ${info}`);
       assert.ok(refused.length > 0, `no refusal reached the model: ${info}`);
       assert.ok(guided[0] < refused[0], `guidance came first: ${info}`);
-      if (agent === "codex") {
-        // No hook output ends a Codex run: every call after the stop is refused, saying so, until the model gives up.
+      if (NO_END.has(agent)) {
+        // No hook output ends a Codex or Qwen Code run: every call after the stop is refused, saying so, until the model gives up.
         const stopped = r.model.requests.filter((q) => q.evidence.some((e) => /stopped this run/.test(e))).map((q) => q.n);
         assert.ok(stopped.length > 0, `the stop was said: ${info}`);
         assert.ok(r.model.requests.slice(stopped[0] - 1).every((q) => q.evidence.length > 0 || !q.reply), `every call after the stop was refused: ${info}`);
@@ -67,7 +82,7 @@ for (const agent of AGENTS) {
       }
     });
 
-    {
+    if (READS_SESSION.has(agent)) {
       // Claude's transcript, Codex's rollout file and Copilot's events.jsonl: each is read by the hook.
       it("a reasoning loop in the agent's session file is acted on at the next tool call", async () => {
         const steps: Step[] = [
@@ -95,7 +110,7 @@ for (const agent of AGENTS) {
     });
 
     it("warn-only: guidance reaches the model, no call is refused and the run is not ended", async () => {
-      const r = await runAgent(agent, "warn-only", repeat(9), { settings: { mode: "warnOnly" } });
+      const r = await runAgent(agent, "warn-only", repeat(9, agent), { settings: { mode: "warnOnly" } });
       const info = describe_(r);
       console.log(`      ${info}`);
       assert.ok(guidanceAt(r).length > 0, `guidance arrived: ${info}`);
@@ -105,7 +120,7 @@ for (const agent of AGENTS) {
 
     for (const damage of ["absent", "broken"] as const) {
       it(`with Loop Sentinel's hook ${damage}, every call passes`, async () => {
-        const r = await runAgent(agent, `hook-${damage}`, repeat(9), { damage });
+        const r = await runAgent(agent, `hook-${damage}`, repeat(9, agent), { damage });
         const info = describe_(r);
         console.log(`      ${info}`);
         assert.deepEqual(guidanceAt(r), [], `no Loop Sentinel text: ${info}`);
