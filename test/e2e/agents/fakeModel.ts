@@ -31,6 +31,8 @@ export interface RequestRecord {
   evidence: string[];
   /** The call the model made in its reply, as the client's tool name and input. */
   reply?: { tool: string; input: Record<string, unknown> };
+  /** When the request arrived (ms, monotonic): the gap between two is a turn of the agent, hooks included. */
+  at: number;
 }
 
 export const MARKER = "Loop Sentinel";
@@ -124,7 +126,7 @@ export class FakeModel {
     // Side requests (titles, summaries) offer no tools.
     const plainJson = api === "gemini" && !/:streamGenerateContent$/.test(url);
     if (tools.size === 0) { this.reply(api, res, body, { text: "Fake title" }, undefined, plainJson); return; }
-    const record: RequestRecord = { n: this.requests.length + 1, api, evidence: findStrings(afterLastTurn(body), MARKER) };
+    const record: RequestRecord = { n: this.requests.length + 1, api, evidence: findStrings(afterLastTurn(body), MARKER), at: performance.now() };
     this.requests.push(record);
     const step = this.steps[this.served++] ?? { text: "Done." };
     const call = step.call && render(step.call, tools);
