@@ -12,7 +12,7 @@ import { defaultConfig, resolveConfig } from "../../src/engine/config";
 import type { TraceEvent } from "../../src/engine/events";
 import { LoopSession } from "../../src/engine/session";
 import { agentOutput, parseAgentCall, shellEnvelope, type AgentCall, type AgentName } from "../../src/hosts/hookAgents/dialect";
-import { decideAgentCall, newSessionState, type AgentSessionState } from "../../src/hosts/hookAgents/guard";
+import { decideAgentCall, newSessionState, readChatTail, type AgentSessionState, type TranscriptCursor } from "../../src/hosts/hookAgents/guard";
 import { agentHookStatus, hookFileFor, installAgentHook, uninstallAgentHook } from "../../src/hosts/hookAgents/install";
 import { fromChannelQuery, toChannelQuery } from "../../src/hosts/hookAgents/channelQuery";
 
@@ -23,7 +23,17 @@ const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix
 /** A recorded session's hook inputs, in the order the CLI ran its hooks. */
 function recorded(agent: "gemini" | "qwen"): { file: string; text: string }[] {
   const dir = path.join(FIXTURES, agent);
-  return fs.readdirSync(dir).sort().map((f) => ({ file: f, text: fs.readFileSync(path.join(dir, f), "utf8") }));
+  return fs.readdirSync(dir).filter((f) => /^\d+-.*\.json$/.test(f)).sort().map((f) => ({ file: f, text: fs.readFileSync(path.join(dir, f), "utf8") }));
+}
+
+/** The session file the agent wrote in the same run, line by line, each with the time it was written (a line without one: its predecessor's). */
+function sessionLines(agent: "gemini" | "qwen"): { line: string; at: number }[] {
+  let at = 0;
+  return fs.readFileSync(path.join(FIXTURES, agent, "session.jsonl"), "utf8").split("\n").filter((l) => l !== "").map((line) => {
+    const t = Date.parse((JSON.parse(line) as { timestamp?: string }).timestamp ?? "");
+    if (Number.isFinite(t)) at = t;
+    return { line: line + "\n", at };
+  });
 }
 const one = (agent: "gemini" | "qwen", name: string) => recorded(agent).find((r) => r.file === name)!.text;
 
@@ -153,12 +163,21 @@ describe("Gemini CLI and Qwen Code hooks: the ladder", () => {
     }
   });
 
-  it("the recorded sessions replayed: every call allowed, each call paired with its own result", () => {
+  it("the recorded sessions replayed in their real order (hook inputs and session file by time): every call allowed, each paired with its own result, the thinking read once", () => {
     for (const agent of ["gemini", "qwen"] as const) {
       const session = new LoopSession();
       const state = newSessionState(agent, "x");
       const fed: TraceEvent[] = [];
-      const verdicts = recorded(agent).map(({ text }) => decideAgentCall(parseAgentCall(agent, undefined, text)!, state, (e) => { fed.push(e); return session.push(e); }).action);
+      const file = path.join(tempDir("lsa-gq-"), "session.jsonl");
+      fs.writeFileSync(file, "");
+      const lines = sessionLines(agent);
+      const verdicts = recorded(agent).map(({ text }) => {
+        const call = parseAgentCall(agent, undefined, text)!;
+        // What the agent had written by the time it ran this hook.
+        const at = Date.parse((JSON.parse(text) as { timestamp: string }).timestamp);
+        while (lines.length > 0 && lines[0].at <= at) fs.appendFileSync(file, lines.shift()!.line);
+        return decideAgentCall({ ...call, transcriptPath: file }, state, (e) => { fed.push(e); return session.push(e); }).action;
+      });
       assert.ok(verdicts.length >= 10);
       assert.deepEqual(verdicts.filter((v) => v !== "allow"), [], agent);
       const calls = fed.filter((e) => e.t === "tool_call").map((e) => (e as { id: string }).id);
@@ -167,7 +186,50 @@ describe("Gemini CLI and Qwen Code hooks: the ladder", () => {
       assert.deepEqual(results.map((r) => r.id), calls, `${agent}: each result paired with its call, in order`);
       assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, false], agent);
       assert.equal(state.open.length, 0, `${agent}: no call left waiting`);
+      assert.deepEqual(fed.filter((e) => e.t === "reasoning").map((e) => (e as { delta: string }).delta), ["The test fails; first I want to see which files are here."], `${agent}: the thinking, once`);
+      assert.ok(fed.findIndex((e) => e.t === "reasoning") < fed.findIndex((e) => e.t === "tool_call"), `${agent}: the thinking before the call it led to`);
+      assert.ok(fed.filter((e) => e.t === "request").length >= 5, `${agent}: a request per response`);
     }
+  });
+});
+
+describe("Gemini CLI and Qwen Code hooks: their session files read as they grow", () => {
+  it("the whole recorded file: the user's prompt, each response's thinking and text once (Gemini writes a message again as its calls finish), no tool results, no injected context", () => {
+    for (const agent of ["gemini", "qwen"] as const) {
+      const file = path.join(FIXTURES, agent, "session.jsonl");
+      const cursor: TranscriptCursor = { path: file, offset: 0, inRequest: false };
+      const events: TraceEvent[] = [];
+      readChatTail(agent, cursor, (e) => events.push(e));
+      assert.deepEqual(events.filter((e) => e.t === "user").map((e) => (e as { text: string }).text), ["Fix the failing test in this folder."], agent);
+      assert.equal(events.filter((e) => e.t === "request").length, 6, `${agent}: six responses`);
+      assert.deepEqual(events.filter((e) => e.t === "text").map((e) => (e as { delta: string }).delta),
+        ["Listing the folder.", "Reading the code.", "The sign is wrong.", "Writing a note.", "A command that fails.", "Done."], agent);
+      assert.equal(events.filter((e) => e.t === "reasoning").length, 1, agent);
+      assert.ok(!events.some((e) => e.t === "tool_call" || e.t === "tool_result"), `${agent}: calls and results come from the hooks`);
+      assert.equal(cursor.offset, fs.statSync(file).size);
+      const again: TraceEvent[] = [];
+      readChatTail(agent, cursor, (e) => again.push(e));
+      assert.deepEqual(again, [], `${agent}: nothing new, nothing read`);
+    }
+  });
+
+  it("a line still being written waits; a message written again is not read twice; tool results' text is not the user speaking", () => {
+    const dir = tempDir("lsa-gq-");
+    const file = path.join(dir, "s.jsonl");
+    const msg = { id: "m1", timestamp: "2026-11-28T10:00:00.000Z", type: "gemini", content: "Looking.", thoughts: [{ subject: "Plan", description: "read it" }], model: "g" };
+    fs.writeFileSync(file, JSON.stringify(msg) + "\n" + '{"id":"m1","type":"gem');
+    const cursor: TranscriptCursor = { path: file, offset: 0, inRequest: false };
+    const events: TraceEvent[] = [];
+    readChatTail("gemini", cursor, (e) => events.push(e));
+    assert.deepEqual(events.map((e) => e.t), ["request", "reasoning", "text"]);
+    assert.equal((events[1] as { delta: string }).delta, "Plan: read it");
+    fs.writeFileSync(file, JSON.stringify(msg) + "\n" + JSON.stringify({ ...msg, toolCalls: [{ id: "c", name: "read_file", args: {} }] }) + "\n" +
+      JSON.stringify({ id: "u1", type: "user", content: [{ functionResponse: { id: "c", name: "read_file", response: { output: "x" } } }, { text: "file text" }] }) + "\n" +
+      JSON.stringify({ id: "u2", type: "user", content: [{ text: "<hook_context>Loop Sentinel: ...</hook_context>" }] }) + "\n");
+    const more: TraceEvent[] = [];
+    readChatTail("gemini", cursor, (e) => more.push(e));
+    assert.deepEqual(more, [], "the rewritten message, a tool result and injected context: nothing new");
+    assert.equal(cursor.inRequest, true, "the response is still open for the call the hook will add");
   });
 });
 
@@ -275,6 +337,8 @@ describe("Gemini CLI and Qwen Code hooks: the bundled hook", () => {
       assert.equal(garbage.stdout, "");
       const pre = JSON.parse(one(agent, agent === "gemini" ? "02-BeforeTool.json" : "01-PreToolUse.json")) as Record<string, unknown>;
       const post = JSON.parse(one(agent, agent === "gemini" ? "03-AfterTool.json" : "02-PostToolUse.json")) as Record<string, unknown>;
+      // The session file the recording named is not on every machine: none is read here.
+      pre.transcript_path = post.transcript_path = path.join(os.tmpdir(), "no-such-session.jsonl");
       const outs: string[] = [];
       for (let i = 1; i <= 5; i++) {
         const ids = agent === "qwen" ? { tool_call_id: `call_${i}`, tool_use_id: `toolu_${i}` } : {};

@@ -26,7 +26,7 @@ import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
 import { DirectClaudeBuilder, translateClaudeLine, type ClaudeLineState } from "../claude/transcriptLines";
 import { CodexRolloutTranslator } from "../codex/rolloutTranslator";
 import { CopilotEventsTranslator } from "../copilot/eventsTranslator";
-import { feedLineText, type LineTranslator } from "../lineTranslation";
+import { EventOut, feedLineText, type LineTranslator } from "../lineTranslation";
 import { endsRun, type AgentCall, type AgentName, type Verdict } from "./dialect";
 import { copilotHome } from "./agentHomes";
 
@@ -48,6 +48,8 @@ export interface TranscriptCursor {
   inRequest: boolean;
   /** Codex: the ids of calls the file showed whose output it has not shown yet (a translator made afresh is told them). */
   open?: string[];
+  /** Gemini: the model messages already read (its file writes a message again as its calls finish). */
+  seen?: string[];
 }
 
 /** What one agent session needs between hook calls (JSON: saved as it is by the headless hook). */
@@ -196,6 +198,88 @@ export function readLineFileTail(agent: "codex" | "copilot", cursor: TranscriptC
   cursor.open = ids.length > MAX_OPEN_FILE_CALLS ? ids.slice(ids.length - MAX_OPEN_FILE_CALLS) : ids;
 }
 
+/** Message ids remembered per Gemini session file (a message is rewritten only while its calls run). */
+const MAX_SEEN = 64;
+
+const textOf = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/**
+ * Gemini CLI's session file (`chats/session-*.jsonl`, its hook input's `transcript_path`) or Qwen
+ * Code's (`projects/<cwd>/chats/<session>.jsonl`): the lines written since the cursor, as the
+ * model's thinking and text and the user's prompts. Their calls and results come from the hooks,
+ * which see every one (Gemini's hooks name no call id to match the file's by).
+ * - Gemini: a message record `{id, type: "gemini", content, thoughts: [{subject, description}]}`
+ *   is written when its response is complete, and again with the same id as its calls finish: it
+ *   is read once. `{type: "user"}` records holding text (not tool results, nor the context the CLI
+ *   injects) are the user's.
+ * - Qwen: `{type: "assistant", message: {parts: [{text, thought?}, {functionCall}]}}` once per
+ *   response; `{type: "user", message: {parts: [{text}]}}` for a prompt; tool results and the CLI's
+ *   own `system` records are not read.
+ */
+export function readChatTail(agent: "gemini" | "qwen", cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
+  const text = readNewLines(cursor);
+  if (text === undefined) return;
+  const out = new EventOut();
+  if (cursor.inRequest) out.request(undefined);
+  out.take();
+  const seen = cursor.seen ?? [];
+  const records: Record<string, unknown>[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try { const r: unknown = JSON.parse(line); if (isRecord(r)) records.push(r); } catch { /* a line cut short is not read */ }
+  }
+  // Gemini writes a message as its response completes and again as its calls finish: of the
+  // versions read now, the last is the whole one.
+  const lastOf = new Map<unknown, number>();
+  records.forEach((r, i) => { if (r.type === "gemini") lastOf.set(r.id, i); });
+  for (const [i, r] of records.entries()) {
+    const ts = typeof r.timestamp === "string" ? Date.parse(r.timestamp) || undefined : undefined;
+    if (agent === "gemini") {
+      if (r.type === "gemini" && typeof r.id === "string") {
+        if (lastOf.get(r.id) !== i || seen.includes(r.id)) continue;
+        seen.push(r.id);
+        out.request(ts, typeof r.model === "string" ? r.model : undefined);
+        for (const t of Array.isArray(r.thoughts) ? r.thoughts : []) {
+          if (isRecord(t)) out.reasoning([textOf(t.subject), textOf(t.description)].filter((x) => x !== "").join(": "), ts);
+        }
+        out.text(partsText(r.content), ts);
+      } else if (r.type === "user" && typeof r.id === "string" && !hasToolResult(r.content)) {
+        const said = partsText(r.content);
+        // Tool results, and the context Gemini itself puts in the user's turn, are not the user speaking.
+        if (said.trim() !== "" && !/^\s*<(?:session|hook)_context>/.test(said)) out.user(said, ts);
+      }
+      continue;
+    }
+    const m = isRecord(r.message) ? r.message : undefined;
+    if (!m) continue;
+    if (r.type === "assistant") {
+      out.request(ts, typeof r.model === "string" ? r.model : undefined);
+      for (const part of Array.isArray(m.parts) ? m.parts : []) {
+        if (!isRecord(part) || typeof part.text !== "string") continue;
+        if (part.thought === true) out.reasoning(part.text, ts); else out.text(part.text, ts);
+      }
+    } else if (r.type === "user" && !hasToolResult(m.parts)) {
+      const said = partsText(m.parts);
+      if (said.trim() !== "") out.user(said, ts);
+    }
+  }
+  for (const e of out.take()) emit(e);
+  cursor.inRequest = out.inRequest;
+  cursor.seen = seen.length > MAX_SEEN ? seen.slice(seen.length - MAX_SEEN) : seen;
+}
+
+/** A record carrying a tool's result (its text parts are the tool's, not the user's). */
+function hasToolResult(v: unknown): boolean {
+  return Array.isArray(v) && v.some((p) => isRecord(p) && p.functionResponse !== undefined);
+}
+
+/** The text parts of a Gemini-style content (a string or a list of parts); tool results left out. */
+function partsText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (!Array.isArray(v)) return "";
+  return v.filter((p) => isRecord(p) && typeof p.text === "string" && p.thought !== true).map((p) => (p as { text: string }).text).join("\n");
+}
+
 /** Where Copilot keeps a session's events: no hook input names it. Undefined for an id that is not a plain name. */
 export function copilotEventsPath(sessionId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (!/^[\w.-]+$/.test(sessionId) || /^\.+$/.test(sessionId)) return undefined;
@@ -205,14 +289,13 @@ export function copilotEventsPath(sessionId: string, env: NodeJS.ProcessEnv = pr
 /** The session file the hook reads as it grows, for the agents that write one. */
 function transcriptOf(call: AgentCall): string | undefined {
   if (call.agent === "copilot") return copilotEventsPath(call.sessionId);
-  // Gemini's and Qwen's session files are not read: their calls and results come from the hooks.
-  if (call.agent === "gemini" || call.agent === "qwen") return undefined;
   return call.transcriptPath;
 }
 
 function readTail(agent: AgentName, cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
   if (agent === "claude") readTranscriptTail(cursor, emit);
   else if (agent === "codex" || agent === "copilot") readLineFileTail(agent, cursor, emit);
+  else readChatTail(agent, cursor, emit);
 }
 
 function strongest(ivs: Intervention[]): Intervention | undefined {

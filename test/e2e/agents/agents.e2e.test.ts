@@ -23,7 +23,7 @@ const OWN_GUARD: ReadonlySet<Agent> = new Set(["gemini", "qwen"]);
 /** Agents that no hook answer can stop: after the stop, every call is refused. */
 const NO_END: ReadonlySet<Agent> = new Set(["codex", "qwen"]);
 /** Agents whose session file the hook reads (thinking and text between calls). */
-const READS_SESSION: ReadonlySet<Agent> = new Set(["claude", "copilot", "codex"]);
+const READS_SESSION: ReadonlySet<Agent> = new Set(["claude", "copilot", "codex", "gemini", "qwen"]);
 
 const repeat = (n: number, agent: Agent): Step[] => Array.from({ length: n }, (_, i) => ({
   text: `Listing the folder (${i + 1}).`,
