@@ -155,6 +155,12 @@ describe("Gemini CLI and Qwen Code hooks: the ladder", () => {
     assert.deepEqual(identicalLoop("qwen", 1, defaultConfig(), state, "s1########1"), ["1:pre=allow,post=allow"]);
   });
 
+  it("Gemini: a refused call, which gets no AfterTool, leaves no call waiting to take the next identical call's result", () => {
+    const state = newSessionState("gemini", "s1");
+    identicalLoop("gemini", 6, defaultConfig(), state);
+    assert.deepEqual(state.open, [], "the 5th and 6th were refused: nothing waits for them");
+  });
+
   it("warn-only: guidance, never a refusal or a stop", () => {
     for (const agent of ["gemini", "qwen"] as const) {
       const verdicts = identicalLoop(agent, 9, resolveConfig({ mode: "warnOnly" }).config);

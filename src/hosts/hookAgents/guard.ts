@@ -357,7 +357,12 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
     }
     const verdict = preVerdict(call, state, found, now);
     // A refused call never ran: the refusal the transcript later shows as its result is ours, not an outcome.
-    if (verdict.action === "block" || verdict.action === "stop") remember(state.results, id);
+    if (verdict.action === "block" || verdict.action === "stop") {
+      remember(state.results, id);
+      // Gemini runs no AfterTool for a refused call: left waiting, it would take the result of the
+      // next identical call that runs.
+      if (call.agent === "gemini") state.open = state.open.filter(([openId]) => openId !== id);
+    }
     return verdict;
   }
 
