@@ -3,7 +3,7 @@
  * CLI 0.61.0 and Qwen Code 0.24.4 (from npm, offline, against the fake model): an identical-call
  * loop gets guidance, then refusals, then the end of the run (Claude, Copilot, Gemini) or refusals
  * to the end (Codex, Qwen); a reasoning loop in the agent's own session file is acted on at the
- * next tool call (Claude, Copilot, Codex: the others' session files are not read); a productive run
+ * next tool call; a productive run
  * is untouched; warn-only refuses nothing; with the hook absent or broken every call passes. What
  * the model received is read from the next request the fake model got.
  * Run: `npm run test:e2e:agents` (AGENTS=claude,copilot to pick).
@@ -22,8 +22,6 @@ const AGENTS = (process.env.AGENTS ?? "claude,copilot,codex,gemini,qwen").split(
 const OWN_GUARD: ReadonlySet<Agent> = new Set(["gemini", "qwen"]);
 /** Agents that no hook answer can stop: after the stop, every call is refused. */
 const NO_END: ReadonlySet<Agent> = new Set(["codex", "qwen"]);
-/** Agents whose session file the hook reads (thinking and text between calls). */
-const READS_SESSION: ReadonlySet<Agent> = new Set(["claude", "copilot", "codex", "gemini", "qwen"]);
 
 const repeat = (n: number, agent: Agent): Step[] => Array.from({ length: n }, (_, i) => ({
   text: `Listing the folder (${i + 1}).`,
@@ -82,8 +80,8 @@ for (const agent of AGENTS) {
       }
     });
 
-    if (READS_SESSION.has(agent)) {
-      // Claude's transcript, Codex's rollout file and Copilot's events.jsonl: each is read by the hook.
+    {
+      // Claude's transcript, Codex's rollout file, Copilot's events.jsonl, Gemini's and Qwen's chat files: each is read by the hook.
       it("a reasoning loop in the agent's session file is acted on at the next tool call", async () => {
         const steps: Step[] = [
           { thinking: LOOP_THOUGHT.repeat(40), text: "Let me look.", call: { kind: "shell", command: "ls" } },
