@@ -20,7 +20,15 @@ interface Timed {
   ts?: number;
 }
 
-export interface UserEvent extends Timed { t: "user"; text: string }
+export interface UserEvent extends Timed {
+  t: "user";
+  text: string;
+  /**
+   * Read after events it preceded (a session file written behind the hooks that fed the calls): what
+   * it asks is read, but it starts no new interaction, so the evidence gathered is kept.
+   */
+  late?: boolean;
+}
 export interface RequestEvent extends Timed { t: "request"; model?: string; usage?: Usage }
 export interface ReasoningEvent extends Timed { t: "reasoning"; delta: string }
 export interface TextEvent extends Timed { t: "text"; delta: string }
@@ -100,7 +108,7 @@ export function toTraceEvent(value: unknown): TraceEvent {
   let e: TraceEvent;
   switch (t) {
     case "user":
-      e = { t, text: requireString(value.text, t, "text") };
+      e = value.late === true ? { t, text: requireString(value.text, t, "text"), late: true } : { t, text: requireString(value.text, t, "text") };
       break;
     case "request": {
       if (value.model !== undefined && typeof value.model !== "string") throw new TraceEventError(`"model" must be a string`);

@@ -41,22 +41,57 @@ const NUMBER_WORDS: Record<string, number> = {
 
 const NUMBER = "\\d{1,3}|once|twice|thrice|two|three|four|five|six|seven|eight|nine|ten|twenty|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|vingt|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwanzig|duas|três|dez|tre|cinque|dieci|два|три|пять|десять";
 /** "5 times", "cinq fois", "tres veces", "drei Mal", "dreimal", "5x", "cinco vezes", "5 volte", "5 раз". */
-const EXPLICIT = new RegExp(`(?<![\\p{L}\\p{N}])(${NUMBER})\\s*(?:more\\s+|de\\s+plus\\s+|m[aá]s\\s+)?(?:times|runs|rounds|iterations|x(?![\\p{L}])|fois|veces|mal|male|vezes|volte|раза?)(?![\\p{L}])|(?<![\\p{L}\\p{N}])(once|twice|thrice|zweimal|dreimal|viermal|fünfmal|zehnmal)(?![\\p{L}])`, "u");
+const EXPLICIT = new RegExp(`(?<![\\p{L}\\p{N}])(${NUMBER})\\s*(?:more\\s+|de\\s+plus\\s+|m[aá]s\\s+)?(?:times|runs|rounds|iterations|x(?![\\p{L}])|fois|veces|mal|male|vezes|volte|раза?)(?![\\p{L}])|(?<![\\p{L}\\p{N}])(once|twice|thrice|zweimal|dreimal|viermal|fünfmal|zehnmal)(?![\\p{L}])`, "gu");
 /** 三次, 5次, 两遍, 十回, 5回 (Japanese too), 5번 (Korean). */
-const EXPLICIT_ZH = /(\d{1,3}|二十|[一两二三四五六七八九十])\s*(?:次|遍|回|번)/u;
-const FEW_WORDS = /\b(?:a few|a couple(?: of)?|few more|some more|a handful of|a bunch of|a number of) (?:more )?(?:times|runs|rounds|tries|attempts)\b|\bquelques fois\b|\bunas (?:cuantas|pocas) veces\b|\balgunas veces\b|\bun par de veces\b|\bein paar (?:mal|male)\b|\balgumas vezes\b|\balcune volte\b|几次|几遍|几回|何度か|何回か|数回|(?<!\p{L})несколько раз|몇 ?번/u;
-const SEVERAL_WORDS = /\b(?:several|many|multiple|repeatedly|again and again|over and over)\b(?: (?:times|runs|rounds))?|\bplusieurs fois\b|\b(?:à|a) plusieurs reprises\b|\bencore et encore\b|\bvarias veces\b|\brepetidamente\b|\buna y otra vez\b|\bmehrmals\b|\bmehrfach\b|\bmehrere (?:mal|male)\b|\bwiederholt\b|\bimmer wieder\b|\bv[áa]rias vezes\b|\brepetidas vezes\b|\bpiù volte\b|\bripetutamente\b|多次|反复|重复|何度も|繰り返し|(?<!\p{L})много раз|(?<!\p{L})неоднократно|(?<!\p{L})снова и снова|여러 ?번|반복/u;
-const FREQUENCY_WORDS = /\bhow (?:often|frequently|many times)\b|\bwhat (?:fraction|percentage|share)\b|\bfailure rate\b|\bcombien de fois\b|\b(?:à|a) quelle fréquence\b|\bcon qué frecuencia\b|\bcuántas veces\b|\bwie (?:oft|häufig)\b|\bcom que frequência\b|\bquantas vezes\b|\bquanto spesso\b|\bcon (?:che|quale) frequenza\b|\bquante volte\b|多少次|频率|概率|几率|頻度|何回失敗|(?<!\p{L})как часто|(?<!\p{L})сколько раз|얼마나 자주|몇 번이나/u;
+const EXPLICIT_ZH = /(\d{1,3}|二十|[一两二三四五六七八九十])\s*(?:次|遍|回|번)/gu;
+const FEW_WORDS = /\b(?:a few|a couple(?: of)?|few more|some more|a handful of|a bunch of|a number of) (?:more )?(?:times|runs|rounds|tries|attempts)\b|\bquelques fois\b|\bunas (?:cuantas|pocas) veces\b|\balgunas veces\b|\bun par de veces\b|\bein paar (?:mal|male)\b|\balgumas vezes\b|\balcune volte\b|几次|几遍|几回|何度か|何回か|数回|(?<!\p{L})несколько раз|몇 ?번/gu;
+/**
+ * "Many", "multiple" and "several" count runs only with a word for runs after them: "make multiple tool
+ * calls", "handle as many files as the project has" ask for no repetition.
+ */
+const SEVERAL_WORDS = /\b(?:(?:several|many|multiple|numerous) (?:more )?(?:times|runs|rounds|tries|attempts|iterations)|repeatedly|again and again|over and over)\b|\bplusieurs fois\b|\b(?:à|a) plusieurs reprises\b|\bencore et encore\b|\bvarias veces\b|\brepetidamente\b|\buna y otra vez\b|\bmehrmals\b|\bmehrfach\b|\bmehrere (?:mal|male)\b|\bwiederholt\b|\bimmer wieder\b|\bv[áa]rias vezes\b|\brepetidas vezes\b|\bpiù volte\b|\bripetutamente\b|多次|反复|重复|何度も|繰り返し|(?<!\p{L})много раз|(?<!\p{L})неоднократно|(?<!\p{L})снова и снова|여러 ?번|반복/gu;
+const FREQUENCY_WORDS = /\bhow (?:often|frequently|many times)\b|\bwhat (?:fraction|percentage|share)\b|\bfailure rate\b|\bcombien de fois\b|\b(?:à|a) quelle fréquence\b|\bcon qué frecuencia\b|\bcuántas veces\b|\bwie (?:oft|häufig)\b|\bcom que frequência\b|\bquantas vezes\b|\bquanto spesso\b|\bcon (?:che|quale) frequenza\b|\bquante volte\b|多少次|频率|概率|几率|頻度|何回失敗|(?<!\p{L})как часто|(?<!\p{L})сколько раз|얼마나 자주|몇 번이나/gu;
 /** "About ten times", a sample in round words. */
-const TEN_OR_SO_WORDS = /\b(?:a dozen|a dozen or so|ten or so) (?:times|runs)\b|\bune dizaine de fois\b|\buna decena de veces\b|\betwa zehnmal\b|\buma dezena de vezes\b|\buna decina di volte\b|(?<!\p{L})десяток раз|十来次|十几次/u;
-const UNTIL_WORDS = /\b(?:until|till|unless) (?:it|they|the [\w-]+|all(?: the)? [\w-]+|tests?|ci|everything|the build)(?: [\w-]+){0,2} (?:pass(?:es)?|succeeds?|works?|is green|are green|turns? green|goes green|is stable|fails)\b|\b(?:until|till) (?:it's|they're) (?:green|passing|stable|fixed)\b|\baté (?:que )?(?:\p{L}+ ){0,3}(?:passar|passe|funcionar|funcione)|\bfinché non (?:\p{L}+ ){0,3}(?:passa|passano|funziona)|通るまで|成功するまで|пока не (?:\p{L}+ ){0,3}(?:пройд|заработает)|통과할 때까지|\bjusqu'(?:à|a) ce qu(?:e|')(?:[\p{L}'-]+ ){0,3}(?:passe|passent|marche|fonctionne|réussisse|échoue)|\bhasta que (?:\p{L}+ ){0,3}(?:pase|pasen|funcione|falle)|\bbis (?:er|es|sie|der|die|das|alle)(?: \p{L}+){0,3} (?:durchläuft|besteht|grün|funktioniert|klappt|fehlschlägt)|直到.{0,8}(?:通过|成功|变绿|失败)/u;
+const TEN_OR_SO_WORDS = /\b(?:a dozen|a dozen or so|ten or so) (?:times|runs)\b|\bune dizaine de fois\b|\buna decena de veces\b|\betwa zehnmal\b|\buma dezena de vezes\b|\buna decina di volte\b|(?<!\p{L})десяток раз|十来次|十几次/gu;
+const UNTIL_WORDS = /\b(?:until|till|unless) (?:it|they|the [\w-]+|all(?: the)? [\w-]+|tests?|ci|everything|the build)(?: [\w-]+){0,2} (?:pass(?:es)?|succeeds?|works?|is green|are green|turns? green|goes green|is stable|fails)\b|\b(?:until|till) (?:it's|they're) (?:green|passing|stable|fixed)\b|\baté (?:que )?(?:\p{L}+ ){0,3}(?:passar|passe|funcionar|funcione)|\bfinché non (?:\p{L}+ ){0,3}(?:passa|passano|funziona)|通るまで|成功するまで|пока не (?:\p{L}+ ){0,3}(?:пройд|заработает)|통과할 때까지|\bjusqu'(?:à|a) ce qu(?:e|')(?:[\p{L}'-]+ ){0,3}(?:passe|passent|marche|fonctionne|réussisse|échoue)|\bhasta que (?:\p{L}+ ){0,3}(?:pase|pasen|funcione|falle)|\bbis (?:er|es|sie|der|die|das|alle)(?: \p{L}+){0,3} (?:durchläuft|besteht|grün|funktioniert|klappt|fehlschlägt)|直到.{0,8}(?:通过|成功|变绿|失败)/gu;
 /**
  * A word every branch of UNTIL_WORDS holds, under the same flags: a message without one cannot match
  * it, and is not run through it. Its letter classes make it costlier to compile than a
  * whole session's user messages are to read (a third of a replay's cost of its one message).
  */
 const UNTIL_ANCHOR = /until|till|unless|até|finché non|通るまで|成功するまで|пока не|통과할 때까지|jusqu'|hasta que|bis |直到/u;
-const WAIT_WORDS = /\bwait(?:ing)? (?:for|until|till|on)\b|\bkeep (?:polling|checking|watching|an eye)\b|\bpoll(?:ing)?\b|\b(?:tell|let) me know when\b|\btell me when\b|\bonce it(?:'s| is) (?:done|finished|live|green)\b|\battend(?:s|re|ez)\b|\bsurveill|\bdis-moi quand\b|\bespera(?:r)?\b|\bav[ií]same cuando\b|\bwarte(?:n)?\b|\bbescheid,? (?:wenn|sobald)\b|\bsag mir,? (?:wenn|sobald)\b|\bcontinue (?:à|a|de) (?:vérifier|surveiller|regarder)\b|\bsigue (?:comprobando|revisando|consultando|mirando)\b|\bprüfe? (?:weiter|regelmäßig)\b|\bespere\b|\baguard(?:e|ar)\b|\baspett(?:a|are)\b|\battendi\b|\bcontinua a (?:controllare|verificare)\b|(?<!\p{L})подожди|(?<!\p{L})дождись|(?<!\p{L})ожидай|等待|等到|等一下|轮询|盯着|待って|待つ|終わるまで|기다려|기다리/u;
+/**
+ * Waiting for a person ("wait for feedback after every command", "wait for my reply") is a harness's
+ * rule of conduct, not a thing to poll.
+ */
+const WAIT_WORDS = /\bwait(?:ing)? (?:for|until|till|on)\b(?! (?:(?:the |my |your |our )?(?:feedback|response|reply|replies|answer|confirmation|approval|input|instructions?|user|me|us|permission|review)\b))|\bkeep (?:polling|checking|watching|an eye)\b|\bpoll(?:ing)?\b|\b(?:tell|let) me know when\b|\btell me when\b|\bonce it(?:'s| is) (?:done|finished|live|green)\b|\battend(?:s|re|ez)\b|\bsurveill|\bdis-moi quand\b|\bespera(?:r)?\b|\bav[ií]same cuando\b|\bwarte(?:n)?\b|\bbescheid,? (?:wenn|sobald)\b|\bsag mir,? (?:wenn|sobald)\b|\bcontinue (?:à|a|de) (?:vérifier|surveiller|regarder)\b|\bsigue (?:comprobando|revisando|consultando|mirando)\b|\bprüfe? (?:weiter|regelmäßig)\b|\bespere\b|\baguard(?:e|ar)\b|\baspett(?:a|are)\b|\battendi\b|\bcontinua a (?:controllare|verificare)\b|(?<!\p{L})подожди|(?<!\p{L})дождись|(?<!\p{L})ожидай|等待|等到|等一下|轮询|盯着|待って|待つ|終わるまで|기다려|기다리/gu;
+
+/**
+ * A clause that asks for no repetition: negated ("don't just run it multiple times", "do not read it
+ * again and again"), a limit ("never retry more than twice", "at most 3 times", "no more than"), a
+ * condition ("if it fails several times"), or a complaint about what the agent keeps doing. Read in
+ * the clause before the words of repetition, in the languages the counts are read in.
+ */
+const NOT_ASKED = /(?<![\p{L}'])(?:don'?t|doesn'?t|didn'?t|do not|does not|did not|never|not|no|nor|avoid|without|instead of|rather than|stop|refrain|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot|at most|more than|up to|maximum|limit|if|unless|whether|you keep|kept|keeps|stuck|looping|was|were|has been|have been|ne|n'|pas|jamais|sans|nunca|sin|nicht|nie|kein\p{L}*|ohne|não|sem|non|mai|senza|не|нет|без|никогда)(?![\p{L}'])|不|别|勿|没|無|ない|않|말고|하지 ?마/u;
+/** Where a clause begins: a sentence's end, a line, a semicolon or colon, a comma, or "but". */
+const CLAUSE_START = /[.!?;:,\n。！？；：，](?=\s|$)|[。！？；：，\n]|\bbut\b/gu;
+
+/** The first match of `re` (global) in a clause that asks for it: not negated, limited or conditional. */
+function firstAsked(re: RegExp, lower: string): RegExpExecArray | undefined {
+  re.lastIndex = 0;
+  for (let m = re.exec(lower); m; m = re.exec(lower)) {
+    if (!NOT_ASKED.test(clauseBefore(lower, m.index))) return m;
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return undefined;
+}
+
+function clauseBefore(lower: string, at: number): string {
+  let start = 0;
+  CLAUSE_START.lastIndex = 0;
+  for (let m = CLAUSE_START.exec(lower); m && m.index < at; m = CLAUSE_START.exec(lower)) start = m.index + m[0].length;
+  return lower.slice(start, at);
+}
 
 /** Words shorter than this (and common words) say nothing about which command a request means. */
 const MIN_NAME = 4;
@@ -84,29 +119,56 @@ export function repetitionIntent(text: string): RepetitionIntent {
   // Lowercased once for case-sensitive patterns: a case-insensitive Unicode pattern works out the case
   // variants of its letters when first run, which cost a process more than its messages do.
   const lower = text.toLowerCase();
-  const m = EXPLICIT.exec(lower);
-  const zh = m ? undefined : EXPLICIT_ZH.exec(lower);
+  // Where each ask was read: the words of those sentences tell which commands it is about.
+  const at: number[] = [];
+  const m = firstAsked(EXPLICIT, lower);
+  const zh = m ? undefined : firstAsked(EXPLICIT_ZH, lower);
   const word = m?.[1] ?? m?.[2] ?? zh?.[1] ?? "";
   if (word !== "") {
     const n = NUMBER_WORDS[word] ?? NUMBER_WORDS[word.replace(/mal$/, "")] ?? Number(word);
-    if (Number.isFinite(n) && n > 1) { times = Math.min(MAX_TIMES, n); counted = true; explicit = true; }
+    if (Number.isFinite(n) && n > 1) { times = Math.min(MAX_TIMES, n); counted = true; explicit = true; at.push((m ?? zh)!.index); }
   }
-  const vague = FREQUENCY_WORDS.test(lower) || (UNTIL_ANCHOR.test(lower) && UNTIL_WORDS.test(lower)) || TEN_OR_SO_WORDS.test(lower) ? SAMPLE : SEVERAL_WORDS.test(lower) ? SEVERAL : FEW_WORDS.test(lower) ? FEW : 0;
+  const asked = (re: RegExp) => { const found = firstAsked(re, lower); if (found) at.push(found.index); return found !== undefined; };
+  const vague = asked(FREQUENCY_WORDS) || (UNTIL_ANCHOR.test(lower) && asked(UNTIL_WORDS)) || asked(TEN_OR_SO_WORDS) ? SAMPLE : asked(SEVERAL_WORDS) ? SEVERAL : asked(FEW_WORDS) ? FEW : 0;
   if (vague > times) { times = vague; counted = true; }
-  const waits = WAIT_WORDS.test(lower);
+  const waits = asked(WAIT_WORDS);
   const words = new Set<string>();
   let namesSomething = false;
-  for (const w of lower.split(SPLIT_REQUEST)) {
-    const bare = w.replace(/^[.:]+|[.:]+$/g, "");
-    if (bare.length < MIN_NAME) continue;
-    words.add(bare);
-    // A path, a file name with an extension, or an identifier (snake_case, camelCase, dotted) names a thing.
-    if (/[/\\]|\.\w{1,5}$|_|\w[.:]\w/.test(bare)) {
-      namesSomething = true;
-      for (const n of namesIn(bare)) words.add(n);
+  for (const sentence of sentencesAround(lower, at)) {
+    for (const w of sentence.split(SPLIT_REQUEST)) {
+      const bare = w.replace(/^[.:]+|[.:]+$/g, "");
+      if (bare.length < MIN_NAME) continue;
+      words.add(bare);
+      // A path, a file name with an extension, or an identifier (snake_case, camelCase, dotted) names a thing.
+      if (/[/\\]|\.\w{1,5}$|_|\w[.:]\w/.test(bare)) {
+        namesSomething = true;
+        for (const n of namesIn(bare)) words.add(n);
+      }
     }
   }
   return { times, counted, explicit, waits, words, namesSomething };
+}
+
+/** A sentence's end: a stop, a line, or the ideographic stops. */
+const SENTENCE_END = /[.!?](?=\s|$)|\n|[。！？]/gu;
+
+/**
+ * The sentence of each ask and the one before it ("test_login is flaky. Re-run it a few times": "it"
+ * is named just before): what the ask is about. The rest of a long message (a harness's standing
+ * instructions, environment details, pasted logs) names files the ask is not about.
+ */
+function sentencesAround(lower: string, at: readonly number[]): string[] {
+  if (at.length === 0) return [];
+  const ends: number[] = [];
+  SENTENCE_END.lastIndex = 0;
+  for (let m = SENTENCE_END.exec(lower); m; m = SENTENCE_END.exec(lower)) ends.push(m.index + m[0].length);
+  ends.push(lower.length);
+  const out: string[] = [];
+  for (const i of at) {
+    const k = ends.findIndex((e) => e > i);
+    out.push(lower.slice(k >= 2 ? ends[k - 2] : 0, ends[k]));
+  }
+  return out;
 }
 
 /** No repetition stated. */

@@ -152,7 +152,8 @@ export class ToolLedger {
   /** The user spoke: remember what they asked for, so that runs they requested are not a loop. */
   noteUserMessage(text: string): void {
     this.userText = normaliseWhitespace(text).slice(0, MAX_USER_TEXT);
-    this.intent = repetitionIntent(this.userText);
+    // Read with its line breaks: a line ends a sentence, and an ask is about its own sentences.
+    this.intent = repetitionIntent(text.slice(0, MAX_USER_TEXT));
   }
 
   private requestedRuns(target: string | undefined, kind: ToolKind, command: string | undefined): number {

@@ -178,7 +178,7 @@ export class LoopSession {
         // The same message again (a harness nudging "continue" after every turn) is no news: it does
         // not wipe the evidence of a loop that it keeps going.
         const said = hashText(normaliseWhitespace(ev.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ")));
-        if (this.config.resetOnUserMessage && this.userMessages.peek(said) === undefined) this.resetCounts();
+        if (this.config.resetOnUserMessage && ev.late !== true && this.userMessages.peek(said) === undefined) this.resetCounts();
         this.userMessages.set(said, true);
         // The ledger remembers what the user asked for: runs they requested are not repeats.
         this.ledger.noteUserMessage(ev.text);

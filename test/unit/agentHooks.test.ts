@@ -247,7 +247,7 @@ describe("agent hooks: Codex's rollout file and Copilot's events.jsonl read as t
   });
 
   /** Replays a recorded Copilot run through the hook: at each requested call, its pre (and post once the file shows the result). */
-  function replayCopilot(lines: string[], sessionId: string): { verdicts: string[]; fed: TraceEvent[] } {
+  function replayCopilot(lines: string[], sessionId: string, lagResponses = 0): { verdicts: string[]; fed: TraceEvent[]; found: string[] } {
     const home = tempDir("lsa-copilot-");
     process.env.COPILOT_HOME = home;
     const file = path.join(home, "session-state", sessionId, "events.jsonl");
@@ -257,25 +257,46 @@ describe("agent hooks: Codex's rollout file and Copilot's events.jsonl read as t
     const state = newSessionState("copilot", sessionId);
     const fed: TraceEvent[] = [];
     const verdicts: string[] = [];
-    const feed = (e: TraceEvent) => { fed.push(e); return session.push(e); };
+    // What the engine found, and at which call of the run: the same whenever the file's lines arrive.
+    const found: string[] = [];
+    const feed = (e: TraceEvent) => {
+      fed.push(e);
+      const ivs = session.push(e);
+      for (const iv of ivs) found.push(`${iv.detector} ${iv.action} at call ${fed.filter((f) => f.t === "tool_call").length}`);
+      return ivs;
+    };
     const args = new Map<string, { name: string; input: Record<string, unknown> }>();
-    for (const line of lines) {
-      fs.appendFileSync(file, line);
-      const ev = JSON.parse(line) as { type: string; data: Record<string, unknown> };
+    // With a lag, the file holds only the lines before the latest `lagResponses` assistant messages
+    // when a hook runs: Copilot writes events.jsonl behind its hooks under load.
+    const responseStarts = lines.map((l, i) => (l.startsWith('{"type":"assistant.message"') ? i : -1)).filter((i) => i >= 0);
+    let written = 0;
+    const writeUpTo = (i: number) => {
+      const before = responseStarts.filter((r) => r <= i);
+      // (a negative lag counts lines instead: the file that many lines behind)
+      const limit = lagResponses === 0 ? i + 1 : lagResponses < 0 ? Math.max(0, i + 1 + lagResponses) : before.length > lagResponses ? before[before.length - lagResponses] : 0;
+      for (; written < limit; written++) fs.appendFileSync(file, lines[written]);
+    };
+    for (const [i, line] of lines.entries()) {
+      writeUpTo(i);
+      const ev = JSON.parse(line) as { type: string; data: Record<string, unknown>; timestamp: string };
+      // The hook's clock at the call, as it was in the recorded run (the file's lines carry their times).
+      const now = Date.parse(ev.timestamp);
       if (ev.type === "assistant.message") {
         for (const r of (ev.data.toolRequests as { toolCallId: string; name: string; arguments: Record<string, unknown> }[] | undefined) ?? []) args.set(r.toolCallId, { name: r.name, input: r.arguments });
       }
       if (ev.type === "tool.execution_start") {
         const a = args.get(ev.data.toolCallId as string)!;
-        verdicts.push(decideAgentCall({ agent: "copilot", point: "pre", sessionId, toolName: a.name, input: a.input, claudeShaped: false }, state, feed).action);
+        verdicts.push(decideAgentCall({ agent: "copilot", point: "pre", sessionId, toolName: a.name, input: a.input, claudeShaped: false }, state, feed, now).action);
       }
       if (ev.type === "tool.execution_complete") {
         const a = args.get(ev.data.toolCallId as string)!;
         const result = ev.data.result as { content?: string } | undefined;
-        verdicts.push(decideAgentCall({ agent: "copilot", point: "post", sessionId, toolName: a.name, input: a.input, result: { ok: ev.data.success !== false, text: result?.content ?? "" }, claudeShaped: false }, state, feed).action);
+        // As the hook reads it: Copilot's postToolUse input, through the dialect (its shell trailer taken off).
+        const post = parseAgentCall("copilot", "post", JSON.stringify({ sessionId, toolName: a.name, toolArgs: a.input, toolResult: { resultType: ev.data.success !== false ? "success" : "failure", textResultForLlm: result?.content ?? "" } }))!;
+        verdicts.push(decideAgentCall(post, state, feed, now).action);
       }
     }
-    return { verdicts, fed };
+    return { verdicts, fed, found };
   }
 
   it("Copilot: a reasoning loop in events.jsonl refuses the next call; the call the file shows is fed once; a partial line waits", () => {
@@ -299,6 +320,26 @@ describe("agent hooks: Codex's rollout file and Copilot's events.jsonl read as t
     assert.ok(fed.some((e) => e.t === "reasoning"), "the reasoning was read from the file");
     assert.equal(state.transcript!.path, file);
     assert.equal(state.transcript!.offset, fs.statSync(file).size - copilotPartial.length);
+  });
+
+  it("Copilot: events.jsonl written behind the hooks gives the verdicts it gives on time (a response or three lines late, the opening message too)", () => {
+    let loops = 0;
+    // (Only a lag of one response or a few lines is held to the on-time answers. Further behind, and
+    // for reread-loop at one response, a refusal still comes a call later: a response's lines then
+    // land after the calls they preceded. Left for the hook to mark response boundaries itself.)
+    for (const run of ["listing-loop", "build-loop", "productive", "productive-retest"]) {
+      const lines = recordedLines(`copilot-cli/${run}/events.jsonl`);
+      const onTime = replayCopilot(lines, `sess-${run}`);
+      if (onTime.found.some((f) => f.startsWith("tool-"))) loops++;
+      for (const lag of [1, -3]) {
+        const late = replayCopilot(lines, `sess-${run}-${lag}`, lag);
+        const behind = `${run}, ${lag > 0 ? `${lag} response(s)` : `${-lag} lines`} behind`;
+        assert.deepEqual(late.verdicts, onTime.verdicts, behind);
+        assert.deepEqual(late.found.filter((f) => f.startsWith("tool-")), onTime.found.filter((f) => f.startsWith("tool-")), behind);
+        assert.equal(late.fed.filter((e) => e.t === "tool_result").length, onTime.fed.filter((e) => e.t === "tool_result").length, `${run}: every result fed`);
+      }
+    }
+    assert.equal(loops, 2, "the two loops were found on time");
   });
 
   it("Copilot: a session id that is not a plain name reads no file", () => {

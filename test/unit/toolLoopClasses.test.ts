@@ -355,14 +355,27 @@ describe("class 8: loops across automatic nudges", () => {
 });
 
 describe("class 9: the same failing call at its documented thresholds (tool-failure 3 / 4 / 5)", () => {
-  it("warns at the 3rd failure and refuses the 4th identical attempt", () => {
+  it("warns as the 3rd identical attempt is made (its answer is foretold) and refuses the 4th", () => {
     const evs: TraceEvent[] = [{ t: "user", text: "build it" }];
     for (let i = 0; i < 5; i++) evs.push(...step(`b${i}`, "Bash", { command: "npm run build" }, false, "Exit code 1\nsrc/server.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."));
     const ivs = feed(evs).filter((iv) => iv.detector === "tool-failure");
     assert.equal(ivs[0].action, "warn");
-    assert.equal(evs[ivs[0].event].t, "tool_result");
+    assert.equal(evs[ivs[0].event].t, "tool_call");
     assert.equal((evs[ivs[0].event] as { id: string }).id, "b2");
     assert.equal(ivs.find((iv) => iv.action === "block")?.toolCallId, "b3");
+  });
+
+  it("waits for the 3rd answer when the retry is not foretold: the failures differed, or a wait came between", () => {
+    const differing: TraceEvent[] = [{ t: "user", text: "build it" }];
+    for (let i = 0; i < 3; i++) differing.push(...step(`d${i}`, "Bash", { command: "npm run build" }, false, `Exit code 1\nsrc/server.ts(${12 + i},5): error TS2322: Type 'string' is not assignable to type 'number'.`));
+    const first = feed(differing).find((iv) => iv.detector === "tool-failure");
+    assert.ok(!first || differing[first.event].t === "tool_result", "not warned before the answer");
+    const waited: TraceEvent[] = [{ t: "user", text: "deploy it" }];
+    for (let i = 0; i < 3; i++) {
+      if (i > 0) waited.push(...step(`s${i}`, "Bash", { command: "sleep 30" }, true, ""));
+      waited.push(...step(`w${i}`, "Bash", { command: "kubectl rollout status deploy/api" }, false, "error: deployment \"api\" exceeded its progress deadline"));
+    }
+    assert.equal(feed(waited).filter((iv) => iv.detector === "tool-failure" && waited[iv.event].t === "tool_call").length, 0, "a retry after a wait is a poll");
   });
 
   it("counts a failing read again despite a parallel read of another file that works", () => {

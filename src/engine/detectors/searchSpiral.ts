@@ -5,6 +5,7 @@
  * of it that finds something ends the spiral (a monorepo sweep where each package has hits is
  * work, not a spiral). Native search tools and shell grep/rg/find count alike.
  */
+import { emptyPayload } from "../news";
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import type { CallRecord, CallResult } from "../ledger";
 import { BoundedMap } from "../boundedMap";
@@ -37,7 +38,7 @@ export function foundNothing(ok: boolean, text: string): boolean {
   // Without tags to strip (`<`), the error line is a piece of the text itself: when the text holds
   // none of the phrases, only the answer without a line at all says "nothing found", and that
   // needs no more than its first line read (most answers have hits: the error-line scan was the cost).
-  if (!text.includes("<") && !NOTHING_FOUND_PHRASE.test(text) && (ok || !NOT_FOUND.test(text))) return !hasContentLine(text);
+  if (!text.includes("<") && !NOTHING_FOUND_PHRASE.test(text) && (ok || !NOT_FOUND.test(text))) return !hasContentLine(text) || emptyPayload(text);
   const line = errorLine(text);
   if (line === "") return true; // grep and rg print nothing (and exit 1) when nothing matches
   if (NOTHING_FOUND.test(line)) return true;

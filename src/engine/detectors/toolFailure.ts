@@ -145,21 +145,25 @@ class ToolFailureDetector implements Detector {
   }
 
   /**
-   * Failures so far; at a call that repeats a failed one exactly, once that retry would reach the
-   * refusal rung, the retry itself too: blockAt 4 refuses the 4th attempt (as tool-repeat and
-   * edit-retry count), not the 5th. The warning waits for the answer: the 3rd try may work.
+   * Failures so far; at a call that repeats a failed one exactly, the retry itself too when its answer
+   * is foretold: every failure so far answered the very same thing with nothing changed in between
+   * (the epoch) and no wait since (a poll may find things moved), so the 3rd identical try is warned
+   * as it is made, as tool-repeat counts identical calls. Otherwise only once that retry would reach
+   * the refusal rung: blockAt 4 refuses the 4th attempt, not the 5th.
    */
-  private attempts(f: FailureCount, atCall: boolean, novel: boolean): number {
+  private attempts(f: FailureCount, atCall: boolean, novel: boolean, waited: boolean): number {
+    if (!atCall || novel) return f.count;
+    if (f.sameOutput && !waited) return f.count + 1;
     const blockAt = Number(this.settings.blockAt);
-    return atCall && !novel && blockAt > 0 && f.count + 1 >= blockAt ? f.count + 1 : f.count;
+    return blockAt > 0 && f.count + 1 >= blockAt ? f.count + 1 : f.count;
   }
 
-  private finding(call: CallRecord, scope: string, fingerprint: string, f: FailureCount, atCall: boolean, novel: boolean): Finding {
+  private finding(call: CallRecord, scope: string, fingerprint: string, f: FailureCount, atCall: boolean, novel: boolean, waited = false): Finding {
     return {
       detector: this.id,
       key: `${this.id}:${scope}\u0001${fingerprint}`,
       // Runs the user asked for are theirs, whatever they answer.
-      count: this.countFor(f, novel, this.attempts(f, atCall, novel)) - Math.max(0, call.requested - 1),
+      count: this.countFor(f, novel, this.attempts(f, atCall, novel, waited)) - Math.max(0, call.requested - 1),
       tool: call.name,
       toolCallId: atCall ? call.id : undefined,
       summary: `${scope} failed ${f.count} times with the same error ("${f.sample}")${atCall ? `, and is being called again: ${describeCall(call, 60)}` : ""}`,
@@ -178,7 +182,8 @@ class ToolFailureDetector implements Detector {
     if (!f || f.count < 2) return;
     // Only a retry of the failing call is refused; something unrelated through the same tool goes ahead.
     if (!this.sameAttempt(f, inputText(call), scopes.wholeProject)) return;
-    return [this.finding(call, scope, s.last, f, true, !f.inputs.has(call.inputHash))];
+    const waited = call.waits || (s.waitCount >= 0 && call.waitCount !== s.waitCount);
+    return [this.finding(call, scope, s.last, f, true, !f.inputs.has(call.inputHash), waited)];
   }
 
   onToolResult(call: CallRecord, ctx: DetectorContext): Finding[] | void {

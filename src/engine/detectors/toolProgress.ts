@@ -26,6 +26,7 @@ import { BoundedMap } from "../boundedMap";
 import { isPlanTool } from "../toolKnowledge";
 import { commandExitedNonZero, errorLine, ownCopy, someContentLine } from "../signatures";
 import { foundNothingIn } from "./searchSpiral";
+import { CursorMemory } from "../news";
 
 /**
  * Counts are steps without progress, the one starting included: warn when a 5th step begins after
@@ -104,10 +105,14 @@ class ToolProgressDetector implements Detector {
   private runDescribed: string[] = [];
   private epochAtStep = -1;
   private strongest = { count: 0, detail: "" };
+  /** Calls that page forward (page 2 after page 1): ground not yet covered. */
+  private readonly cursors = new CursorMemory();
+  private advancing: CallRecord | undefined;
 
   constructor(private readonly settings: DetectorSettings) {}
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
+    if (this.cursors.advances(call.command ?? call.signature)) this.advancing = call;
     let found: Finding | undefined;
     if (!this.step || this.step.request !== call.requestIndex) {
       this.closeStep(ctx.epoch);
@@ -149,10 +154,13 @@ class ToolProgressDetector implements Detector {
   /** Whether the answer told the session something it had not seen. */
   private isNews(call: CallRecord): boolean {
     const result = call.result!;
-    if (this.outputs.get(result.outputHash) !== undefined) return false;
+    const seen = this.outputs.get(result.outputHash) !== undefined;
     this.outputs.set(result.outputHash, true);
+    if (seen && this.advancing !== call) return false;
     if (call.noOp) return false;
     if ((call.search !== undefined || call.kind === "search" || call.kind === "list") && foundNothingIn(result)) return false;
+    // A page further on answers about ground not yet covered, whatever its words (every full page: "100").
+    if (this.advancing === call) return !isBlank(result.text) && !foundNothingIn(result);
     // An answer never seen, unless all it holds is the call's own words back (`echo ok` → ok, `ls -d .` → .).
     return hasOwnWords(result.text, call.command ?? call.target ?? "");
   }
@@ -245,6 +253,8 @@ class ToolProgressDetector implements Detector {
     this.runEvents = [];
     this.runDescribed = [];
     this.strongest = { count: 0, detail: "" };
+    this.cursors.clear();
+    this.advancing = undefined;
   }
 
   status() {

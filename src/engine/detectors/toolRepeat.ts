@@ -119,6 +119,9 @@ function takePending(s: Streak, id: string): boolean | undefined {
   return s.pendingPoll;
 }
 
+/** A streak's latest answer when it was a failure: a success after it is an outcome that changed. */
+const FAILED = "\u0000failed";
+
 class ToolRepeatDetector implements Detector {
   readonly id = "tool-repeat" as const;
   private streaks = new BoundedMap<string, Streak>(MAX_TRACKED_SIGNATURES);
@@ -216,10 +219,13 @@ class ToolRepeatDetector implements Detector {
     if (!s || !call.result || s.epoch !== call.epoch) return;
     const isPoll = takePending(s, call.id) ?? false;
     if (!call.result.ok) {
-      // A failure is not a repeat of a success: tool-failure counts it.
+      // A failure is not a repeat of a success: tool-failure counts it. After a success, with nothing
+      // changed, it is an outcome that changed by itself: the call is being sampled (a flaky test),
+      // and its next answer cannot be foretold.
+      if (s.lastHash !== undefined && s.lastHash !== FAILED) s.live = true;
       s.identical = 0;
       s.polls = 0;
-      s.lastHash = undefined;
+      s.lastHash = FAILED;
       return;
     }
     const repeated = s.lastHash === call.result.outputHash;

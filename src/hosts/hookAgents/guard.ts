@@ -70,6 +70,8 @@ export interface AgentSessionState {
   stop?: { message: string; turnId?: string; delivered: boolean; askedAt?: number };
   /** A looping response (thinking or text) was already refused once in this session. */
   streamRefused?: boolean;
+  /** A user message was read from the session file. */
+  userSeen?: boolean;
   nextId: number;
 }
 
@@ -324,15 +326,28 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
   }
 
   const transcriptPath = transcriptOf(call);
-  if (transcriptPath) {
+  const readSessionFile = () => {
+    if (!transcriptPath) return;
     if (!state.transcript || state.transcript.path !== transcriptPath) state.transcript = { path: transcriptPath, offset: 0, inRequest: false };
     readTail(call.agent, state.transcript, (e) => {
       if (e.t === "tool_call") { if (state.calls.includes(e.id)) return; remember(state.calls, e.id); }
       if (e.t === "tool_result") { if (state.results.includes(e.id)) return; remember(state.results, e.id); }
-      if (e.t === "user") { state.stop = undefined; state.pendingRefusal = undefined; state.streamRefused = undefined; }
+      if (e.t === "user") {
+        state.stop = undefined; state.pendingRefusal = undefined; state.streamRefused = undefined;
+        // The session's opening message read after calls the hooks already fed: the file was written
+        // behind them (Copilot's events.jsonl lags under load). It is the request those calls work
+        // on, not a new one: read what it asks, keep the evidence.
+        if (!state.userSeen && state.calls.length > 0) e = { ...e, late: true };
+        state.userSeen = true;
+      }
       take(feed(e));
     });
-  }
+  };
+  // Copilot's calls and results come from its hooks alone, and its file may be behind them: a
+  // response's lines read at postToolUse go after the result they preceded, never between the call
+  // and its result (a request there would leave the call unanswered, and the counts one short).
+  const resultFirst = call.agent === "copilot" && call.point === "post";
+  if (!resultFirst) readSessionFile();
 
   if (call.point === "permission") return permissionVerdict(state, now);
 
@@ -377,6 +392,7 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
     const r = call.result;
     take(feed(r.ok ? { t: "tool_result", id, ok: true, output: r.text, ts: now } : { t: "tool_result", id, ok: false, error: r.text, ts: now }));
   }
+  if (resultFirst) readSessionFile();
   return postVerdict(call, state, found);
 }
 
