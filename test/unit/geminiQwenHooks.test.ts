@@ -169,44 +169,58 @@ describe("Gemini CLI and Qwen Code hooks: the ladder", () => {
     }
   });
 
-  it("the recorded sessions replayed in their real order (hook inputs and session file by time): every call allowed, each paired with its own result, the thinking read once", () => {
-    for (const agent of ["gemini", "qwen"] as const) {
-      const session = new LoopSession();
-      const state = newSessionState(agent, "x");
-      const fed: TraceEvent[] = [];
-      const file = path.join(tempDir("lsa-gq-"), "session.jsonl");
-      fs.writeFileSync(file, "");
-      const lines = sessionLines(agent);
-      const verdicts = recorded(agent).map(({ text }) => {
-        const call = parseAgentCall(agent, undefined, text)!;
-        // What the agent had written by the time it ran this hook.
-        const at = Date.parse((JSON.parse(text) as { timestamp: string }).timestamp);
-        while (lines.length > 0 && lines[0].at <= at) fs.appendFileSync(file, lines.shift()!.line);
-        return decideAgentCall({ ...call, transcriptPath: file }, state, (e) => { fed.push(e); return session.push(e); }).action;
-      });
-      assert.ok(verdicts.length >= 10);
-      assert.deepEqual(verdicts.filter((v) => v !== "allow"), [], agent);
-      const calls = fed.filter((e) => e.t === "tool_call").map((e) => (e as { id: string }).id);
-      const results = fed.filter((e) => e.t === "tool_result") as Extract<TraceEvent, { t: "tool_result" }>[];
-      assert.equal(calls.length, 5, agent);
-      assert.deepEqual(results.map((r) => r.id), calls, `${agent}: each result paired with its call, in order`);
-      assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, false], agent);
-      assert.equal(state.open.length, 0, `${agent}: no call left waiting`);
-      assert.deepEqual(fed.filter((e) => e.t === "reasoning").map((e) => (e as { delta: string }).delta), ["The test fails; first I want to see which files are here."], `${agent}: the thinking, once`);
-      assert.ok(fed.findIndex((e) => e.t === "reasoning") < fed.findIndex((e) => e.t === "tool_call"), `${agent}: the thinking before the call it led to`);
-      assert.ok(fed.filter((e) => e.t === "request").length >= 5, `${agent}: a request per response`);
-    }
-  });
+  /** A recorded session replayed: the session file grown as it was when each hook ran, or `lag` hook calls behind. */
+  function replay(agent: "gemini" | "qwen", lag: number): { verdicts: string[]; fed: TraceEvent[]; state: AgentSessionState } {
+    const session = new LoopSession();
+    const state = newSessionState(agent, "x");
+    const fed: TraceEvent[] = [];
+    const file = path.join(tempDir("lsa-gq-"), "session.jsonl");
+    fs.writeFileSync(file, "");
+    const lines = sessionLines(agent);
+    const inputs = recorded(agent);
+    const times = inputs.map(({ text }) => Date.parse((JSON.parse(text) as { timestamp: string }).timestamp));
+    const verdicts = inputs.map(({ text }, k) => {
+      const call = parseAgentCall(agent, undefined, text)!;
+      const at = k - lag >= 0 ? times[k - lag] : 0;
+      while (lines.length > 0 && lines[0].at <= at) fs.appendFileSync(file, lines.shift()!.line);
+      return decideAgentCall({ ...call, transcriptPath: file }, state, (e) => { fed.push(e); return session.push(e); }).action;
+    });
+    return { verdicts, fed, state };
+  }
+
+  for (const lag of [0, 1, 2]) {
+    it(`the recorded sessions replayed${lag ? ` with the session file ${lag} hook call${lag > 1 ? "s" : ""} behind the hooks` : " in their real order (hook inputs and session file by time)"}: every call allowed, each paired with its own result and nothing between them, the thinking read once`, () => {
+      for (const agent of ["gemini", "qwen"] as const) {
+        const { verdicts, fed, state } = replay(agent, lag);
+        assert.ok(verdicts.length >= 10);
+        assert.deepEqual(verdicts.filter((v) => v !== "allow"), [], agent);
+        const calls = fed.filter((e) => e.t === "tool_call").map((e) => (e as { id: string }).id);
+        const results = fed.filter((e) => e.t === "tool_result") as Extract<TraceEvent, { t: "tool_result" }>[];
+        assert.equal(calls.length, 5, agent);
+        assert.deepEqual(results.map((r) => r.id), calls, `${agent}: each result paired with its call, in order`);
+        assert.deepEqual(results.map((r) => r.ok), [true, true, true, true, false], agent);
+        for (const id of calls) {
+          const from = fed.findIndex((e) => e.t === "tool_call" && e.id === id);
+          const to = fed.findIndex((e) => e.t === "tool_result" && e.id === id);
+          assert.deepEqual(fed.slice(from + 1, to), [], `${agent}: nothing read between call ${id} and its result`);
+        }
+        assert.equal(state.open.length, 0, `${agent}: no call left waiting`);
+        assert.deepEqual(fed.filter((e) => e.t === "reasoning").map((e) => (e as { delta: string }).delta), ["The test fails; first I want to see which files are here."], `${agent}: the thinking, once`);
+        if (lag === 0) assert.ok(fed.findIndex((e) => e.t === "reasoning") < fed.findIndex((e) => e.t === "tool_call"), `${agent}: the thinking before the call it led to`);
+        assert.equal(fed.filter((e) => e.t === "user").length, 1, `${agent}: the prompt, once`);
+      }
+    });
+  }
 });
 
 describe("Gemini CLI and Qwen Code hooks: their session files read as they grow", () => {
-  it("the whole recorded file: the user's prompt, each response's thinking and text once (Gemini writes a message again as its calls finish), no tool results, no injected context", () => {
+  it("the whole recorded file: each response's thinking and text once (Gemini writes a message again as its calls finish), Qwen's prompt (Gemini's comes from BeforeAgent), no tool results", () => {
     for (const agent of ["gemini", "qwen"] as const) {
       const file = path.join(FIXTURES, agent, "session.jsonl");
       const cursor: TranscriptCursor = { path: file, offset: 0, inRequest: false };
       const events: TraceEvent[] = [];
       readChatTail(agent, cursor, (e) => events.push(e));
-      assert.deepEqual(events.filter((e) => e.t === "user").map((e) => (e as { text: string }).text), ["Fix the failing test in this folder."], agent);
+      assert.deepEqual(events.filter((e) => e.t === "user").map((e) => (e as { text: string }).text), agent === "qwen" ? ["Fix the failing test in this folder."] : [], agent);
       assert.equal(events.filter((e) => e.t === "request").length, 6, `${agent}: six responses`);
       assert.deepEqual(events.filter((e) => e.t === "text").map((e) => (e as { delta: string }).delta),
         ["Listing the folder.", "Reading the code.", "The sign is wrong.", "Writing a note.", "A command that fails.", "Done."], agent);
@@ -219,7 +233,7 @@ describe("Gemini CLI and Qwen Code hooks: their session files read as they grow"
     }
   });
 
-  it("a line still being written waits; a message written again is not read twice; tool results' text is not the user speaking", () => {
+  it("a line still being written waits; a message written again is not read twice; a tool result's text is not the user speaking", () => {
     const dir = tempDir("lsa-gq-");
     const file = path.join(dir, "s.jsonl");
     const msg = { id: "m1", timestamp: "2026-11-28T10:00:00.000Z", type: "gemini", content: "Looking.", thoughts: [{ subject: "Plan", description: "read it" }], model: "g" };
@@ -234,8 +248,17 @@ describe("Gemini CLI and Qwen Code hooks: their session files read as they grow"
       JSON.stringify({ id: "u2", type: "user", content: [{ text: "<hook_context>Loop Sentinel: ...</hook_context>" }] }) + "\n");
     const more: TraceEvent[] = [];
     readChatTail("gemini", cursor, (e) => more.push(e));
-    assert.deepEqual(more, [], "the rewritten message, a tool result and injected context: nothing new");
-    assert.equal(cursor.inRequest, true, "the response is still open for the call the hook will add");
+    assert.deepEqual(more.map((e) => e.t), ["end"], "the rewritten message is not read again; the tool results close the response");
+    const qwen = path.join(dir, "q.jsonl");
+    fs.writeFileSync(qwen, [
+      { type: "assistant", message: { role: "model", parts: [{ text: "thinking", thought: true }, { text: "Reading." }, { functionCall: { id: "c1", name: "read_file", args: {} } }] } },
+      { type: "tool_result", message: { role: "user", parts: [{ functionResponse: { id: "c1", name: "read_file", response: { output: "x" } } }] } },
+      { type: "user", message: { role: "user", parts: [{ functionResponse: { id: "c1", name: "read_file", response: { output: "x" } } }, { text: "file text" }] } },
+      { type: "system", subtype: "ui_telemetry", systemPayload: {} },
+    ].map((r) => JSON.stringify(r) + "\n").join(""));
+    const q: TraceEvent[] = [];
+    readChatTail("qwen", { path: qwen, offset: 0, inRequest: false }, (e) => q.push(e));
+    assert.deepEqual(q.map((e) => e.t), ["request", "reasoning", "text"], "Qwen: thinking and text; a tool result's text and the CLI's own records are not read");
   });
 });
 

@@ -208,12 +208,12 @@ const textOf = (v: unknown): string => (typeof v === "string" ? v : "");
 /**
  * Gemini CLI's session file (`chats/session-*.jsonl`, its hook input's `transcript_path`) or Qwen
  * Code's (`projects/<cwd>/chats/<session>.jsonl`): the lines written since the cursor, as the
- * model's thinking and text and the user's prompts. Their calls and results come from the hooks,
+ * model's thinking and text (and Qwen's user prompts). Their calls and results come from the hooks,
  * which see every one (Gemini's hooks name no call id to match the file's by).
  * - Gemini: a message record `{id, type: "gemini", content, thoughts: [{subject, description}]}`
  *   is written when its response is complete, and again with the same id as its calls finish: it
- *   is read once. `{type: "user"}` records holding text (not tool results, nor the context the CLI
- *   injects) are the user's.
+ *   is read once. Its user records are not read: the BeforeAgent hook tells each prompt (and the
+ *   CLI records its own notes, such as its loop guard's, as user records).
  * - Qwen: `{type: "assistant", message: {parts: [{text, thought?}, {functionCall}]}}` once per
  *   response; `{type: "user", message: {parts: [{text}]}}` for a prompt; tool results and the CLI's
  *   own `system` records are not read.
@@ -245,11 +245,7 @@ export function readChatTail(agent: "gemini" | "qwen", cursor: TranscriptCursor,
           if (isRecord(t)) out.reasoning([textOf(t.subject), textOf(t.description)].filter((x) => x !== "").join(": "), ts);
         }
         out.text(partsText(r.content), ts);
-      } else if (r.type === "user" && typeof r.id === "string" && !hasToolResult(r.content)) {
-        const said = partsText(r.content);
-        // Tool results, and the context Gemini itself puts in the user's turn, are not the user speaking.
-        if (said.trim() !== "" && !/^\s*<(?:session|hook)_context>/.test(said)) out.user(said, ts);
-      }
+      } else if (r.type === "user") out.end(ts);
       continue;
     }
     const m = isRecord(r.message) ? r.message : undefined;
@@ -343,10 +339,10 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
       take(feed(e));
     });
   };
-  // Copilot's calls and results come from its hooks alone, and its file may be behind them: a
-  // response's lines read at postToolUse go after the result they preceded, never between the call
-  // and its result (a request there would leave the call unanswered, and the counts one short).
-  const resultFirst = call.agent === "copilot" && call.point === "post";
+  // Copilot's, Gemini's and Qwen's calls and results come from their hooks alone, and their files
+  // may be behind them: a response's lines read after a call go after its result, never between the
+  // call and its result (a request there would leave the call unanswered, and the counts one short).
+  const resultFirst = (call.agent === "copilot" || call.agent === "gemini" || call.agent === "qwen") && call.point === "post";
   if (!resultFirst) readSessionFile();
 
   if (call.point === "permission") return permissionVerdict(state, now);

@@ -11,6 +11,7 @@
 import * as assert from "node:assert/strict";
 import { runAgent, type Agent, type RunResult } from "./harness";
 import type { Step } from "./fakeModel";
+import { PRODUCTIVE } from "./scenarios";
 
 const AGENTS = (process.env.AGENTS ?? "claude,copilot,codex,gemini,qwen").split(",").filter(Boolean) as Agent[];
 
@@ -32,21 +33,6 @@ const LOOP_THOUGHT =
   "Wait, maybe I should double-check whether the test file really exists before I change anything. " +
   "Let me think about it again from the start, because I want to be completely sure. ";
 
-/** Fix a failing test the way a careful agent does: read, test, edit, re-read, re-test, note. */
-const PRODUCTIVE: Step[] = [
-  { text: "Reading the code.", call: { kind: "read", path: "calc.js" } },
-  { text: "Running the test.", call: { kind: "shell", command: "node test.js" } },
-  { text: "The sign is wrong.", call: { kind: "edit", path: "calc.js", old: "a - b", new: "a + b" } },
-  { text: "Checking the edit.", call: { kind: "read", path: "calc.js" } },
-  { text: "Testing again.", call: { kind: "shell", command: "node test.js" } },
-  { text: "Writing a note.", call: { kind: "write", path: "NOTES.md", content: "add() subtracted; fixed.\n" } },
-  { text: "Checking the note.", call: { kind: "read", path: "NOTES.md" } },
-  { text: "Tidying the note.", call: { kind: "edit", path: "NOTES.md", old: "fixed.", new: "fixed, test passes." } },
-  { text: "Re-reading the note.", call: { kind: "read", path: "NOTES.md" } },
-  { text: "What changed.", call: { kind: "shell", command: "git status --short" } },
-  { text: "Final test run.", call: { kind: "shell", command: "node test.js" } },
-  { text: "Fixed: add() now adds; the test passes." },
-];
 
 function guidanceAt(r: RunResult): number[] { return r.model.guided().map((q) => q.n); }
 function refusalsAt(r: RunResult): number[] { return r.model.requests.filter((q) => q.evidence.some((e) => /refused|stopped/i.test(e))).map((q) => q.n); }

@@ -1,20 +1,18 @@
 /**
- * What Loop Sentinel's hook adds to each tool call in the real CLIs, headless: the same scripted
- * session (distinct cheap shell calls, nothing for the guard to act on) run with no hook, with a
- * no-op Node hook and with Loop Sentinel's hook, round after round (so the machine's load falls on
- * all three alike), timing the gap between consecutive model requests (one tool call with its
- * hooks, and the CLI's own work). Prints per agent the median gap of each and the differences.
+ * What Loop Sentinel's hook adds to each tool call in the real CLIs, headless: the e2e suite's
+ * productive session (eleven varied calls, which the guard leaves untouched: checked, since a
+ * refused call runs nothing and would make the hook look cheap) run with no hook, with a no-op Node
+ * hook and with Loop Sentinel's hook, round after round (so the machine's load falls on all three
+ * alike), timing the gap between consecutive model requests (one tool call with its hooks, and the
+ * CLI's own work). Prints per agent the median gap of each and the differences.
  *
  *   npm run compile && npm run build && node out/test/e2e/agents/latency.js [gemini,qwen] [rounds]
  */
 import { runAgent, type Agent } from "./harness";
-import type { Step } from "./fakeModel";
+import { PRODUCTIVE } from "./scenarios";
 
-const CALLS = 12;
-const STEPS: Step[] = [
-  ...Array.from({ length: CALLS }, (_, i): Step => ({ text: `Step ${i + 1}.`, call: { kind: "shell", command: `echo step-${i + 1}` } })),
-  { text: "Done." },
-];
+const STEPS = PRODUCTIVE;
+const CALLS = STEPS.length - 1;
 
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
 
@@ -28,6 +26,7 @@ async function main(): Promise<void> {
         const run = await runAgent(agent, `latency-${variant}`, STEPS, variant === "ours" ? {} : { baseline: variant });
         const at = run.model.requests.map((q) => q.at);
         if (run.model.requests.length !== CALLS + 1) throw new Error(`${agent} ${variant}: ${run.model.requests.length} requests, expected ${CALLS + 1} (${run.dir})`);
+        if (run.model.guided().length > 0) throw new Error(`${agent} ${variant}: Loop Sentinel acted on the productive run (${run.dir})`);
         if (variant === "ours" && run.hookCalls < CALLS) throw new Error(`${agent}: the hook counted ${run.hookCalls} calls (${run.dir})`);
         for (let i = 1; i < at.length; i++) gaps[variant].push(at[i] - at[i - 1]);
       }
