@@ -1,6 +1,6 @@
 /**
- * `loop-sentinel watch --agents`: answers Loop Sentinel's hook in Claude Code, the Copilot CLI and
- * Codex over the local channel from one engine session per agent session, printing what it
+ * `loop-sentinel watch --agents`: answers Loop Sentinel's hook in Claude Code, the Copilot CLI,
+ * Codex, Gemini CLI and Qwen Code over the local channel from one engine session per agent session, printing what it
  * decides, until SIGINT/SIGTERM. Without it (or the extension) the hook decides on its own; with
  * it, one process keeps every session's state and the decisions show in one place.
  */
