@@ -4,7 +4,8 @@
  * loop gets guidance, then refusals, then the end of the run (Claude, Copilot, Gemini) or refusals
  * to the end (Codex, Qwen); a reasoning loop in the agent's own session file is acted on at the
  * next tool call; a productive run
- * is untouched; warn-only refuses nothing; with the hook absent or broken every call passes. What
+ * is untouched; warn-only refuses nothing; with `loop-sentinel watch --agents` running it answers
+ * the hook; with the hook absent or broken every call passes. What
  * the model received is read from the next request the fake model got.
  * Run: `npm run test:e2e:agents` (AGENTS=claude,copilot to pick).
  */
@@ -102,6 +103,19 @@ for (const agent of AGENTS) {
       assert.ok(guidanceAt(r).length > 0, `guidance arrived: ${info}`);
       assert.deepEqual(refusalsAt(r), [], `nothing refused: ${info}`);
       assert.equal(r.model.requests.length, 10, `every call ran: ${info}`);
+    });
+
+    it("with `loop-sentinel watch --agents` running, it answers the hook: guidance, then refusals; the hook keeps no state of its own", async () => {
+      const r = await runAgent(agent, "watched-loop", repeat(agent === "qwen" ? 16 : 12, agent), { watch: true });
+      const info = describe_(r);
+      console.log(`      ${info}`);
+      const guided = guidanceAt(r);
+      const refused = refusalsAt(r);
+      assert.ok(guided.length > 0 && refused.length > 0 && guided[0] < refused[0], `guidance, then refusals: ${info}`);
+      assert.equal(r.hookCalls, 0, `the hook decided nothing alone: ${info}`);
+      const mine = r.watched.filter((w) => typeof w.taskId === "string" && w.taskId.startsWith(`${agent}:`));
+      assert.ok(mine.some((w) => w.type === "intervention" && w.action === "block"), `watch saw the session and its refusals: ${JSON.stringify(r.watched).slice(0, 600)}`);
+      assert.ok(mine.some((w) => w.type === "hook" && w.point === "post"), `watch answered the calls' results too: ${info}`);
     });
 
     for (const damage of ["absent", "broken"] as const) {

@@ -51,6 +51,8 @@ export interface RunOptions {
   scope?: "project" | "user";
   /** Put a hook that keeps each stdin it gets (in `<run>/hook-input/`) in place of Loop Sentinel's: recording fixtures. */
   recordInput?: boolean;
+  /** Run `loop-sentinel watch --agents --json` on the run's channel for the hook to ask. */
+  watch?: boolean;
 }
 
 export interface RunResult {
@@ -62,6 +64,29 @@ export interface RunResult {
   ws: string;
   /** Tool calls the headless hook counted (from its session files): proof that it ran. */
   hookCalls: number;
+  /** With `watch`: what it printed, one JSON record a line. */
+  watched: Record<string, unknown>[];
+}
+
+/** Starts `loop-sentinel watch --agents --json` and waits until it answers on the channel. */
+async function startWatch(env: NodeJS.ProcessEnv): Promise<{ stop(): Promise<Record<string, unknown>[]> }> {
+  const child = spawn(process.execPath, [path.join(REPO, "dist", "cli.js"), "watch", "--agents", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => { out += d; });
+  const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`watch --agents did not start: ${out}`)), 30_000);
+    const check = () => { if (out.includes('"type":"watching"')) { clearTimeout(timer); resolve(); } };
+    child.stdout.on("data", check);
+    child.on("close", () => { clearTimeout(timer); reject(new Error(`watch --agents ended: ${out}`)); });
+  });
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      await closed;
+      return out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+  };
 }
 
 function countedCalls(channel: string): number {
@@ -176,6 +201,9 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
       break;
   }
   installHook(agent, dir, ws, env, o);
+  // A generous deadline: a loaded machine must not make the hook fall back to deciding alone.
+  if (o.watch) env.LOOP_SENTINEL_HOOK_DEADLINE_MS = "10000";
+  const watch = o.watch ? await startWatch(env) : undefined;
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn("nice", ["-n", "10", bin, ...args], { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -186,13 +214,15 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
     child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
   });
   await model.stop();
+  const watched = watch ? await watch.stop() : [];
+  if (watch) fs.writeFileSync(path.join(dir, "watch.jsonl"), watched.map((r) => JSON.stringify(r)).join("\n"));
   fs.writeFileSync(path.join(dir, "stdout.txt"), result.stdout);
   fs.writeFileSync(path.join(dir, "stderr.txt"), result.stderr);
   fs.writeFileSync(path.join(dir, "requests.json"), JSON.stringify(model.requests, null, 1));
   const hookCalls = countedCalls(channel);
   fs.cpSync(channel, path.join(dir, "channel"), { recursive: true });
   fs.rmSync(channel, { recursive: true, force: true });
-  return { model, ...result, dir, ws, hookCalls };
+  return { model, ...result, dir, ws, hookCalls, watched };
 }
 
 /** Steps name files relative to the workspace; the tools want absolute paths. */
