@@ -48,15 +48,15 @@ export interface AgentCall {
   agent: AgentName;
   point: HookPoint;
   sessionId: string;
-  /** Codex: the user turn (a new one starts the counts afresh, as a new user message does). */
+  /** Codex's turn id, Qwen's prompt id: the user turn (a new one starts the counts afresh, as a new user message does). */
   turnId?: string;
-  /** Claude and Codex give the model's call id; Copilot does not. */
+  /** Claude, Codex and Qwen give the model's call id; Copilot and Gemini do not. */
   toolCallId?: string;
   toolName: string;
   input: Record<string, unknown>;
   /** post only: how the call went. */
   result?: { ok: boolean; text: string };
-  /** Claude and Codex: the session's transcript file, written as the run goes. */
+  /** Claude, Codex, Gemini and Qwen: the session's file, written as the run goes. */
   transcriptPath?: string;
   /** The answer must be in Claude's shape (Claude, Codex, Qwen, Copilot's PascalCase hooks). */
   claudeShaped: boolean;
