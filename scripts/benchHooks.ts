@@ -6,8 +6,8 @@
  * runs, with a transcript that grows with thinking and results as the real one does): 80 hook
  * calls (PreToolUse and PostToolUse), headless (the hook decides alone from its session file) and
  * with the channel (a Loop Sentinel in this process answers, as the extension or `watch` does);
- * then the same calls in Gemini CLI's and Qwen Code's words, headless (their session files are
- * not read). Budget: +25 ms median above the no-op hook.
+ * then the same calls in Copilot CLI's, Codex's, Gemini CLI's and Qwen Code's words, headless
+ * (without their session files: the calls alone). Budget: +25 ms median above the no-op hook.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -33,12 +33,27 @@ function runOnce(args: string[], input: string, env: NodeJS.ProcessEnv): Promise
 
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
-type Dialect = "claude" | "gemini" | "qwen";
+export type Dialect = "claude" | "copilot" | "codex" | "gemini" | "qwen";
 /** The tools' names in Gemini CLI and Qwen Code. */
 const GEMINI_NAMES: Record<string, string> = { Read: "read_file", Edit: "replace", Bash: "run_shell_command", Grep: "search_file_content" };
 
-/** One call of the session in Gemini CLI's or Qwen Code's words, as their hooks get it (test/fixtures/hook-agents/). */
-function otherDialect(dialect: "gemini" | "qwen", sessionId: string, i: number, name: string, input: Record<string, unknown>, result: string | undefined): string {
+/** One call of the session in another agent's words, as its hooks get it (test/fixtures/hook-agents/). */
+function otherDialect(dialect: Exclude<Dialect, "claude">, sessionId: string, i: number, name: string, input: Record<string, unknown>, result: string | undefined): string {
+  if (dialect === "copilot") {
+    // camelCase hooks: no call id, no session file named (the hook looks for one under COPILOT_HOME).
+    const doc: Record<string, unknown> = { sessionId, timestamp: Date.now(), cwd: "/w", toolName: { Read: "view", Edit: "edit", Bash: "bash", Grep: "grep" }[name], toolArgs: input };
+    if (result !== undefined) doc.toolResult = { resultType: "success", textResultForLlm: result };
+    return JSON.stringify(doc);
+  }
+  if (dialect === "codex") {
+    // Its rollout file is not written here: only the calls (every tool shows as Bash).
+    const doc: Record<string, unknown> = {
+      session_id: sessionId, turn_id: "turn-1", transcript_path: `/h/.codex/sessions/rollout-${sessionId}.jsonl`, cwd: "/w", model: "m", permission_mode: "bypassPermissions",
+      hook_event_name: result === undefined ? "PreToolUse" : "PostToolUse", tool_name: "Bash", tool_input: { command: `${name} ${JSON.stringify(input)}` }, tool_use_id: `call_${i}`,
+    };
+    if (result !== undefined) doc.tool_response = result;
+    return JSON.stringify(doc);
+  }
   const doc: Record<string, unknown> = {
     session_id: sessionId, transcript_path: `/h/.${dialect}/chats/${sessionId}.jsonl`, cwd: "/w", timestamp: new Date().toISOString(),
     hook_event_name: dialect === "gemini" ? (result === undefined ? "BeforeTool" : "AfterTool") : (result === undefined ? "PreToolUse" : "PostToolUse"),
@@ -50,9 +65,9 @@ function otherDialect(dialect: "gemini" | "qwen", sessionId: string, i: number, 
 }
 
 /** The hook stdin texts of a realistic session, and the transcript lines written before each. */
-function session(dir: string, sessionId: string, dialect: Dialect = "claude"): { stdin: string; transcript: string }[] {
+export function session(dir: string, sessionId: string, dialect: Dialect = "claude"): { stdin: string; transcript: string; point?: string }[] {
   const transcript = path.join(dir, `${sessionId}.jsonl`);
-  const out: { stdin: string; transcript: string }[] = [];
+  const out: { stdin: string; transcript: string; point?: string }[] = [];
   const line = (o: Record<string, unknown>) => JSON.stringify({ sessionId, timestamp: new Date().toISOString(), ...o }) + "\n";
   for (let i = 0; i < 40; i++) {
     const kind = i % 4;
@@ -72,8 +87,9 @@ function session(dir: string, sessionId: string, dialect: Dialect = "claude"): {
     const result = kind === 2 ? `> test\n${i % 2 ? "1 failing" : "all passing"} after ${i} edits\n` : `line 1\nline ${i}\n`.repeat(20);
     if (dialect !== "claude") {
       // Their session files are not read by the hook: only the calls.
-      out.push({ stdin: otherDialect(dialect, sessionId, i, name, input, undefined), transcript: "" });
-      out.push({ stdin: otherDialect(dialect, sessionId, i, name, input, result), transcript: "" });
+      // Copilot's camelCase input does not say which hook it is: its command line does.
+      out.push({ stdin: otherDialect(dialect, sessionId, i, name, input, undefined), transcript: "", point: dialect === "copilot" ? "pre" : undefined });
+      out.push({ stdin: otherDialect(dialect, sessionId, i, name, input, result), transcript: "", point: dialect === "copilot" ? "post" : undefined });
       continue;
     }
     out.push({
@@ -98,7 +114,7 @@ async function measure(label: string, hook: string, noop: string, env: NodeJS.Pr
   for (const c of calls) {
     fs.appendFileSync(transcript, c.transcript);
     base.push(await runOnce([noop], c.stdin, env));
-    ours.push(await runOnce([hook, dialect], c.stdin, env));
+    ours.push(await runOnce([hook, dialect, ...(c.point ? [c.point] : [])], c.stdin, env));
   }
   const m = { ours: median(ours), noop: median(base) };
   // The median of the paired differences: a call and its no-op twin ran side by side, under the same load.
@@ -118,6 +134,8 @@ export async function benchAgentHook(hook: string): Promise<void> {
     // Warm the file cache and the machine for both programs.
     for (let i = 0; i < 3; i++) { await runOnce([noop], "{}", env); await runOnce([hook, "claude"], "{}", env); }
     await measure("headless (session file)", hook, noop, env, dir, "bench-headless");
+    await measure("headless, Copilot CLI's words", hook, noop, { ...env, COPILOT_HOME: path.join(dir, "copilot-home") }, dir, "bench-copilot", "copilot");
+    await measure("headless, Codex's words", hook, noop, env, dir, "bench-codex", "codex");
     await measure("headless, Gemini CLI's words", hook, noop, env, dir, "bench-gemini", "gemini");
     await measure("headless, Qwen Code's words", hook, noop, env, dir, "bench-qwen", "qwen");
     const sessions = new Map<string, LoopSession>();
