@@ -53,6 +53,8 @@ export interface RunOptions {
   recordInput?: boolean;
   /** Run `loop-sentinel watch --agents --json` on the run's channel for the hook to ask. */
   watch?: boolean;
+  /** Qwen Code: more of its own settings (the latency script's HTTP hook). */
+  qwenSettings?: Record<string, unknown>;
 }
 
 export interface RunResult {
@@ -194,7 +196,7 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
     case "qwen":
       fs.mkdirSync(env.QWEN_HOME!, { recursive: true });
       fs.writeFileSync(path.join(env.QWEN_HOME!, "settings.json"), JSON.stringify({
-        security: { auth: { selectedType: "openai" } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false },
+        security: { auth: { selectedType: "openai" } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false }, ...o.qwenSettings,
       }, null, 2));
       Object.assign(env, { OPENAI_API_KEY: "fake-key", OPENAI_BASE_URL: `http://127.0.0.1:${model.port}/v1`, OPENAI_MODEL: "fake-model", QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" });
       args = ["--yolo", "-p", prompt];
