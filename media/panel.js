@@ -43,7 +43,8 @@
   }
 
   function fmtInt(n) { return Math.round(n || 0).toLocaleString("en-US"); }
-  function fmtCost(c) { return c ? "$" + c.toFixed(c < 0.1 ? 4 : 2) : "$0"; }
+  // No cost recorded for tokens used: the model's price is not known (it was not free).
+  function fmtCost(c, tokens) { return c ? "$" + c.toFixed(c < 0.1 ? 3 : 2) : tokens ? "price unknown" : "$0"; }
   function plural(n, one, many) { return fmtInt(n) + " " + (n === 1 ? one : (many || one + "s")); }
 
   function card(label, value, note) {
@@ -60,7 +61,7 @@
         el("span", { class: "mode", id: "mode" }, state.modeText),
         el("span", { class: "actions" },
           state.session ? el("button", { id: "reset", class: "secondary", onclick: () => vscode.postMessage({ type: "reset", key: state.selected }) }, "Reset detectors") : null,
-          live ? el("button", { id: "resume", class: "secondary", onclick: () => vscode.postMessage({ type: "resume", key: state.selected }) }, "Resume with guidance…") : null,
+          live && state.session.canResume ? el("button", { id: "resume", class: "secondary", onclick: () => vscode.postMessage({ type: "resume", key: state.selected }) }, "Resume with guidance…") : null,
           el("button", { id: "settings", class: "secondary", onclick: () => vscode.postMessage({ type: "openSettings" }) }, "Settings"))),
       state.sessions.length ? el("div", { class: "session-row" },
         el("label", { for: "session" }, "Session"),
@@ -81,21 +82,22 @@
     return el("section", { class: "cards", "aria-label": "Session figures" },
       card("Requests", fmtInt(st.requests)),
       card("Tool calls", fmtInt(st.toolCalls)),
-      card("Tokens", fmtInt(st.tokensIn + st.tokensOut), st.cost ? fmtCost(st.cost) : null),
+      card("Tokens", fmtInt(st.tokensIn + st.tokensOut), st.tokensIn + st.tokensOut ? fmtCost(st.cost, st.tokensIn + st.tokensOut) : null),
       s.loopCards.map((c) => card(c.label, c.value, c.note)));
   }
 
   function detectors(s) {
     const rows = s.detectors.map((d) => {
-      const pct = d.fired ? 100 : d.percent;
+      const pct = d.percent;
       return el("tr", { class: d.enabled ? "" : "off" },
         el("th", { scope: "row" }, d.title),
-        el("td", {}, el("div", { class: "bar" + (d.fired ? " full" : ""), role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": d.title + (d.fired ? ": fired" : " closeness to firing") },
+        el("td", {}, el("div", { class: "bar", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": d.title + (d.next ? ": " + d.next : "") },
           el("div", { class: "fill" }))),
-        el("td", { class: "num" }, !d.enabled ? "off" : d.fired ? "fired" : pct + "%"),
+        el("td", { class: "num" }, !d.enabled ? "off" : pct + "%"),
+        el("td", { class: "next" }, d.enabled ? d.next || "" : ""),
         el("td", { class: "detail" }, d.fired ? d.fired + (d.detail ? "; " + d.detail : "") : d.detail));
     });
-    const table = el("table", { class: "detectors" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Detector"), el("th", { scope: "col" }, "Closeness to firing"), el("th", { scope: "col" }, el("span", { class: "sr-only" }, "Percent")), el("th", { scope: "col" }, "What it sees"))), el("tbody", {}, rows));
+    const table = el("table", { class: "detectors" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Detector"), el("th", { scope: "col" }, "How close to its next step"), el("th", { scope: "col" }, el("span", { class: "sr-only" }, "Percent")), el("th", { scope: "col" }, "Next step"), el("th", { scope: "col" }, "What it sees"))), el("tbody", {}, rows));
     // Widths set through CSSOM: allowed under the CSP (no inline style attributes).
     table.querySelectorAll(".bar").forEach((bar) => { bar.firstChild.style.width = bar.getAttribute("aria-valuenow") + "%"; });
     return el("section", { "aria-labelledby": "h-detectors" }, el("h2", { id: "h-detectors" }, "Detectors"), table);
@@ -113,7 +115,7 @@
     return out.length ? el("dl", { class: "facts" }, out.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])) : null;
   }
 
-  function interventionCard(s, iv, newest) {
+  function interventionCard(s, iv, newest, loop) {
     const id = "iv-" + iv.id;
     const w = iv.words;
     const answerButtons = iv.phase === "asking" ? el("div", { class: "button-row" },
@@ -124,6 +126,12 @@
         iv.delivery ? el("span", { class: "badge delivery " + iv.delivery }, DELIVERY_LABEL[iv.delivery] || "") : null)
       : null;
     const sent = w.confirmed || iv.phase === "pending";
+    // The host cannot act here: what would make it possible, and the one action that gets there.
+    const remedy = iv.phase === "unavailable" && iv.remedy ? el("div", { class: "remedy" },
+      el("p", { class: "outcome" }, iv.remedy.why),
+      el("p", {}, iv.remedy.fix),
+      iv.remedy.offer === "install-cline-hook" ? el("div", { class: "button-row" },
+        el("button", { id: id + "-remedy", onclick: () => vscode.postMessage({ type: "installClineHook" }) }, "Install the Cline hook")) : null) : null;
     return disclosure(id + "-head", `iv tone-${w.tone}${iv.ignored ? " ignored" : ""}`, iv.id === newest, [
       el("span", { class: "badge state tone-" + w.tone }, w.short),
       el("strong", {}, iv.detectorTitle),
@@ -132,13 +140,16 @@
       el("span", { class: "iv-line" }, iv.summaryParts ? [iv.summaryParts[0], el("mark", {}, iv.summaryParts[1]), iv.summaryParts[2]] : iv.summary),
     ], [
       el("p", { class: "iv-sentence" }, w.sentence),
+      loop && loop.rungs.length > 1 ? el("ol", { class: "rungs", "aria-label": "Steps of this loop" },
+        loop.rungs.map((r) => el("li", {}, el("span", { class: "rung-name" }, r.name + ": "), r.state))) : null,
       answerButtons,
+      remedy,
       hostAccount,
       iv.repeatedText ? el("div", { class: "ev" }, el("span", { class: "ev-label" }, "Repeated: "), el("mark", {}, iv.repeatedText)) : null,
       iv.evidence && iv.evidence.cycle && iv.evidence.cycle.length ? el("div", { class: "ev" }, el("span", { class: "ev-label" }, "Cycle: "),
         el("ol", { class: "cycle" }, iv.evidence.cycle.map((c) => el("li", {}, el("code", {}, c))))) : null,
       facts(iv),
-      disclosure(id + "-guidance", "sub", false, sent ? "Guidance sent to the agent" : "Guidance (not sent)", el("blockquote", {}, iv.message)),
+      disclosure(id + "-guidance", "sub", false, sent ? "Guidance sent to the agent" : "Guidance (not sent)", el("blockquote", {}, iv.guidanceText || iv.message)),
       disclosure(id + "-events", "sub", false, "Where in the session", el("p", { class: "muted" },
         `Detected at event ${iv.event}; the loop's events: ${iv.eventsText || "none recorded"} (${plural((iv.evidence && iv.evidence.events || []).length, "event")}).`)),
       iv.ignored ? el("p", { class: "muted" }, "This pattern is ignored from now on.") :
@@ -147,18 +158,20 @@
   }
 
   function interventions(s) {
-    const list = s.interventions.slice().reverse();
-    const newest = list.length ? list[0].id : undefined;
-    const body = list.length === 0 ? el("p", { class: "muted" }, "No loop detected in this session.") : el("ol", { class: "interventions", reversed: true },
-      list.map((iv) => el("li", {}, interventionCard(s, iv, newest))));
-    return el("section", { "aria-labelledby": "h-iv" }, el("h2", { id: "h-iv" }, s.interventions.length ? `Loops detected (${s.interventions.length})` : "Loops detected"), body);
+    // One card per loop (a finding and the steps it went through), its newest step on top.
+    const byId = new Map(s.interventions.map((iv) => [iv.id, iv]));
+    const loops = (s.loops || []).slice().reverse();
+    const newest = loops.length ? loops[0].id : undefined;
+    const body = loops.length === 0 ? el("p", { class: "muted" }, "No loop detected in this session.") : el("ol", { class: "interventions", reversed: true },
+      loops.map((loop) => el("li", {}, interventionCard(s, byId.get(loop.id), newest, loop))));
+    return el("section", { "aria-labelledby": "h-iv" }, el("h2", { id: "h-iv" }, loops.length ? `Loops detected (${loops.length})` : "Loops detected"), body);
   }
 
   function timeline(s) {
     const rows = s.timeline.map((e) => {
       const repeat = e.repeat && e.repeat > 1 ? el("span", { class: "repeat", title: `call number ${e.repeat} with this exact input` }, "×" + e.repeat) : null;
       const status = e.kind === "tool" && e.ok !== undefined ? el("span", { class: e.ok ? "ok" : "fail" }, e.ok ? "ok" : "failed") : null;
-      const usage = e.kind === "request" ? el("span", { class: "muted" }, [e.chars ? `${fmtInt(e.chars)} chars` : "", e.tokens ? `${fmtInt(e.tokens)} tokens` : "", e.cost ? fmtCost(e.cost) : ""].filter(Boolean).join(" · ")) : null;
+      const usage = e.kind === "request" ? el("span", { class: "muted" }, [e.chars ? `${fmtInt(e.chars)} chars` : "", e.tokens ? `${fmtInt(e.tokens)} tokens` : "", e.tokens ? fmtCost(e.cost, e.tokens) : ""].filter(Boolean).join(" · ")) : null;
       return el("li", { class: `tl ${e.kind}${e.flagged ? " flagged" : ""}`, title: `event ${e.index}` },
         el("span", { class: "kind" }, KIND_LABEL[e.kind] || e.kind),
         el("span", { class: "label" }, e.label), repeat, status, usage,

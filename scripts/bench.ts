@@ -7,6 +7,8 @@
  * Then whole processes (scripts/benchWhole.ts): `loop-sentinel replay` against a read-and-parse-only
  * process on the same file, wall time and peak RSS; and the extension's live paths
  * (scripts/benchLive.ts): Roo's cumulative updates and Cline's rewritten task file.
+ * Last the stream guard (scripts/benchStreamGuard.ts): `loop-sentinel proxy` against a bare
+ * pass-through proxy over the same SSE streams (`--stream-guard` alone, `--no-stream-guard` without).
  * Usage: node --expose-gc dist/bench.js [sizesMB...] [--whole MB,MB,...] [--no-live]
  *        (defaults: 1 10 50 in process, --whole 5,40; --whole 5,40,400 shows memory staying flat)
  *        node dist/bench.js --parse-only FILE   (the floor process the whole-process figure divides by)
@@ -25,6 +27,7 @@ import { LoopSession } from "../src/engine/session";
 import { benchClineAppend, benchRooCumulative } from "./benchLive";
 import { bestOf, parseOnly, timeProcess } from "./benchWhole";
 import { benchAgentHook } from "./benchHooks";
+import { benchStreamGuard } from "./benchStreamGuard";
 import { generateMain } from "./generator/generate";
 import { fingerprintMain } from "./fingerprint";
 
@@ -222,13 +225,22 @@ function main(): void {
 }
 
 /** The agents' hook alone: `node dist/bench.js --hooks`. */
-function hooksOnly(): void {
-  benchAgentHook(path.join(__dirname, "agent-hook.js")).catch((err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exitCode = 1; });
+function hooksOnly(): Promise<void> {
+  return benchAgentHook(path.join(__dirname, "agent-hook.js")).catch((err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exitCode = 1; });
+}
+
+/** The stream guard alone: `node dist/bench.js --stream-guard`. */
+function streamGuardOnly(): Promise<void> {
+  return benchStreamGuard().catch((err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exitCode = 1; });
 }
 
 if (process.argv.includes("--generate")) generateMain(process.argv.slice(2));
 else if (process.argv.includes("--fingerprint")) fingerprintMain(process.argv.slice(2));
-else if (process.argv.includes("--hooks")) hooksOnly();
+else if (process.argv.includes("--hooks")) void hooksOnly();
+else if (process.argv.includes("--stream-guard")) void streamGuardOnly();
 // --parse-only and --write are the child processes of the whole-process rows: they do only that.
 else if (process.argv.includes("--parse-only") || process.argv.includes("--write")) main();
-else { main(); if (!process.argv.includes("--no-hooks")) hooksOnly(); }
+else {
+  main();
+  void (process.argv.includes("--no-hooks") ? Promise.resolve() : hooksOnly()).then(() => (process.argv.includes("--no-stream-guard") ? undefined : streamGuardOnly()));
+}

@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import { applyOverride, resolveConfig, UNSAFE_KEYS, type EngineConfig } from "../engine/config";
 import { isRecord } from "../engine/json";
+import { detectorIdForSettingsName } from "../engine/detectors";
 
 const SECTION = "loopSentinel.";
 /** Settings of the extension alone (how it acts in VS Code): meaningless to the CLI, so passed over quietly. */
@@ -19,8 +20,11 @@ function fromFlatSettings(raw: Record<string, unknown>, file: string): Record<st
     const name = key.slice(SECTION.length);
     if (EXTENSION_ONLY.has(name)) continue;
     if (name === "idleResetMinutes") { out.idleResetMs = typeof value === "number" ? value * 60_000 : value; continue; }
-    const path = name.split(".");
+    let path = name.split(".");
     if (path.some((p) => p === "" || UNSAFE_KEYS.has(p))) throw new UsageError(`${file}: ${quoted(key)} is not a setting`);
+    // The extension's detector settings by name (`loopSentinel.sameToolCall.warnAt`) are detectors.<id>.<param> here.
+    const id = path.length === 2 ? detectorIdForSettingsName(path[0]) : undefined;
+    if (id) path = ["detectors", id, path[1]];
     let node = out;
     for (const p of path.slice(0, -1)) {
       if (!isRecord(node[p])) node[p] = {};

@@ -11,6 +11,7 @@ import { STATS_USAGE, runStats } from "./stats";
 import { INSTALL_PLUGIN_USAGE, REMOVE_PLUGIN_USAGE, runInstallPlugin, runRemovePlugin } from "./plugin";
 import { CLINE_HOOK_USAGE, runClineHook } from "./clineHook";
 import { HOOKS_USAGE, runHooks } from "./hooks";
+import { PROXY_USAGE, RUN_USAGE, runProxy, runRun } from "./streamGuard";
 
 type Command = { usage: string; run: (argv: string[], io: CliIO) => number | Promise<number> };
 
@@ -24,6 +25,8 @@ export const COMMANDS: Record<string, Command> = {
   "remove-plugin": { usage: REMOVE_PLUGIN_USAGE, run: runRemovePlugin },
   "cline-hook": { usage: CLINE_HOOK_USAGE, run: runClineHook },
   hooks: { usage: HOOKS_USAGE, run: runHooks },
+  proxy: { usage: PROXY_USAGE, run: (argv, io) => runProxy(argv, io) },
+  run: { usage: RUN_USAGE, run: (argv, io) => runRun(argv, io) },
 };
 
 function usage(): string {
@@ -31,7 +34,7 @@ function usage(): string {
 }
 
 /** Commands whose human output shows session text and file names: control characters are shown visibly there. */
-const SHOWS_SESSION_TEXT = new Set(["replay", "stats", "watch"]);
+const SHOWS_SESSION_TEXT = new Set(["replay", "stats", "watch", "proxy", "run"]);
 
 /**
  * The output a person reads: an escape sequence from a session or a file name (`ESC]0;…BEL`
@@ -44,11 +47,13 @@ export function humanIO(io: CliIO, json: boolean): CliIO {
 
 export async function main(argv: string[], given: CliIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
-  const io = SHOWS_SESSION_TEXT.has(name) ? humanIO(given, rest.includes("--json")) : { out: (t: string) => given.out(t), err: (t: string) => given.err(visible(t)) };
+  // After "--" the words are another program's (`run -- codex exec --json`).
+  const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  const io = SHOWS_SESSION_TEXT.has(name) ? humanIO(given, own.includes("--json")) : { out: (t: string) => given.out(t), err: (t: string) => given.err(visible(t)) };
   if (!name || name === "--help" || name === "-h" || name === "help") { io.out(usage()); return name ? 0 : 2; }
   const command = COMMANDS[name];
   if (!command) { io.err(`loop-sentinel: unknown command ${quoted(name)}\n${usage()}`); return 2; }
-  if (rest.includes("--help") || rest.includes("-h")) { io.out(`usage: loop-sentinel ${command.usage}`); return 0; }
+  if (own.includes("--help") || own.includes("-h")) { io.out(`usage: loop-sentinel ${command.usage}`); return 0; }
   try {
     return await command.run(rest, io);
   } catch (err) {

@@ -10,6 +10,7 @@ import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
 import { BoundedMap } from "./boundedMap";
 import { commandMatches, NO_INTENT, repetitionIntent, type RepetitionIntent } from "./intent";
+import { saysNotApplied } from "./news";
 
 export interface CallResult {
   ok: boolean;
@@ -124,6 +125,8 @@ export class ToolLedger {
   private lastWrite: { path: string; epoch: number } | undefined;
   /** The command that made the latest change, what it answered, the epoch it opened and the news count then. */
   private lastCommandChange: { repeatKey: string; outputHash: string; epoch: number; news: number } | undefined;
+  /** The edit (its exact input, hashed) that made the latest change, and the epoch it left. */
+  private lastEdit: { hash: string; epoch: number } | undefined;
   /**
    * Results that told something new: a first success of a call, or an outcome that changed (reading
    * back what this session wrote excepted). A write repeated after news may be a considered choice.
@@ -206,6 +209,7 @@ export class ToolLedger {
     // Outside edits and commands the signature is tool + stable input, which is the exact input key:
     // hash it rather than write the input out again.
     const exactKey = kind === "edit" || command !== undefined ? exactInputKey(ev.name, ev.input) : signature;
+    const inputHash = hashText(exactKey);
     const target = callTarget(kind, ev.input, this.tools);
     const call: CallRecord = {
       id: ev.id,
@@ -214,7 +218,7 @@ export class ToolLedger {
       input: ev.input,
       signature,
       repeatKey: repeatKeyOf(ev.name, kind, ev.input, this.tools, signature),
-      inputHash: hashText(exactKey),
+      inputHash,
       reads,
       search,
       waits,
@@ -226,7 +230,7 @@ export class ToolLedger {
       command,
       mutating,
       noOp: command !== undefined && kind === "command" && isTrivialCommand(command),
-      unchanging: mutating && this.changesNothing(kind, ev.input),
+      unchanging: mutating && this.changesNothing(kind, ev.input, inputHash),
       eventIndex,
       ts: ev.ts,
       requestIndex,
@@ -250,8 +254,9 @@ export class ToolLedger {
     if (!call) return undefined;
     this.pending.delete(ev.id);
     const text = resultText(ev);
-    // A shell command that exited non-zero failed, even when the host reported the tool call as a success.
-    const ok = ev.ok && !failedExitStatus(text);
+    // A shell command that exited non-zero failed, even when the host reported the tool call as a
+    // success; so did a change whose answer says it was not applied.
+    const ok = ev.ok && !failedExitStatus(text) && !(call.mutating && saysNotApplied(text));
     call.result = {
       ok,
       text,
@@ -271,6 +276,7 @@ export class ToolLedger {
     if (ok && call.mutating && !call.unchanging && !sameAgain && !(call.kind === "command" && commandExitedNonZero(text)) && !((call.kind === "write" || call.kind === "edit") && saysNothingChanged(text))) {
       this.epochValue++;
       this.noteWritten(call);
+      this.lastEdit = call.kind === "edit" ? { hash: call.inputHash, epoch: this.epochValue } : undefined;
       this.lastCommandChange = call.kind === "command" ? { repeatKey: call.repeatKey, outputHash: call.result.outputHash, epoch: this.epochValue, news: this.newsValue } : undefined;
     } else if (!call.mutating) this.noteNews(call);
     return call;
@@ -321,10 +327,14 @@ export class ToolLedger {
   }
 
   /** Whether a write or edit would leave its file as it is: see CallRecord.unchanging. */
-  private changesNothing(kind: ToolKind, input: Record<string, unknown>): boolean {
+  private changesNothing(kind: ToolKind, input: Record<string, unknown>, inputHash: string): boolean {
     // A patch that adds a whole file is a write of that file.
     if (kind === "edit" && addedFileOf(input) !== undefined) kind = "write";
     if (kind === "edit") {
+      // The very edit that made the latest change, again with nothing changed since: whether it took
+      // or not, doing it twice changes nothing more.
+      const last = this.lastEdit;
+      if (last !== undefined && last.hash === inputHash && last.epoch === this.epochValue) return true;
       const replacement = replacementOf(input);
       return replacement !== undefined && replacement.target !== "" && normaliseWhitespace(replacement.target) === normaliseWhitespace(replacement.text);
     }

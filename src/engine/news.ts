@@ -7,6 +7,9 @@
  *   before (every full page answers "100"). Going back to a window already read is not.
  * - An answer wrapped in a host's envelope around an empty payload (`{"content":[{"text":"{\"items\":[]}"}]}`)
  *   found nothing, however many characters the envelope has.
+ * - An edit or write whose answer says it was not applied (SWE-agent's "Your changes have NOT been
+ *   applied", an editor's "no replacement was performed") failed, whatever status the tool gave:
+ *   the result's words are the status.
  */
 import { BoundedMap } from "./boundedMap";
 
@@ -85,4 +88,18 @@ function isEmptyValue(v: unknown, depth: number): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * An editor's words for a change it did not make. Phrases, not single words: "rejected" alone is a
+ * test's or a validator's word for its own input, not the editor's for the edit.
+ */
+const NOT_APPLIED = /\b(?:has|have|was|were|is|are) not (?:been )?applied\b|\b(?:edit|change|patch|diff|modification|write|replacement)s? (?:was |were |has been |have been )?(?:rejected|reverted|discarded|declined)\b|\bfailed to (?:apply|edit|write|replace|patch|update the file)\b|\bno replacement was performed\b|\bdid not appear verbatim\b|\b(?:edit|change)s? (?:has |have )?introduced (?:new )?syntax error/i;
+/** How much of each end of an answer is read: the status is said first or last (after the would-be file). */
+const STATUS_CHARS = 600;
+
+/** Whether an edit's or write's answer says the change was not made. */
+export function saysNotApplied(text: string): boolean {
+  if (text.length <= 2 * STATUS_CHARS) return NOT_APPLIED.test(text);
+  return NOT_APPLIED.test(text.slice(0, STATUS_CHARS)) || NOT_APPLIED.test(text.slice(-STATUS_CHARS));
 }

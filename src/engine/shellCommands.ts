@@ -35,6 +35,9 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\b(gcloud|az|aws|gsutil|firebase|terraform|helm|flyctl|vercel|heroku)\b.*\s(create|delete|patch|update|deploy|add|remove|enable|disable|start|stop|restart|reset|attach|detach|apply|destroy|import|cp|mv|rm|set|put|rollback|upgrade|install)\b/,
   /(^|[;&|(]\s*)(kill|pkill|killall|taskkill|systemctl|service|launchctl|nohup)\b/,
   /(^|[;&|(]\s*)start\s+"/,
+  // SWE-agent's own editing commands (its agent-computer interface, run through the shell tool):
+  // `edit 12:15` with the new lines and `end_of_edit`, `create reproduce.py`, `insert 40`, `append`.
+  /^(?:edit\s+\d+:\d+|create\s+[^\s;&|]+\s*$|insert\s+\d+|append\b)/,
 ];
 
 /**
@@ -43,6 +46,18 @@ const MUTATING_PATTERNS: RegExp[] = [
  */
 const ANY_MUTATING_PATTERN = new RegExp(MUTATING_PATTERNS.filter((re) => !re.ignoreCase).map((re) => `(?:${re.source})`).join("|"));
 const ANY_MUTATING_PATTERN_I = new RegExp(MUTATING_PATTERNS.filter((re) => re.ignoreCase).map((re) => `(?:${re.source})`).join("|"), "i");
+
+/**
+ * Commands that edit a file's text, as an editor tool would: SWE-agent's `edit 12:15` / `insert` /
+ * `append`, `sed -i`, `perl -i`, a patch applied, an inline script writing a file. Not a checkout, a
+ * bisect step or an install, which move the workspace without the agent writing code.
+ */
+const FILE_EDIT_COMMAND = /^(?:edit\s+\d+:\d+|insert\s+\d+|append)\b|\bsed\s+(-[a-zA-Z]*i|--in-place)|\bperl\s+-[a-zA-Z]*i|\bapply_patch\b|\bgit\s+apply\b|(^|[;&|(]\s*)patch\b|\bpython[\d.]*\s+(?:-c|-\s*<<|<<).*(\bopen\([^)]*['"][wa]\+?['"]|\.write_text)|\bnode\s+(?:-e|--eval|-\s*<<|<<).*\b(?:writeFileSync|writeFile)\b/;
+
+/** Whether a (mutating) command edits a file's text the way an editor tool does. */
+export function isFileEditCommand(command: string): boolean {
+  return FILE_EDIT_COMMAND.test(command);
+}
 
 /** Output redirection to a file (not to /dev/null or nul, not `=>` or `->` inside code). */
 const REDIRECT_TO_FILE = /(^|[^<>&0-9=\-])>>?\s*(?!&|\/dev\/null\b|nul\b)[^\s&|;>]/i;

@@ -420,8 +420,23 @@ export function errorFingerprint(text: string): string {
     .replace(/\d+(?:\.\d+)?/g, "<num>")
     .replace(/\s+/g, " ")
     .trim();
-  // A banner alone would make every run of a linter "the same error": what follows it tells them apart.
-  return detail === "" ? line : `${line}\u0002${detail}`;
+  // A banner alone would make every run of a linter "the same error": what follows it tells them
+  // apart; so does the named error under a harness's sentence ("Your proposed edit has introduced new
+  // syntax error(s)" over "E999 SyntaxError: unmatched ')'").
+  const named = detail === "" ? namedErrorUnder(text) : "";
+  return detail !== "" ? `${line}\u0002${detail}` : named !== "" ? `${line}\u0002${named}` : line;
+}
+
+/** A line naming an error by its type or code: `ValueError: …`, `E999 SyntaxError: …`, `error[E0308]: …`, `TS2322`. */
+const NAMED_ERROR = /\b[A-Z]\w*(?:Error|Exception)\b|\b[A-Z]{1,3}\d{3,5}\b|\berror\[[A-Z]?\d+\]/;
+
+/** The named error in the lines right under a prose error line that names none; "" when there is none. */
+function namedErrorUnder(text: string): string {
+  const at = errorLineAt(text);
+  if (!at || NAMED_ERROR.test(at.line)) return "";
+  const end = Math.min(at.lines.length, at.index + 1 + BANNER_DETAIL_LINES);
+  for (let i = at.index + 1; i < end; i++) if (NAMED_ERROR.test(at.lines[i])) return at.lines[i].slice(0, 200).toLowerCase();
+  return "";
 }
 
 /**
@@ -488,6 +503,11 @@ export function textSimilarity(a: string, b: string, max = 400): number {
  * "Done in 3.98s" count as the same result.
  * Counts, states and ids stay: "2 failing" → "1 failing" is a change.
  */
+const UUID_START = /[0-9a-f]{8}-[0-9a-f]{4}-/i;
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const UNIX_TIME = /(?<![\d.])1[5-9]\d{8}(?:\d{3})?(?![\d.])/;
+const UNIX_TIMES = /(?<![\d.])1[5-9]\d{8}(?:\d{3})?(?![\d.])/g;
+
 export function stableOutput(text: string): string {
   // Each pattern needs a character or word most outputs lack: looking for it first spares most
   // outputs most of the scans (an output is read at every tool result).
@@ -501,6 +521,10 @@ export function stableOutput(text: string): string {
   // Process ids a shell tool reports on a line of their own (Gemini CLI's "Process Group PGID: 5714").
   if (colon && /pg?id/i.test(out)) out = out.replace(/^((?:process group )?(?:pgid|pids?)|background pids):[ \t]*\d+(?:[ \t]*,[ \t]*\d+)*[ \t]*$/gim, "$1: <pid>");
   if (out.includes("/tmp/")) out = out.replace(/\/tmp\/(?:tmp|pytest-\d+\/)[\w.-]*/g, "/tmp/<tmp>");
+  // Fresh identifiers: a UUID minted per call (a request id, an agent id, a temp name) and a Unix
+  // time in seconds or milliseconds (2017-2033) tell nothing about what was asked.
+  if (out.includes("-") && UUID_START.test(out)) out = out.replace(UUID, "<uuid>");
+  if (UNIX_TIME.test(out)) out = out.replace(UNIX_TIMES, "<time>");
   // A shell tool's envelope that echoes the command (Gemini CLI, Qwen Code: "Command: …\nDirectory: …"):
   // the echo is the call, not its answer; `git  stash` and `git 'stash'` answered alike answered the same
   if (out.startsWith("Command: ")) out = out.replace(/^Command: [\s\S]*?\n(?=Directory: )/, "");

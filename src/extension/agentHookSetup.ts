@@ -8,6 +8,7 @@
 import * as vscode from "vscode";
 import { AGENT_LABELS, AGENT_NAMES, type AgentName } from "../hosts/hookAgents/dialect";
 import { agentHookStatus, installAgentHook, trustNote, uninstallAgentHook } from "../hosts/hookAgents/install";
+import { agentPickItems, presentAgents } from "../hosts/hookAgents/presence";
 import { COMMANDS } from "./commandIds";
 
 const OFFERED_KEY = "loopSentinel.agentHook.offered";
@@ -27,15 +28,17 @@ export function setupAgentHook(context: vscode.ExtensionContext, log: (line: str
   const refreshContext = () => void vscode.commands.executeCommand("setContext", INSTALLED_CONTEXT, installedAgents().length > 0);
   refreshContext();
 
-  const pickAgents = async (agents: AgentName[], title: string): Promise<AgentName[] | undefined> => {
+  /** `ticked`: the agents picked at first (for the install: only those found on this machine). */
+  const pickAgents = async (agents: AgentName[], title: string, ticked: readonly AgentName[] = agents): Promise<AgentName[] | undefined> => {
     if (agents.length <= 1) return agents;
-    const picks = await vscode.window.showQuickPick(agents.map((a) => ({ label: AGENT_LABELS[a], agent: a, picked: true })), { canPickMany: true, title });
+    const picks = await vscode.window.showQuickPick(agentPickItems(agents, ticked), { canPickMany: true, title });
     return picks?.map((p) => p.agent);
   };
 
   const disposables = [
     vscode.commands.registerCommand(COMMANDS.installAgentHook, async (agent?: AgentName) => {
-      const agents = agent ? [agent] : await pickAgents([...AGENT_NAMES], "Guard these agents through their tool-call hook (user-wide)");
+      const found = presentAgents({ extensionInstalled: (id) => vscode.extensions.getExtension(id) !== undefined, hookInstalled: (a) => installedAgents().includes(a) });
+      const agents = agent ? [agent] : await pickAgents([...AGENT_NAMES], "Guard these agents through their tool-call hook (user-wide)", found);
       if (!agents?.length) return [];
       const reports = agents.map((a) => {
         try { return installAgentHook({ agent: a, script }); } catch (err) { return { agent: a, file: "", state: "unreadable" as const, detail: `could not install for ${AGENT_LABELS[a]}: ${(err as Error).message}` }; }

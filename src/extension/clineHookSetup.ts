@@ -32,7 +32,11 @@ export function clineHookOffer(extensionInstalled: boolean): string {
     "The hook asks this window and lets every call through when Loop Sentinel is not running. Install it?";
 }
 
-export function setupClineHook(context: vscode.ExtensionContext, manager: SessionManager, log: (line: string) => void, wrap: Wrap = (run) => async (...args) => run(...args)): vscode.Disposable {
+/** Set when the offer was shown: "Not Now" or closing it never brings it back at the next reload (the palette command stays). */
+const OFFERED_KEY = "loopSentinel.clineHook.offered";
+
+export function setupClineHook(context: vscode.ExtensionContext, manager: SessionManager, log: (line: string) => void, wrap: Wrap = (run) => async (...args) => run(...args),
+  told: (text: string) => void = () => {}): vscode.Disposable {
   const script = context.asAbsolutePath(`dist/${SCRIPT_NAME}`);
   const consent = () => context.globalState.get<Consent>(CONSENT_KEY);
   const install = (chain = consent() === "chained"): HookDirStatus[] => {
@@ -83,7 +87,7 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
   let offered = false;
   let lastLook = 0;
   const maybeOffer = () => {
-    if (offered || consent() !== undefined || process.platform === "win32") return; // Cline wants PreToolUse.ps1 there: not supported yet
+    if (offered || consent() !== undefined || context.globalState.get<boolean>(OFFERED_KEY) || process.platform === "win32") return; // Cline wants PreToolUse.ps1 there: not supported yet
     // The manager changes with every event of every task: look for Cline now and then only.
     const now = Date.now();
     if (now - lastLook < OFFER_LOOK_MS) return;
@@ -92,8 +96,13 @@ export function setupClineHook(context: vscode.ExtensionContext, manager: Sessio
     if (!cline || cline.state === "not-found") return;
     offered = true;
     if (clineHookDirs().some((d) => hookDirStatus(d).state === "installed")) return; // installed from the CLI
+    // A task's loop notification offers the hook where it is needed: this general offer is then moot.
+    if (manager.snapshots().some((s) => s.hostId === "cline" && s.interventions.some((r) => r.remedy?.offer === "install-cline-hook"))) return;
+    void context.globalState.update(OFFERED_KEY, true);
+    const text = clineHookOffer(vscode.extensions.getExtension(CLINE_EXTENSION_ID) !== undefined);
+    told(text);
     void vscode.window.showInformationMessage(
-      clineHookOffer(vscode.extensions.getExtension(CLINE_EXTENSION_ID) !== undefined),
+      text,
       "Install Hook", "Not Now", "Never",
     ).then(async (pick) => {
       if (pick === "Install Hook") await vscode.commands.executeCommand(COMMANDS.installClineHook);

@@ -55,8 +55,10 @@ export const COMMAND_WHEN: Partial<Record<keyof typeof COMMANDS, string>> = {
   toggleWarnOnly: "false",
   turnOn: "!loopSentinel.enabled",
   turnOff: "loopSentinel.enabled",
-  warnOnlyOn: "loopSentinel.enabled && !loopSentinel.warnOnly",
-  warnOnlyOff: "loopSentinel.enabled && loopSentinel.warnOnly",
+  // "Choose Warn-Only or Intervene…" is the one palette command for the mode: the two switches did
+  // the same job under other names (they stay registered for keybindings).
+  warnOnlyOn: "false",
+  warnOnlyOff: "false",
   connectKilo: "loopSentinel.kiloFound && !loopSentinel.kiloConnected",
   disconnectKilo: "loopSentinel.kiloConnected",
   installClineHook: "loopSentinel.clineFound && !loopSentinel.clineHookInstalled && !isWindows",
@@ -71,6 +73,10 @@ export const INTERNAL_COMMANDS = {
   resumeWithGuidance: "loopSentinel.resumeWithGuidance",
   /** Answers an open question: (sessionKey, interventionId, "act" | "dismiss" | "ignore"). */
   answer: "loopSentinel.answerIntervention",
+  /** A link in a task's notification: (sessionKey, the text's version, "main" | "details" | "close"). */
+  notificationPick: "loopSentinel.notificationPick",
+  /** Closes a task's notification (sessionKey). */
+  closeNotification: "loopSentinel.closeNotification",
 } as const;
 
 /** The walkthrough (contributed by package.json), opened from the empty panel and the no-agent tooltip. */

@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import * as crypto from "node:crypto";
 import type { SessionManager, SessionSnapshot, SessionSummary } from "./sessionManager";
 import { COMMANDS, INTERNAL_COMMANDS, WALKTHROUGH_ID } from "./commandIds";
-import { detectorViews, emptyStateText, interventionView, loopCards, modeWords, type DetectorView, type FigureCard, type InterventionView } from "./panelWords";
+import { detectorViews, distinctTitles, emptyStateText, interventionView, loopCards, loopViews, modeWords, type DetectorView, type FigureCard, type InterventionView, type LoopView } from "./panelWords";
 import { stateWords } from "./stateWords";
 
 /** Messages to the webview. */
@@ -16,7 +16,7 @@ export type ToWebview = {
   /** `state`: the latest intervention's state in words, for the session selector. */
   sessions: Array<SessionSummary & { alert: SessionSnapshot["alert"]; state?: string }>;
   selected: string | undefined;
-  session: (Omit<SessionSnapshot, "interventions" | "detectors"> & { interventions: InterventionView[]; detectors: DetectorView[]; loopCards: FigureCard[] }) | undefined;
+  session: (Omit<SessionSnapshot, "interventions" | "detectors"> & { interventions: InterventionView[]; detectors: DetectorView[]; loopCards: FigureCard[]; loops: LoopView[] }) | undefined;
   settings: { enabled: boolean; mode: string; actionPolicy: string };
   /** The header's mode line in words ("Cline: asks you before acting"). */
   modeText: string;
@@ -37,6 +37,7 @@ export type FromWebview =
   | { type: "answer"; key: string; id: number; answer: "act" | "dismiss" }
   | { type: "replayFile" }
   | { type: "walkthrough" }
+  | { type: "installClineHook" }
   | { type: "openSettings" };
 
 /** What the webview reports it drew, counted from its DOM. */
@@ -148,11 +149,13 @@ export class DiagnosticsPanel implements vscode.Disposable {
       const last = key === snap?.key ? snap.interventions[snap.interventions.length - 1] : this.manager.latestIntervention(key);
       return last && !last.ignored ? stateWords(last.phase, last.action).short : undefined;
     };
+    const titles = distinctTitles(summaries);
     const message: ToWebview = {
       type: "state",
-      sessions: summaries.map((s) => ({ key: s.key, hostId: s.hostId, hostLabel: s.hostLabel, taskId: s.taskId, title: s.title, replay: s.replay, alert: s.alert, state: s.alert === "none" ? undefined : latestWords(s.key) })),
+      sessions: summaries.map((s) => ({ key: s.key, hostId: s.hostId, hostLabel: s.hostLabel, taskId: s.taskId, title: titles.get(s.key) ?? s.title, replay: s.replay, alert: s.alert, state: s.alert === "none" ? undefined : latestWords(s.key) })),
       selected: this.selected,
-      session: snap && { ...snap, interventions: snap.interventions.map(interventionView), detectors: detectorViews(snap), loopCards: loopCards(snap) },
+      session: snap && { ...snap, title: titles.get(snap.key) ?? snap.title, interventions: snap.interventions.map(interventionView), detectors: detectorViews(snap, (id) => cfg.engine.detectors[id as keyof typeof cfg.engine.detectors], cfg.engine.mode === "warnOnly"),
+        loopCards: loopCards(snap), loops: loopViews(snap.interventions) },
       settings: { enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy },
       modeText: modeWords({ enabled: cfg.engine.enabled, mode: cfg.engine.mode, actionPolicy: cfg.actionPolicy, hostPolicies: cfg.hostPolicies }, snap),
       hosts: { found: hosts.filter((h) => h.state !== "not-found").map((h) => h.label), watching: hosts.filter((h) => h.state === "watching").map((h) => h.label) },
@@ -181,6 +184,9 @@ export class DiagnosticsPanel implements vscode.Disposable {
         break;
       case "replayFile":
         void vscode.commands.executeCommand(COMMANDS.replay);
+        break;
+      case "installClineHook":
+        void vscode.commands.executeCommand(COMMANDS.installClineHook);
         break;
       case "walkthrough":
         void vscode.commands.executeCommand("workbench.action.openWalkthrough", WALKTHROUGH_ID, false);

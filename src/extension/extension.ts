@@ -19,7 +19,7 @@ import { SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
 import { settingsCommandFor } from "./settingsTab";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
 import { connectedHosts, registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
-import { registerWalkthroughCommands } from "./walkthrough";
+import { offerWalkthroughOnce, registerWalkthroughCommands } from "./walkthrough";
 
 /** What the extension exports: read-only views, used by the integration tests and other extensions. */
 export interface LoopSentinelApi {
@@ -33,13 +33,15 @@ export interface LoopSentinelApi {
   readonly onDidRenderPanel: vscode.Event<RenderReport>;
   panelVisible(): boolean;
   /** Notifications: the ones open now and every one shown so far (one per task at a time). */
-  notifications(): { open: Toast[]; waiting: Toast[]; shown: ReadonlyArray<{ sessionKey: string; text: string; at: number }> };
+  notifications(): { open: Toast[]; waiting: Toast[]; shown: ReadonlyArray<{ sessionKey: string; text: string; at: number; replaced?: boolean }> };
   /** The context keys the palette's `when` clauses read, as last set. */
   contextKeys(): Readonly<Record<string, boolean>>;
+  /** One-time offers shown in this window (the walkthrough, the Cline hook), oldest first. */
+  offers(): readonly string[];
 }
 
 /** Phases that raise a notification: a question, a failure, a strong action done, and warn-only's only signal. */
-const NOTIFIED_PHASES = new Set<InterventionRecord["phase"]>(["asking", "failed", "done", "shown"]);
+const NOTIFIED_PHASES = new Set<InterventionRecord["phase"]>(["asking", "failed", "done", "shown", "unavailable"]);
 
 let active: { manager: SessionManager } | undefined;
 
@@ -49,10 +51,30 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   context.subscriptions.push(log);
 
   let notificationsOn = true;
-  const notifier = new TaskNotifier((severity, text, buttons) => {
-    const show = severity === "error" ? vscode.window.showErrorMessage : severity === "warning" ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    return show(text, ...buttons);
-  });
+  // Each task's notification is a live one: a progress notification (the only kind whose text can be
+  // replaced and which the extension can close), its actions links to an internal command.
+  const showLive = (markdown: string, onClose: () => void) => {
+    let update: ((m: string) => void) | undefined;
+    let close: (() => void) | undefined;
+    let closed = false;
+    let latest = markdown;
+    // Cancellable: its one button (VS Code's "Cancel") closes it, and a notification with a button is
+    // shown expanded, so the action links in the text show whole.
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, cancellable: true }, (progress, token) => new Promise<void>((resolve) => {
+      // increment 0: a determinate bar at nothing, so no endless spinner under a question.
+      update = (m) => progress.report({ message: m, increment: 0 });
+      close = resolve;
+      token.onCancellationRequested(() => { resolve(); if (!closed) { closed = true; onClose(); } });
+      if (closed) resolve(); else update(latest);
+    }));
+    return {
+      update: (m: string) => { latest = m; update?.(m); },
+      close: () => { closed = true; close?.(); },
+    };
+  };
+  const linkFor = (sessionKey: string, version: number, pick: string) =>
+    `command:${INTERNAL_COMMANDS.notificationPick}?${encodeURIComponent(JSON.stringify([sessionKey, version, pick])).replace(/\(/g, "%28").replace(/\)/g, "%29")}`;
+  const notifier = new TaskNotifier(showLive, linkFor);
   context.subscriptions.push(notifier);
   const showDetails = (sessionKey: string) => DiagnosticsPanel.createOrShow(context.extensionUri, manager, panelDeps, sessionKey);
   const manager = new SessionManager({
@@ -66,11 +88,31 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     },
     notify: (session, record) => {
       if (!notificationsOn || !NOTIFIED_PHASES.has(record.phase)) return;
-      // A warning the host confirmed is in the status bar and the panel; a toast is for stronger news.
+      // A warning the host confirmed is in the status bar and the panel; a toast is for stronger news
+      // (unless the task's notification is open: then it moves on to this state, refreshTaskToasts()).
       if (record.phase === "done" && record.action === "warn") return;
-      void notifier.notify(toastFor(session, record)).then((result) => { if (result === "details") showDetails(session.key); });
+      const remedy = record.phase === "unavailable" ? record.remedy?.offer : undefined;
+      void notifier.notify(toastFor(session, record)).then((result) => {
+        if (result === "details") showDetails(session.key);
+        else if (result === "main" && remedy === "install-cline-hook") void vscode.commands.executeCommand(COMMANDS.installClineHook);
+      });
     },
   });
+  /** A task's open notification always says where its latest step stands now. */
+  const refreshTaskToasts = () => {
+    const open = notifier.openToasts();
+    if (open.length === 0) return;
+    const summaries = new Map(manager.summaries().map((s) => [s.key, s]));
+    for (const toast of open) {
+      const session = summaries.get(toast.sessionKey);
+      const latest = session && manager.latestIntervention(toast.sessionKey);
+      // Nothing of the task left, or its alert cleared (reset, your message): the notification has nothing to say.
+      if (!session || !latest || session.alert === "none") { notifier.close(toast.sessionKey); continue; }
+      // A question is shown by confirm() itself (its answer goes to the manager).
+      if (latest.phase === "asking") continue;
+      notifier.refresh(toastFor(session, latest));
+    }
+  };
   context.subscriptions.push(manager);
   active = { manager };
 
@@ -82,10 +124,13 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
 
   // Settings: applied now and live on every change; invalid values warn once and fall back.
   let warnings: string[] = [];
+  let legacyLogged = false;
   const applySettings = () => {
     const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const settings = readShellSettings(trustAwareReader((key) => cfg.get(key), (key) => cfg.inspect(key), vscode.workspace.isTrusted));
     notificationsOn = settings.notifications;
+    // Detector settings under their names before issue 36 still count; said once in the log.
+    if (settings.legacyRead.length && !legacyLogged) { legacyLogged = true; log.info(`settings read under their old names (they keep working; the Settings editor lists them under the detectors' names now): ${settings.legacyRead.join(", ")}`); }
     manager.configure({ engine: settings.engine, actionPolicy: settings.actionPolicy, hostPolicies: settings.hostPolicies });
     const changed = settings.warnings.join("\n") !== warnings.join("\n");
     warnings = settings.warnings;
@@ -129,7 +174,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   refreshKeys();
   // The manager changes on every streamed chunk: look again at most every 250 ms.
   let keysTimer: NodeJS.Timeout | undefined;
-  const scheduleKeys = () => { keysTimer ??= setTimeout(() => { keysTimer = undefined; refreshKeys(); }, 250); };
+  const scheduleKeys = () => { keysTimer ??= setTimeout(() => { keysTimer = undefined; refreshKeys(); refreshTaskToasts(); }, 250); };
   context.subscriptions.push({ dispose: manager.onDidChange(scheduleKeys).dispose }, vscode.extensions.onDidChange(refreshKeys),
     { dispose: () => { if (keysTimer) clearTimeout(keysTimer); } });
   /** Runs a command's work, then brings the keys up to date (the hook and plugin files may have changed). */
@@ -143,10 +188,11 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     if (typeof sessionKey !== "string") return { done: "no session given", ok: false };
     const snap = manager.snapshot(sessionKey);
     const last = snap?.interventions[snap.interventions.length - 1];
+    // Empty, not prefilled with Loop Sentinel's own words: this message is yours, to the agent.
     const text = typeof given === "string" ? given : await vscode.window.showInputBox({
       title: "Resume with guidance",
-      prompt: `Message sent to the agent of “${snap?.title ?? sessionKey}”; it answers a stopped task's resume question.`,
-      value: last?.message ?? "",
+      prompt: `Your message to the agent of “${snap?.title ?? sessionKey}”, which Loop Sentinel stopped; it answers the task's resume question.`,
+      placeHolder: last ? `What to do instead of: ${last.summary}` : "What the agent should do next",
       ignoreFocusOut: true,
     });
     if (!text?.trim()) return { done: "nothing to send", ok: false };
@@ -194,6 +240,9 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     vscode.commands.registerCommand(INTERNAL_COMMANDS.ignorePattern, (sessionKey: unknown, pattern: unknown) =>
       typeof sessionKey === "string" && typeof pattern === "string" && manager.ignore(sessionKey, pattern)),
     vscode.commands.registerCommand(INTERNAL_COMMANDS.resumeWithGuidance, resumeWithGuidance),
+    vscode.commands.registerCommand(INTERNAL_COMMANDS.notificationPick, (sessionKey: unknown, version: unknown, pick: unknown) =>
+      typeof sessionKey === "string" && typeof version === "number" && (pick === "main" || pick === "details" || pick === "close") && notifier.pick(sessionKey, version, pick)),
+    vscode.commands.registerCommand(INTERNAL_COMMANDS.closeNotification, (sessionKey: unknown) => { if (typeof sessionKey === "string") notifier.close(sessionKey); }),
     ...registerOpencodeCommands(context, log, () => { refreshFileKeys(); refreshKeys(); }),
     ...registerWalkthroughCommands(context, {
       replay: (file) => replaySessionFile(file),
@@ -250,9 +299,12 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     globalStorageRoot: path.dirname(context.globalStorageUri.fsPath),
     stateDir: context.globalStorageUri.fsPath,
     mayIntervene: () => manager.config.engine.enabled && manager.config.engine.mode !== "warnOnly",
+    extensionInstalled: (id) => vscode.extensions.getExtension(id) !== undefined,
   });
   manager.addAdapters(adapters);
-  context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line), thenRefresh));
+  const offers: string[] = [];
+  context.subscriptions.push(setupClineHook(context, manager, (line) => log.info(line), thenRefresh, (text) => offers.push(text)));
+  offerWalkthroughOnce(context, (text) => offers.push(text));
   context.subscriptions.push(setupAgentHook(context, (line) => log.info(line)));
   log.info(`hosts: ${adapters.length ? adapters.map((a) => a.label).join(", ") : "no host adapter available"}`);
 
@@ -269,6 +321,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     panelVisible: () => DiagnosticsPanel.current()?.visible ?? false,
     notifications: () => ({ open: notifier.openToasts(), waiting: notifier.waitingToasts(), shown: notifier.shown }),
     contextKeys: () => ({ ...keys }),
+    offers: () => [...offers],
   };
 }
 

@@ -5,6 +5,8 @@
  * installed, the user's `loopSentinel.*` settings are mirrored into the file the plugin reads.
  */
 import * as vscode from "vscode";
+import { detectorsFromLeaves } from "./settings";
+import { LEGACY_DETECTORS_KEY } from "./settingsSchema";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { HOST_LABEL, installedVersion, installPlugin, pluginFolder, PLUGIN_HOSTS, removePlugin, type PluginHost } from "../hosts/opencode/install";
@@ -24,11 +26,9 @@ export function syncPluginSettings(log: Log): void {
   if (connectedHosts().length === 0) return;
   const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   try {
-    writeSettingsFile(settingsFilePath(), (key) => {
-      const info = cfg.inspect(key);
-      // Only what the user set: the plugin has the same defaults, and a newer plugin may have better ones.
-      return info?.globalValue ?? info?.workspaceValue ?? info?.workspaceFolderValue;
-    });
+    // Only what the user set: the plugin has the same defaults, and a newer plugin may have better ones.
+    const setValue = (key: string) => { const info = cfg.inspect(key); return info?.globalValue ?? info?.workspaceValue ?? info?.workspaceFolderValue; };
+    writeSettingsFile(settingsFilePath(), (key) => (key === LEGACY_DETECTORS_KEY ? detectorsFromLeaves(setValue) : setValue(key)));
   } catch (err) {
     log.warn(`could not write ${settingsFilePath()} for the Kilo / opencode plugin: ${(err as Error).message}`);
   }

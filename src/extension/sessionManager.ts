@@ -4,7 +4,7 @@
  * It also keeps what the UI shows: a bounded timeline, the interventions with their outcome and
  * the tokens spent inside loops. No vscode import: unit-tested with a fake adapter in plain Node.
  */
-import type { ActionOutcome } from "../hosts/hostAdapter";
+import type { ActionOutcome, Remedy } from "../hosts/hostAdapter";
 import type { DetectorStatus, Evidence } from "../engine/detector";
 import type { EngineConfig } from "../engine/config";
 import { defaultConfig } from "../engine/config";
@@ -88,6 +88,8 @@ export interface InterventionRecord {
   delivery?: "pending" | "delivered" | "undelivered";
   ts?: number;
   ignored: boolean;
+  /** Phase "unavailable": why the host cannot act on this task here, and what would make it possible. */
+  remedy?: Remedy;
 }
 
 export interface SessionSummary {
@@ -112,6 +114,8 @@ export interface SessionSnapshot extends SessionSummary {
   /** Estimate: a loop that was aborted or stopped would have run as long again (in a replay: would have been). */
   savedEstimate: UsageTotals;
   lastActivity: number;
+  /** The host stopped this task and can take a message to resume it (the only time resuming is offered). */
+  canResume: boolean;
 }
 
 export type OverallState =
@@ -142,6 +146,8 @@ class SessionState {
   alert: AlertLevel = "none";
   eventIndex = -1;
   lastActivity: number;
+  /** When the task was first seen (tells apart tasks that share a name). */
+  readonly started: number;
   readonly timeline: TimelineEntry[] = [];
   readonly interventions: InterventionRecord[] = [];
   readonly requests: RequestRecord[] = [];
@@ -149,6 +155,8 @@ class SessionState {
   readonly callEntries = new BoundedMap<string, TimelineEntry>(MAX_TRACKED_CALLS);
   readonly sentGuidance: Array<{ text: string; at: number }> = [];
   currentRequest: TimelineEntry | undefined;
+  /** The task was told once what would let Loop Sentinel act on it (later rungs say nothing new). */
+  remedyNotified = false;
   /** Actions on one task run one after another, in order. */
   actionChain: Promise<void> = Promise.resolve();
 
@@ -156,6 +164,7 @@ class SessionState {
     this.engine = new LoopSession(config);
     this.title = summary.title;
     this.lastActivity = now;
+    this.started = now;
   }
 }
 
@@ -354,7 +363,7 @@ export class SessionManager implements Disposable {
   private onIntervention(s: SessionState, iv: Intervention): void {
     const def = DETECTOR_DEFINITIONS.find((d) => d.id === iv.detector);
     const record: InterventionRecord = {
-      id: this.nextInterventionId++, event: iv.event, detector: iv.detector, detectorTitle: def?.title ?? iv.detector,
+      id: this.nextInterventionId++, event: iv.event, detector: iv.detector, detectorTitle: def?.shortTitle ?? iv.detector,
       action: iv.action, summary: iv.summary, message: iv.message, key: iv.key, evidence: iv.evidence, phase: "acting", outcome: "", ts: iv.ts, ignored: false,
     };
     s.interventions.push(record);
@@ -379,9 +388,28 @@ export class SessionManager implements Disposable {
       this.deps.notify?.(s.summary, record);
       return;
     }
+    let remedy: Remedy | undefined;
+    try { remedy = this.adapters.get(s.summary.hostId)?.cannotAct?.(s.summary.taskId, iv); } catch { remedy = undefined; }
+    if (remedy) {
+      // Nothing to ask or try: an action that cannot work here is never offered. The user hears once
+      // per task what would make it possible; the later rungs are on the card and the status bar.
+      record.phase = "unavailable";
+      record.outcome = `${remedy.why} Nothing was sent.`;
+      record.remedy = remedy;
+      if (!s.remedyNotified) { s.remedyNotified = true; this.deps.notify?.(s.summary, record); }
+      return;
+    }
     if ((this.settings.hostPolicies?.[s.summary.hostId] ?? this.settings.actionPolicy) === "ask") {
       record.phase = "asking";
       record.outcome = "nothing sent: waiting for your answer";
+      // One open question per task, always the latest step: an earlier one's button (in the panel,
+      // the tooltip or a notification) must never carry out a step the loop has gone past.
+      for (const [id, other] of this.asks) {
+        if (other.s !== s) continue;
+        this.asks.delete(id);
+        other.record.phase = "superseded";
+        other.record.outcome = "a stronger step was asked instead; nothing sent for this one";
+      }
       this.asks.set(record.id, { s, record, iv });
       void this.deps.confirm(s.summary, iv, { ...record }).then(
         (answer) => this.answer(s.summary.key, record.id, answer),
@@ -502,6 +530,12 @@ export class SessionManager implements Disposable {
     return true;
   }
 
+  /** A live task whose latest step was a stop the host confirmed: it waits for a message. */
+  private canResume(s: SessionState): boolean {
+    const last = s.interventions.at(-1);
+    return !s.summary.replay && this.adapters.has(s.summary.hostId) && last?.action === "stop" && last.phase === "done";
+  }
+
   /** Sends the user's guidance to a task (answers a stopped task's resume question). */
   async resumeWithGuidance(sessionKey: string, guidance: string): Promise<{ done: string; ok: boolean }> {
     const s = this.sessions.get(sessionKey);
@@ -534,9 +568,10 @@ export class SessionManager implements Disposable {
   }
 
   /** Every session, most recently active first, without the heavy parts (for lists). */
-  summaries(): Array<SessionSummary & { alert: AlertLevel; lastActivity: number }> {
-    return [...this.sessions.values()].sort((a, b) => b.lastActivity - a.lastActivity)
-      .map((s) => ({ ...s.summary, title: s.title, alert: s.alert, lastActivity: s.lastActivity }));
+  summaries(): Array<SessionSummary & { alert: AlertLevel; lastActivity: number; started: number }> {
+    // Ties (a replay's events all arrive in one tick) go to the later started.
+    return [...this.sessions.values()].map((s, order) => ({ s, order })).sort((a, b) => b.s.lastActivity - a.s.lastActivity || b.order - a.order)
+      .map(({ s }) => ({ ...s.summary, title: s.title, alert: s.alert, lastActivity: s.lastActivity, started: s.started }));
   }
 
   /** The session's latest intervention (a copy), without a whole snapshot. */
@@ -555,7 +590,7 @@ export class SessionManager implements Disposable {
   }
 
   private snapshotOf(s: SessionState): SessionSnapshot {
-    const titles = new Map(DETECTOR_DEFINITIONS.map((d) => [d.id, d.title]));
+    const titles = new Map(DETECTOR_DEFINITIONS.map((d) => [d.id, d.shortTitle]));
     const evidence = new Set<number>();
     for (const r of s.interventions) for (const i of r.evidence.events) evidence.add(i);
     // A request is highlighted for evidence in its own stream; its tool calls are highlighted by themselves.
@@ -579,6 +614,7 @@ export class SessionManager implements Disposable {
       spentInLoops: spent,
       savedEstimate: saved,
       lastActivity: s.lastActivity,
+      canResume: this.canResume(s),
     };
   }
 

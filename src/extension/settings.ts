@@ -6,7 +6,7 @@
 import type { EngineConfig } from "../engine/config";
 import { DETECTOR_DEFINITIONS } from "../engine/detectors";
 import { readEngineSettings, type SettingsReader } from "../engine/settingsReader";
-import { USER_ONLY_SETTINGS } from "./settingsSchema";
+import { detectorSettingsName, LEGACY_DETECTORS_KEY, SETTINGS_SECTION, USER_ONLY_SETTINGS } from "./settingsSchema";
 
 export type ActionPolicy = "automatic" | "ask";
 
@@ -18,6 +18,8 @@ export interface ShellSettings {
   notifications: boolean;
   /** One line per rejected value, named by its setting id. */
   warnings: string[];
+  /** Detector settings read under their old keys (before issue 36); they keep working. */
+  legacyRead: string[];
 }
 
 export type { SettingsReader };
@@ -37,25 +39,94 @@ export interface SettingLevels {
  */
 export function trustAwareReader(get: SettingsReader, inspect: (key: string) => SettingLevels | undefined, trusted: boolean): SettingsReader {
   const userLevel = (key: string) => { const i = inspect(key); return i?.globalValue !== undefined ? i.globalValue : i?.defaultValue; };
+  const detectorNames = new Set(DETECTOR_DEFINITIONS.map((d) => detectorSettingsName(d)));
   return (key) => {
     if (trusted && !USER_ONLY_SETTINGS.has(key)) return get(key);
-    if (!USER_ONLY_SETTINGS.has(key) && key === "detectors") {
+    if (!USER_ONLY_SETTINGS.has(key) && (key === LEGACY_DETECTORS_KEY || detectorNames.has(key))) {
       // Thresholds are contributed one leaf setting each: read every leaf at user level.
-      const detectors: Record<string, Record<string, unknown>> = {};
-      for (const d of DETECTOR_DEFINITIONS) {
-        for (const param of Object.keys(d.defaults)) {
-          const v = userLevel(`detectors.${d.id}.${param}`);
-          if (v !== undefined) (detectors[d.id] ??= {})[param] = v;
+      const leaves = (prefix: (d: (typeof DETECTOR_DEFINITIONS)[number]) => string) => {
+        const out: Record<string, Record<string, unknown>> = {};
+        for (const d of DETECTOR_DEFINITIONS) {
+          if (key !== LEGACY_DETECTORS_KEY && detectorSettingsName(d) !== key) continue;
+          for (const param of Object.keys(d.defaults)) {
+            const v = userLevel(`${prefix(d)}.${param}`);
+            if (v !== undefined) (out[d.id] ??= {})[param] = v;
+          }
         }
-      }
-      return detectors;
+        return out;
+      };
+      if (key === LEGACY_DETECTORS_KEY) return leaves((d) => `${LEGACY_DETECTORS_KEY}.${d.id}`);
+      const [only] = Object.values(leaves((d) => detectorSettingsName(d)));
+      return only;
     }
     return userLevel(key);
   };
 }
 
+/**
+ * The engine's `detectors` object from the leaf settings a reader gives (the values the user set):
+ * `sameToolCall.warnAt`, else the old `detectors.tool-repeat.warnAt`. Undefined when none is set.
+ */
+export function detectorsFromLeaves(value: (key: string) => unknown): Record<string, Record<string, unknown>> | undefined {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const d of DETECTOR_DEFINITIONS) {
+    for (const param of Object.keys(d.defaults)) {
+      const v = value(`${detectorSettingsName(d)}.${param}`) ?? value(`${LEGACY_DETECTORS_KEY}.${d.id}.${param}`);
+      if (v !== undefined) (out[d.id] ??= {})[param] = v;
+    }
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * The engine's `detectors` object from each detector's settings (`sameToolCall.warnAt`), a value
+ * under the old key (`detectors.tool-repeat.warnAt`) counting where the new one is not set (or only
+ * at its default): a user's old settings keep working. Returns the old keys that were read.
+ */
+export function readDetectorSettings(get: SettingsReader): { detectors: Record<string, Record<string, unknown>>; legacyRead: string[] } {
+  const detectors: Record<string, Record<string, unknown>> = {};
+  const legacyRead: string[] = [];
+  const legacy = get(LEGACY_DETECTORS_KEY);
+  const own = (o: unknown, k: string): unknown => (o !== null && typeof o === "object" && Object.hasOwn(o, k) ? (o as Record<string, unknown>)[k] : undefined);
+  const put = (o: Record<string, unknown>, k: string, v: unknown) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  // The old object's other keys go to the engine as they are: it names the unknown ones (and never follows a prototype).
+  if (legacy !== null && typeof legacy === "object" && !Array.isArray(legacy)) {
+    for (const k of Object.keys(legacy)) {
+      const v = (legacy as Record<string, unknown>)[k];
+      if (!DETECTOR_DEFINITIONS.some((d) => d.id === k)) { put(detectors, k, v); continue; }
+      // A known detector's old value that is no object holds no threshold: the new keys decide.
+      if (v === null || typeof v !== "object" || Array.isArray(v)) continue;
+      const known = Object.keys(DETECTOR_DEFINITIONS.find((d) => d.id === k)!.defaults);
+      const rest: Record<string, unknown> = {};
+      for (const p of Object.keys(v)) if (!known.includes(p)) put(rest, p, (v as Record<string, unknown>)[p]);
+      if (Object.keys(rest).length) put(detectors, k, rest);
+    }
+  }
+  for (const d of DETECTOR_DEFINITIONS) {
+    const leaf = get(detectorSettingsName(d));
+    for (const [param, fallback] of Object.entries(d.defaults)) {
+      const value = own(leaf, param);
+      const old = own(own(legacy, d.id), param);
+      let chosen = value;
+      if (old !== undefined && (value === undefined || value === fallback)) { chosen = old; legacyRead.push(`${SETTINGS_SECTION}.${LEGACY_DETECTORS_KEY}.${d.id}.${param}`); }
+      if (chosen !== undefined) put((Object.hasOwn(detectors, d.id) ? detectors[d.id] : put(detectors, d.id, {})[d.id]) as Record<string, unknown>, param, chosen);
+    }
+  }
+  return { detectors, legacyRead };
+}
+
+/** Names a detector setting in a warning as the Settings editor shows it (its key, not the engine's path). */
+function userFacingKeys(warning: string): string {
+  let w = warning;
+  for (const d of DETECTOR_DEFINITIONS) w = w.split(`${LEGACY_DETECTORS_KEY}.${d.id}.`).join(`${detectorSettingsName(d)}.`);
+  return w;
+}
+
 export function readShellSettings(get: SettingsReader): ShellSettings {
-  const { engine, warnings } = readEngineSettings(get);
+  const { detectors, legacyRead } = readDetectorSettings(get);
+  const read = readEngineSettings((key) => (key === LEGACY_DETECTORS_KEY ? detectors : get(key)));
+  const engine = read.engine;
+  const warnings = read.warnings.map(userFacingKeys);
 
   let actionPolicy: ActionPolicy = "automatic";
   const policy = get("actionPolicy");
@@ -75,5 +146,5 @@ export function readShellSettings(get: SettingsReader): ShellSettings {
   else if (notify !== undefined) warnings.push(`loopSentinel.notifications: expected true or false, got ${JSON.stringify(notify)}; using the default`);
 
   // The Kilo / opencode plugin acts inside the agent's server by itself: there is nothing to ask about.
-  return { engine, actionPolicy, hostPolicies: { cline: clinePolicy, "opencode-plugin": "automatic" }, notifications, warnings };
+  return { engine, actionPolicy, hostPolicies: { cline: clinePolicy, "opencode-plugin": "automatic" }, notifications, warnings, legacyRead };
 }

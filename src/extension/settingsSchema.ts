@@ -9,6 +9,12 @@ export const SETTINGS_SECTION = "loopSentinel";
 
 type JsonSchema = Record<string, unknown>;
 
+export { detectorSettingsName } from "../engine/detectors";
+import { detectorSettingsName } from "../engine/detectors";
+
+/** Where the detector settings lived before (`loopSentinel.detectors.<id>.<param>`): read where the new key is not set. */
+export const LEGACY_DETECTORS_KEY = "detectors";
+
 export interface ConfigurationCategory {
   id: string;
   title: string;
@@ -41,7 +47,7 @@ export const MISSING_DESCRIPTION = "No description yet.";
 
 function detectorProperties(d: DetectorDefinition, order: number): Record<string, JsonSchema> {
   const props: Record<string, JsonSchema> = {};
-  const prefix = `${SETTINGS_SECTION}.detectors.${d.id}`;
+  const prefix = `${SETTINGS_SECTION}.${detectorSettingsName(d)}`;
   let i = 0;
   for (const [param, value] of Object.entries(d.defaults)) {
     const key = `${prefix}.${param}`;
@@ -49,7 +55,7 @@ function detectorProperties(d: DetectorDefinition, order: number): Record<string
     if (param === "enabled") {
       props[key] = {
         ...base, type: "boolean", default: value,
-        markdownDescription: `**${d.title}**: ${d.description}\n\nCounts *${d.strength.unit}*: ${d.strength.meaning} *Warn At*, *Block At* and *Stop At* say at which count each step comes.`,
+        markdownDescription: `**${d.shortTitle}**: ${d.description}\n\nCounts *${d.strength.unit}*: ${d.strength.meaning} *Warn At*, *Block At* and *Stop At* say at which count each step comes.`,
       };
     } else if (param === "warnAt" || param === "blockAt" || param === "stopAt") {
       props[key] = { ...base, type: "integer", minimum: 0, default: value, markdownDescription: rungDescription(d, param, value) };
@@ -69,17 +75,18 @@ function generalProperties(): Record<string, JsonSchema> {
   return {
     [`${p}enabled`]: { order: 0, type: "boolean", default: true, description: "Watch agent sessions for loops. When off, nothing is detected and no task is touched." },
     [`${p}mode`]: {
-      order: 1, type: "string", enum: ["intervene", "warnOnly"], default: "intervene",
+      // enumItemLabels: the dropdown shows words, not the stored values (`warnOnly`).
+      order: 1, type: "string", enum: ["intervene", "warnOnly"], enumItemLabels: ["Intervene", "Warn only"], default: "intervene",
       enumDescriptions: ["Warn, refuse repeated calls, abort looping responses and stop tasks, step by step.", "Only show warnings here; never send anything to the agent or touch its task."],
       markdownDescription: "What Loop Sentinel may do when it detects a loop. It acts in steps as a loop goes on: first it **warns** the agent with advice, then **refuses** the repeated call (or aborts a looping response), then **stops** the task and hands it back to you. Each detector counts in its own unit (the tool-call detectors count calls or attempts, the text detectors count catches of a looping passage) and has a number for each step: *Warn At*, *Block At*, *Stop At*.",
     },
     [`${p}actionPolicy`]: {
-      order: 2, type: "string", enum: ["automatic", "ask"], default: "automatic",
+      order: 2, type: "string", enum: ["automatic", "ask"], enumItemLabels: ["Act by itself", "Ask first"], default: "automatic",
       enumDescriptions: ["Act on the agent's task as soon as a loop is detected.", "Ask you first, in a notification, before anything is sent to the agent or its task is touched."],
       description: "Whether actions on a task (guidance, refusing a call, aborting, stopping) need your OK first.",
     },
     [`${p}cline.actionPolicy`]: {
-      order: 3, type: "string", enum: ["ask", "automatic"], default: "ask",
+      order: 3, type: "string", enum: ["ask", "automatic"], enumItemLabels: ["Ask first", "Act by itself"], default: "ask",
       enumDescriptions: ["Ask you first: Cline cannot cancel one response and carry on, so every action lands in its task.", "Act on Cline tasks as soon as a loop is detected."],
       description: "Whether actions on Cline tasks need your OK first (overrides Action Policy for Cline).",
     },
@@ -144,7 +151,7 @@ export function buildConfigurationContribution(definitions: readonly DetectorDef
   }
   const categories: ConfigurationCategory[] = [{ id: `${SETTINGS_SECTION}.general`, title: "General", order: 0, properties: general }];
   definitions.forEach((d, i) => {
-    categories.push({ id: `${SETTINGS_SECTION}.detectors.${d.id}`, title: d.shortTitle, order: i + 1, properties: detectorProperties(d, i + 1) });
+    categories.push({ id: `${SETTINGS_SECTION}.${detectorSettingsName(d)}`, title: d.shortTitle, order: i + 1, properties: detectorProperties(d, i + 1) });
   });
   categories.push({ id: `${SETTINGS_SECTION}.tuning`, title: "Tuning", order: definitions.length + 1, properties: tuning });
   return categories;

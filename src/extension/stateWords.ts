@@ -17,9 +17,11 @@ export type InterventionAction = "warn" | "block" | "abort" | "stop";
  * - shown: warn-only mode, nothing sent;
  * - dismissed / ignored: the user said no (once / for this pattern);
  * - superseded: a stronger step was asked instead before the user answered this one;
- * - replay: a recorded session, nothing is ever sent.
+ * - replay: a recorded session, nothing is ever sent;
+ * - unavailable: the host cannot act on this task from here (Cline seen through its files only):
+ *   nothing was offered, asked or tried.
  */
-export type InterventionPhase = "asking" | "acting" | "pending" | "done" | "failed" | "shown" | "dismissed" | "ignored" | "superseded" | "replay";
+export type InterventionPhase = "asking" | "acting" | "pending" | "done" | "failed" | "shown" | "dismissed" | "ignored" | "superseded" | "replay" | "unavailable";
 
 export type Tone = "warning" | "error" | "neutral";
 
@@ -83,13 +85,16 @@ export function stateWords(phase: InterventionPhase, action: InterventionAction)
     case "superseded":
       return { ...base, short: "Replaced by the next step", headline: "Loop detected: waiting for you", tone: "neutral",
         sentence: "Loop detected; a later step replaced this one, nothing was sent for it." };
+    case "unavailable":
+      return { ...base, short: "Cannot act from here", headline: "Loop detected: cannot act from here", tone: "warning",
+        sentence: "Loop detected. Loop Sentinel cannot act on this task from here, so nothing was sent." };
     case "replay":
       return { ...base, short: capitalise(a.would), headline: `Replay: ${a.would}`, tone: "neutral",
         sentence: `Replay: here Loop Sentinel ${a.would}; nothing was sent.` };
   }
 }
 
-export const INTERVENTION_PHASES: readonly InterventionPhase[] = ["asking", "acting", "pending", "done", "failed", "shown", "dismissed", "ignored", "superseded", "replay"];
+export const INTERVENTION_PHASES: readonly InterventionPhase[] = ["asking", "acting", "pending", "done", "failed", "shown", "dismissed", "ignored", "superseded", "replay", "unavailable"];
 export const INTERVENTION_ACTIONS: readonly InterventionAction[] = ["warn", "block", "abort", "stop"];
 
 /** "1 task", "3 tasks": counts in words that agree with their number. */

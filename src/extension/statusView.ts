@@ -2,6 +2,7 @@
 import type { HostStatus } from "../hosts/hostAdapter";
 import type { InterventionRecord, OverallState, SessionSummary } from "./sessionManager";
 import { COMMANDS, INTERNAL_COMMANDS } from "./commandIds";
+import { REMEDY_LABELS } from "./notifier";
 import { plural, stateWords, type InterventionPhase, type Tone } from "./stateWords";
 
 export interface StatusBarView {
@@ -73,6 +74,8 @@ export function interventionLines(session: SessionSummary, iv: InterventionRecor
   ];
   // The host's own account says how (or why not); a question or a replay has none worth a line.
   if ((iv.phase === "done" || iv.phase === "failed" || iv.phase === "pending") && iv.outcome) lines.push(`${escapeMarkdown(session.hostLabel)}: ${escapeMarkdown(iv.outcome)}`);
+  // What would make acting possible, instead of an action that would fail here.
+  if (iv.phase === "unavailable" && iv.remedy) lines.push(escapeMarkdown(iv.remedy.why), escapeMarkdown(iv.remedy.fix));
   return lines;
 }
 
@@ -102,6 +105,7 @@ export function describeState(state: OverallState): StatusBarView {
       const taskLink = `[Show details](command:${COMMANDS.showDiagnostics}?${encodeURIComponent(JSON.stringify([session.key]))})`;
       const links = [taskLink, `[Reset](command:${COMMANDS.reset})`, settingsLink];
       if (iv.phase === "asking") links.unshift(answerLink(words.actLabel, session.key, iv.id, "act"), answerLink("Dismiss", session.key, iv.id, "dismiss"));
+      if (iv.phase === "unavailable" && iv.remedy?.offer === "install-cline-hook") links.unshift(`[${REMEDY_LABELS["install-cline-hook"]}](command:${COMMANDS.installClineHook})`);
       return view(`${icon(iv.phase, iv.action)} ${words.headline}`,
         [...interventionLines(session, iv), links.join(" · ")].join("\n\n"), TONE_BACKGROUND[words.tone], iv.phase);
     }

@@ -44,3 +44,17 @@ export function registerWalkthroughCommands(context: vscode.ExtensionContext, de
     }),
   ];
 }
+
+/** Set once the walkthrough was offered: it is offered on the first start only, never again. */
+export const WALKTHROUGH_OFFERED_KEY = "loopSentinel.walkthrough.offered";
+export const WALKTHROUGH_OFFER = "Loop Sentinel is on: it watches your coding agents' tasks and stops them looping. New here? Get Started shows what is watched and replays an example loop.";
+
+/** On the first start only: offers the walkthrough in a notification (recorded before it shows, so a reload never brings it back). */
+export function offerWalkthroughOnce(context: vscode.ExtensionContext, told: (text: string) => void): void {
+  if (context.globalState.get<boolean>(WALKTHROUGH_OFFERED_KEY)) return;
+  void context.globalState.update(WALKTHROUGH_OFFERED_KEY, true);
+  told(WALKTHROUGH_OFFER);
+  void vscode.window.showInformationMessage(WALKTHROUGH_OFFER, "Get Started").then((pick) => {
+    if (pick) void vscode.commands.executeCommand(COMMANDS.openWalkthrough);
+  });
+}

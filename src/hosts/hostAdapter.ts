@@ -56,6 +56,19 @@ export interface ActionOutcome {
   deferred?: boolean;
 }
 
+/**
+ * Why this host cannot carry out interventions on a task from here, and what would make it possible,
+ * in plain words for the user (offered once per task instead of an action that would fail).
+ */
+export interface Remedy {
+  /** Why nothing can be done from here ("Cline's API is not available in this window"). */
+  why: string;
+  /** What would make it possible, in a sentence or two. */
+  fix: string;
+  /** The one action the extension can offer for it, if any. */
+  offer?: "install-cline-hook";
+}
+
 export interface HostAdapter extends Disposable {
   readonly hostId: string;
   readonly label: string;
@@ -79,6 +92,11 @@ export interface HostAdapter extends Disposable {
    * hook answers the agent synchronously): what was done, or undefined when it is still to do.
    */
   handledByHost?(taskId: string, intervention: Intervention): ActionOutcome | undefined;
+  /**
+   * Asked before an intervention is offered or carried out: undefined when act() can work on this
+   * task, else why not and what would make it possible (nothing is then asked, tried or sent).
+   */
+  cannotAct?(taskId: string, intervention: Intervention): Remedy | undefined;
 }
 
 /** A tiny event emitter with the Subscribe shape (vscode.EventEmitter is not available in plain Node). */
@@ -105,4 +123,6 @@ export interface HostEnvironment {
   stateDir?: string;
   /** False while Loop Sentinel is off or warn-only: a host's own guard (Cline's hook) must let everything through. */
   mayIntervene?(): boolean;
+  /** Whether a VS Code extension of this id is installed (absent outside VS Code). */
+  extensionInstalled?(id: string): boolean;
 }

@@ -65,7 +65,7 @@ describe("the Extensions view page (the VSIX's README)", function () {
     assert.ok(picture > 0 && picture < readme.indexOf("\n## "), "the picture comes before the first section");
   });
 
-  it("its picture is a PNG that renders offline (a data: URI, which VS Code's README view allows) and ships as a file", () => {
+  it("its picture is a PNG that renders offline (a data: URI, which VS Code's README view allows), packed once", () => {
     const readme = packedReadme();
     const images = [...readme.matchAll(/!\[([^\]]*)\]\(([^)]+)\)/g)];
     assert.ok(images.length >= 1);
@@ -76,9 +76,25 @@ describe("the Extensions view page (the VSIX's README)", function () {
       assert.ok(m, `image ${src.slice(0, 40)}… is inlined`);
       const bytes = Buffer.from(m[1], "base64");
       assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "a PNG");
-      const shipped = [...vsix().entries()].find(([name, b]) => name.endsWith(".png") && b.equals(bytes));
-      assert.ok(shipped, "the same PNG is in the package");
+      // Issue 36: the picture was packed twice (inlined and as a file).
+      const again = [...vsix().entries()].find(([name, b]) => name.endsWith(".png") && b.equals(bytes));
+      assert.equal(again, undefined, "not packed a second time as a file");
+      // Wide enough to stay readable when the page's 576-px column shows it (and no wider than needed).
+      const width = bytes.readUInt32BE(16);
+      assert.ok(width >= 1000 && width <= 1400, `width ${width}`);
     }
+  });
+
+  it("the page around it: the description names the agents guarded, no placeholder link, a changelog for users", () => {
+    for (const agent of ["Roo Code", "Kilo Code", "Cline", "opencode", "Claude Code", "Copilot", "Codex"]) assert.ok(pkg.description.includes(agent), `description names ${agent}`);
+    const manifest = vsix().get("extension/package.json")!.toString("utf8");
+    assert.doesNotMatch(manifest, /example\.invalid/);
+    for (const [, link] of packedReadme().matchAll(/\]\((?!data:)([^)]+)\)/g)) assert.match(link, /^https:\/\//, `a link that goes somewhere: ${link}`);
+    const changelog = [...vsix().entries()].find(([name]) => /^extension\/changelog\.md$/i.test(name));
+    assert.ok(changelog, "a changelog ships");
+    const text = changelog[1].toString("utf8");
+    assert.match(text, /^## \d+\.\d+\.\d+/m, "by version");
+    assert.doesNotMatch(text, /issue \d+|G instructions|bench|fingerprint|detector\.ts|src\//i, "written for users, not a developer's log");
   });
 
   it("has nothing that scrolls sideways: no code blocks, no tables, no long unbroken code", () => {

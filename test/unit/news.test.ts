@@ -10,6 +10,8 @@ import { foundNothing } from "../../src/engine/detectors/searchSpiral";
 import type { TraceEvent } from "../../src/engine/events";
 import { LoopSession } from "../../src/engine/session";
 import { feedOnly, step } from "./toolTestKit";
+import { ToolLedger } from "../../src/engine/ledger";
+import { createToolKnowledge } from "../../src/engine/toolKnowledge";
 
 const feed = (events: TraceEvent[]) => { const s = new LoopSession(); return events.flatMap((e) => s.push(e)); };
 
@@ -73,5 +75,57 @@ describe("news: an outcome that changed by itself is a sample", () => {
     const evs: TraceEvent[] = [{ t: "user", text: "Fix the upload test." }];
     for (let i = 0; i < 6; i++) evs.push(...step(`r${i}`, "execute_command", { command: "npx vitest run uploads.test.ts -t 'resume'" }, true, run(false, i)));
     assert.ok(feed(evs).length > 0);
+  });
+});
+
+describe("news: answers that differ only by fresh identifiers", () => {
+  const call = (i: number, output: string): TraceEvent[] => step(`q${i}`, "Bash", { command: "curl -s https://api.example.com/v1/jobs/latest" }, true, output);
+
+  it("counts answers that differ only by a request id or a Unix time as the same answer", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Why is the latest job stuck?" }];
+    for (let i = 0; i < 6; i++) evs.push(...call(i, `{"request_id":"${["3f2b", "9a1c", "77de", "c0fe", "5e5e", "1234"][i]}a1b2-1c2d-4e5f-8a9b-0123456789ab","ts":${1732800000 + i * 7},"status":"queued","position":4}`));
+    assert.ok(feed(evs).length > 0, "the same answer, nothing new");
+  });
+
+  it("still tells answers apart whose content moved beside a fresh id", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Why is the latest job stuck?" }];
+    for (let i = 0; i < 6; i++) evs.push(...call(i, `{"request_id":"${["3f2b", "9a1c", "77de", "c0fe", "5e5e", "1234"][i]}a1b2-1c2d-4e5f-8a9b-0123456789ab","ts":${1732800000 + i * 7},"status":"queued","position":${6 - i}}`));
+    assert.deepEqual(feed(evs), []);
+  });
+});
+
+describe("news: the same change applied again", () => {
+  const edit = { file_path: "/w/src/cart.ts", old_string: "total += item.price", new_string: "total += item.price ?? 0" };
+
+  it("marks the very edit that took, made again with nothing changed since, as changing nothing", () => {
+    const ledger = new ToolLedger(createToolKnowledge());
+    const make = (id: string, input: Record<string, unknown>) => {
+      const call = ledger.recordCall({ t: "tool_call", id, name: "Edit", input }, 0, 0);
+      ledger.recordResult({ t: "tool_result", id, ok: true, output: "The file /w/src/cart.ts has been updated." }, 1);
+      return call;
+    };
+    assert.equal(make("a", edit).unchanging, false);
+    const epoch = ledger.epoch;
+    assert.equal(make("b", edit).unchanging, true, "the same edit again");
+    assert.equal(ledger.epoch, epoch, "and moved nothing");
+    assert.equal(make("c", { ...edit, new_string: "total += item.price || 0" }).unchanging, false, "another edit of the same text");
+  });
+
+  it("counts the very edit that took, made again with nothing between, as no change (the test after it is the same run)", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Make total() skip items without a price." }];
+    for (let i = 0; i < 5; i++) {
+      evs.push(...step(`e${i}`, "Edit", edit, true, "The file /w/src/cart.ts has been updated."));
+      evs.push(...step(`t${i}`, "Bash", { command: "npx vitest run cart" }, false, "FAIL src/cart.test.ts > skips items without a price\nAssertionError: expected NaN to be 30"));
+    }
+    assert.ok(feed(evs).length > 0);
+  });
+
+  it("lets different edits of one file, each followed by the test, through", () => {
+    const evs: TraceEvent[] = [{ t: "user", text: "Make total() skip items without a price." }];
+    for (let i = 0; i < 5; i++) {
+      evs.push(...step(`e${i}`, "Edit", { ...edit, new_string: `total += item.price ?? ${i}` }, true, "The file /w/src/cart.ts has been updated."));
+      evs.push(...step(`t${i}`, "Bash", { command: "npx vitest run cart" }, false, `FAIL src/cart.test.ts > skips items without a price\nAssertionError: expected ${30 + i} to be 30`));
+    }
+    assert.deepEqual(feed(evs), []);
   });
 });

@@ -3,8 +3,8 @@ import type { TraceEvent } from "../../src/engine/events";
 import type { Intervention } from "../../src/engine/session";
 import { defaultConfig, type EngineConfig } from "../../src/engine/config";
 import { replayEvents } from "../../src/engine/replay";
-import { Emitter, type ActionOutcome, type HostAdapter, type HostSessionEvent, type HostStatus } from "../../src/hosts/hostAdapter";
-import { MAX_SESSIONS, MAX_TIMELINE, SessionManager, type ConfirmAnswer } from "../../src/extension/sessionManager";
+import { Emitter, type Remedy, type ActionOutcome, type HostAdapter, type HostSessionEvent, type HostStatus } from "../../src/hosts/hostAdapter";
+import { MAX_SESSIONS, MAX_TIMELINE, SessionManager, type ConfirmAnswer, type InterventionRecord } from "../../src/extension/sessionManager";
 import type { ActionPolicy } from "../../src/extension/settings";
 
 class FakeAdapter implements HostAdapter {
@@ -29,6 +29,7 @@ class FakeAdapter implements HostAdapter {
   }
   emit(taskId: string, event: TraceEvent): void { this.events.fire({ hostId: this.hostId, taskId, event }); }
   handledByHost?: (taskId: string, iv: Intervention) => ActionOutcome | undefined;
+  cannotAct?: (taskId: string, iv: Intervention) => Remedy | undefined;
   dispose(): void { this.events.dispose(); this.statuses.dispose(); }
 }
 
@@ -38,16 +39,18 @@ function setup(opts: { mode?: EngineConfig["mode"]; policy?: ActionPolicy; answe
   const adapter = new FakeAdapter();
   const asked: Intervention[] = [];
   const errors: string[] = [];
+  const notified: InterventionRecord[] = [];
   const manager = new SessionManager({
     log: { ...quietLog, error: (m: string) => errors.push(m) },
     confirm: async (_s, iv) => { asked.push(iv); return opts.answer ?? "dismiss"; },
+    notify: (_s, r) => { notified.push({ ...r }); },
     now: opts.now,
   });
   const engine = defaultConfig();
   if (opts.mode) engine.mode = opts.mode;
   manager.configure({ engine, actionPolicy: opts.policy ?? "automatic" });
   manager.addAdapters([adapter]);
-  return { adapter, manager, asked, errors };
+  return { adapter, manager, asked, errors, notified };
 }
 
 /** One identical read per request, identical output: tool-repeat warns at 3, blocks at 5, stops at 7. */
@@ -126,11 +129,11 @@ describe("session manager", () => {
     await settle();
     assert.deepEqual(adapter.acts.map((a) => a.action), ["warn"]);
     assert.equal(manager.snapshot("fake:A")!.interventions[0].phase, "done");
-    // Two questions open: acting on the later one settles the earlier one as replaced.
+    // A later step replaces the open question at once (one question per task, always the latest).
     readLoop(adapter, "B", 5);
     await settle();
     const [first, ...later] = manager.snapshot("fake:B")!.interventions;
-    assert.ok(later.length > 0 && later.every((r) => r.phase === "asking") && first.phase === "asking");
+    assert.ok(later.length > 0 && later.at(-1)!.phase === "asking" && first.phase === "superseded", [first, ...later].map((r) => r.phase).join(","));
     assert.equal(manager.answer("fake:B", later.at(-1)!.id, "act"), true);
     await settle();
     const after = manager.snapshot("fake:B")!.interventions;
@@ -349,5 +352,51 @@ describe("session manager and a host's own guard (Cline's PreToolUse hook)", () 
     // The block was not carried by the host: the usual policy applies (asked, then acted).
     assert.deepEqual(asked.map((iv) => iv.action), ["block"]);
     assert.deepEqual(adapter.acts.map((a) => a.action), ["block"]);
+  });
+
+  describe("a host that cannot act on a task here (Cline seen only through its files)", () => {
+    const remedy: Remedy = { why: "seen only through its files", fix: "Install the Cline hook.", offer: "install-cline-hook" };
+    for (const policy of ["ask", "automatic"] as const) {
+      it(`${policy}: nothing is asked or tried, every rung is 'unavailable', and the remedy is told once`, async () => {
+        const { adapter, manager, asked, notified } = setup({ policy });
+        adapter.cannotAct = () => remedy;
+        readLoop(adapter, "A", 8);
+        await settle();
+        const snap = manager.snapshot("fake:A")!;
+        assert.ok(snap.interventions.length >= 3, "warn, block and stop were raised");
+        assert.deepEqual([...new Set(snap.interventions.map((r) => r.phase))], ["unavailable"]);
+        assert.ok(snap.interventions.every((r) => r.ok === undefined && r.remedy === remedy));
+        assert.equal(asked.length, 0, "no question whose answer could not be carried out");
+        assert.equal(adapter.acts.length, 0, "no action attempted");
+        assert.deepEqual(notified.map((r) => r.phase), ["unavailable"], "one notification for the task, with the remedy");
+        assert.equal(snap.canResume, false, "no resume offered for a task nothing stopped");
+      });
+    }
+    it("a task the host can reach is acted on as before; resuming is offered only after a confirmed stop", async () => {
+      const { adapter, manager } = setup();
+      adapter.cannotAct = (taskId) => (taskId === "B" ? remedy : undefined);
+      readLoop(adapter, "A", 7);
+      await settle();
+      assert.ok(adapter.acts.some((a) => a.action === "stop"));
+      assert.equal(manager.snapshot("fake:A")!.canResume, true);
+    });
+  });
+
+  it("ask: a later step replaces the open question at once, so an earlier one's button does nothing (notifications off too)", async () => {
+    const adapter = new FakeAdapter();
+    const manager = new SessionManager({ log: quietLog, confirm: () => new Promise<ConfirmAnswer>(() => {}) });
+    manager.configure({ engine: defaultConfig(), actionPolicy: "ask" });
+    manager.addAdapters([adapter]);
+    readLoop(adapter, "A", 7);
+    await settle();
+    const ivs = manager.snapshot("fake:A")!.interventions;
+    assert.ok(ivs.length >= 3);
+    assert.deepEqual(ivs.slice(0, -1).map((r) => r.phase), ivs.slice(0, -1).map(() => "superseded"));
+    assert.equal(ivs.at(-1)!.phase, "asking");
+    assert.equal(manager.answer("fake:A", ivs[0].id, "act"), false, "the old rung is not carried out");
+    assert.equal(adapter.acts.length, 0);
+    assert.equal(manager.answer("fake:A", ivs.at(-1)!.id, "act"), true);
+    await settle();
+    assert.deepEqual(adapter.acts.map((a) => a.action), [ivs.at(-1)!.action]);
   });
 });

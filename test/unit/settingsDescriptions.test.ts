@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DETECTOR_DEFINITIONS } from "../../src/engine/detectors";
 import { settingsCommandFor } from "../../src/extension/settingsTab";
-import { MISSING_DESCRIPTION, SETTINGS_SECTION, buildConfigurationContribution, type ConfigurationCategory } from "../../src/extension/settingsSchema";
+import { MISSING_DESCRIPTION, SETTINGS_SECTION, detectorSettingsName, buildConfigurationContribution, type ConfigurationCategory } from "../../src/extension/settingsSchema";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const RUNGS = new Set(["enabled", "warnAt", "blockAt", "stopAt"]);
@@ -95,10 +95,10 @@ describe("settings descriptions", () => {
   it("every detector says what its count counts, and its step settings use that unit", () => {
     for (const d of DETECTOR_DEFINITIONS) {
       assert.ok(d.strength.unit.length > 0 && d.strength.meaning.split(/\s+/).length >= 8, `${d.id}: say what one unit of its count is`);
-      const group = buildConfigurationContribution(DETECTOR_DEFINITIONS).find((c) => c.id === `${SETTINGS_SECTION}.detectors.${d.id}`);
+      const group = buildConfigurationContribution(DETECTOR_DEFINITIONS).find((c) => c.id === `${SETTINGS_SECTION}.${detectorSettingsName(d)}`);
       assert.ok(group, `${d.id} has its own group`);
       for (const rung of ["warnAt", "blockAt", "stopAt"]) {
-        assert.match(textOf(group.properties[`${SETTINGS_SECTION}.detectors.${d.id}.${rung}`]), new RegExp(`this many ${d.strength.unit}`), `${d.id}.${rung}`);
+        assert.match(textOf(group.properties[`${SETTINGS_SECTION}.${detectorSettingsName(d)}.${rung}`]), new RegExp(`this many ${d.strength.unit}`), `${d.id}.${rung}`);
       }
     }
     // The text detectors count catches, the tool detectors calls or attempts: the two must not read alike.
@@ -126,7 +126,7 @@ describe("settings descriptions", () => {
     let tuning = 0;
     for (const d of DETECTOR_DEFINITIONS) {
       for (const [param, info] of Object.entries(d.parameters)) {
-        const schema = all[`${SETTINGS_SECTION}.detectors.${d.id}.${param}`];
+        const schema = all[`${SETTINGS_SECTION}.${detectorSettingsName(d)}.${param}`];
         if (!info.tuning) continue;
         tuning++;
         assert.match(textOf(schema), /^\*Tuning\.\*/, `${d.id}.${param}`);

@@ -104,8 +104,8 @@ describe("panel words", () => {
   });
 
   it("detector details in plain words, counts that agree, no comparison with nothing", () => {
-    assert.equal(humanDetail("read_file a.ts 8/3", 5), "read_file a.ts: 8 times (warns at 3)");
-    assert.equal(humanDetail("read_file a.ts 1/3", 5), "read_file a.ts: 1 time (warns at 3)");
+    assert.equal(humanDetail("read_file a.ts 8/3", 5), "read_file a.ts: 8 times so far");
+    assert.equal(humanDetail("read_file a.ts 1/3", 5), "read_file a.ts: 1 time so far");
     assert.equal(humanDetail("last two requests 0% alike", 1), "");
     assert.equal(humanDetail("last two requests 40% alike", 2), "last two requests 40% alike");
     assert.equal(humanDetail("reasoning: 1 alike sentences", 3), "");
@@ -126,7 +126,9 @@ describe("panel words", () => {
     const zero = { tokens: 0, cost: 0, requests: 0 };
     const replay = loopCards({ replay: true, spentInLoops: { tokens: 900, cost: 0.01, requests: 3 }, savedEstimate: { tokens: 900, cost: 0.01, requests: 3 }, interventions: [record({ phase: "replay" })] });
     assert.equal(replay[1].label, "Would have saved (estimate)");
-    assert.equal(replay[1].note, "replay: nothing was sent; $0.0100 over 3 requests, had the loop run as long again");
+    assert.equal(replay[1].note, "If the loop had gone on as long again (3 requests, $0.010). A replay sends nothing.");
+    const unpriced = loopCards({ replay: false, spentInLoops: { tokens: 900, cost: 0, requests: 3 }, savedEstimate: zero, interventions: [] });
+    assert.equal(unpriced[0].note, "3 requests, price unknown", "no price known is not $0");
     const asking = loopCards({ replay: false, spentInLoops: zero, savedEstimate: zero, interventions: [record({ phase: "asking" })] });
     assert.equal(asking[1].note, "nothing aborted or stopped yet (waiting for you)");
     assert.equal(asking[0].note, "no loop so far");
@@ -143,5 +145,50 @@ describe("panel words", () => {
     assert.equal(apart.repeatedText, span);
     assert.equal(apart.eventsText, "1–3");
     assert.equal(apart.words.short, "Waiting for you");
+  });
+});
+
+describe("the panel says what it means (issue 36, point 4)", () => {
+  it("a detector row: how close to which next step, never 100% with nothing shown", async () => {
+    const { detectorViews, nextRung } = await import("../../src/extension/panelWords");
+    assert.deepEqual(nextRung(2, { warnAt: 3, blockAt: 5, stopAt: 7 }), { name: "Warn", at: 3, percent: 67 });
+    assert.deepEqual(nextRung(5, { warnAt: 3, blockAt: 5, stopAt: 7 }), { name: "Stop the task", at: 7, percent: 71 });
+    assert.deepEqual(nextRung(4, { warnAt: 3, blockAt: 0, stopAt: 7 }), { name: "Stop the task", at: 7, percent: 57 }, "a step set to 0 is skipped");
+    assert.equal(nextRung(9, { warnAt: 3, blockAt: 5, stopAt: 7 }), undefined);
+    const [row] = detectorViews({ detectors: [{ id: "tool-repeat", enabled: true, progress: 1, detail: "read_file a.ts 5/3", title: "Identical tool calls" }], interventions: [], stats: { requests: 5 } as never },
+      () => ({ warnAt: 3, blockAt: 5, stopAt: 7 }));
+    assert.equal(row.percent, 71);
+    assert.equal(row.next, "Stop the task at 7 (5 now)");
+    assert.equal(row.detail, "read_file a.ts: 5 times so far");
+    const [warnOnly] = detectorViews({ detectors: [{ id: "tool-repeat", enabled: true, progress: 1, detail: "read_file a.ts 5/3", title: "Same tool call" }], interventions: [], stats: { requests: 5 } as never },
+      () => ({ warnAt: 3, blockAt: 5, stopAt: 7 }), true);
+    assert.equal(warnOnly.next, "Warn at 7, in place of “Stop the task” (5 now)", "warn-only never stops: the row says what it will do");
+  });
+
+  it("one card per loop: the rungs of one finding are one loop", async () => {
+    const { loopViews } = await import("../../src/extension/panelWords");
+    const loops = loopViews([
+      { id: 1, detector: "tool-repeat", key: "k1", action: "warn", phase: "superseded" },
+      { id: 2, detector: "stagnation", key: "k2", action: "warn", phase: "done" },
+      { id: 3, detector: "tool-repeat", key: "k1", action: "block", phase: "superseded" },
+      { id: 4, detector: "tool-repeat", key: "k1", action: "stop", phase: "asking" },
+    ]);
+    assert.equal(loops.length, 2);
+    assert.deepEqual(loops.map((l) => l.id), [2, 4], "each loop shown by its newest step, in order");
+    assert.deepEqual(loops[1].rungs.map((r) => `${r.name}: ${r.state}`), ["Warn: Replaced by the next step", "Refuse the call: Replaced by the next step", "Stop the task: Waiting for you"]);
+  });
+
+  it("tasks that share a name are told apart in the session list", async () => {
+    const { distinctTitles } = await import("../../src/extension/panelWords");
+    const titles = distinctTitles([{ key: "b", title: "Fix it", started: 2 }, { key: "a", title: "Fix it", started: 1 }, { key: "c", title: "Other" }]);
+    assert.deepEqual([...titles.entries()].sort(), [["a", "Fix it (1 of 2)"], ["b", "Fix it (2 of 2)"], ["c", "Other"]]);
+  });
+
+  it("a stop's guidance reads as what would be sent until the host confirmed it (a replay never says it stopped anything)", async () => {
+    const { interventionView } = await import("../../src/extension/panelWords");
+    const stop = { message: "Loop Sentinel stopped the task: read_file called 7 times. Please review." };
+    assert.match(interventionView(record({ ...stop, phase: "replay" })).guidanceText, /^Loop Sentinel would stop the task: /);
+    assert.match(interventionView(record({ ...stop, phase: "asking" })).guidanceText, /^Loop Sentinel would stop the task: /);
+    assert.match(interventionView(record({ ...stop, phase: "done" })).guidanceText, /^Loop Sentinel stopped the task: /);
   });
 });

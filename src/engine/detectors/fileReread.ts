@@ -237,7 +237,7 @@ export const fileReread: DetectorDefinition = {
   channel: "tool",
   defaults: FILE_REREAD_DEFAULTS,
   create: (settings) => new FileRereadDetector(settings),
-  shortTitle: "File re-reads",
+  shortTitle: "File rereads",
   strength: {
     unit: "re-reads",
     meaning: "reads of a file (or a part of it) already read, with no write, edit or changing command since, among the most recent reads (see *Window*). Reading other parts of a large file is not a re-read.",

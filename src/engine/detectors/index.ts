@@ -29,3 +29,19 @@ export const DETECTOR_DEFINITIONS: readonly DetectorDefinition[] = [
   stagnation,
   textProgress,
 ];
+
+/**
+ * A detector's settings key, from its one name (shortTitle): "Same tool call" → `sameToolCall`, so
+ * that VS Code's Settings editor titles its settings "Same Tool Call: Warn At" under the group "Same
+ * tool call" (it titles a setting by its key). Until issue 36 the keys were `detectors.<id>.<param>`,
+ * still read everywhere.
+ */
+export function detectorSettingsName(d: Pick<DetectorDefinition, "shortTitle">): string {
+  const words = d.shortTitle.split(/[\s-]+/).filter(Boolean).map((w) => w.toLowerCase());
+  return words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join("");
+}
+
+/** The detector whose settings key this is (`sameToolCall` → tool-repeat), if any. */
+export function detectorIdForSettingsName(name: string): DetectorDefinition["id"] | undefined {
+  return DETECTOR_DEFINITIONS.find((d) => detectorSettingsName(d) === name)?.id;
+}

@@ -164,6 +164,19 @@ interface Seen {
   /** The unit's tally (see Tally) just before the first copy. */
   unitsBefore: number;
   repeatsBefore: number;
+  /** The tally just after the latest copy, to judge the stretch since it on its own. */
+  unitsAtLast: number;
+  repeatsAtLast: number;
+  /**
+   * Whether some stretch between two copies held nothing new (A B A: only a line said before): the
+   * loop is judged on its latest stretch, not on all the new work since the first copy.
+   */
+  staleGap: boolean;
+}
+
+/** Whether nothing new came since the unit's latest copy: only units said before, or none at all. */
+function staleSince(s: Seen, tally: { units: number; repeats: number }): boolean {
+  return tally.units - s.unitsAtLast - (tally.repeats - s.repeatsAtLast) <= 0;
 }
 
 /** A short line's copies in a row with little between them, and where (in characters of the channel) the last one ended. */
@@ -348,21 +361,24 @@ class LineRepeatDetector implements Detector {
       const s = seen.peek(id);
       if (!s) return;
       const copies = s.count + times;
-      if (copies < this.minCopies || (copies < this.minSpreadCopies && this.spread(s, copies, tally.units + times, tally.repeats + times))) return;
+      if (copies < this.minCopies || (copies < this.minSpreadCopies && !s.staleGap && !staleSince(s, tally) && this.spread(s, copies, tally.units + times, tally.repeats + times))) return;
       this.report(channel, section, norm, s.text, [...s.events, event], copies, `the same ${unit} ${copies} times`);
       return;
     }
     let s = seen.get(id);
-    if (!s) { s = { count: 0, events: [], text, unitsBefore: tally.units, repeatsBefore: tally.repeats }; seen.set(id, s); }
+    if (!s) { s = { count: 0, events: [], text, unitsBefore: tally.units, repeatsBefore: tally.repeats, unitsAtLast: tally.units, repeatsAtLast: tally.repeats, staleGap: false }; seen.set(id, s); }
+    else if (staleSince(s, tally)) s.staleGap = true;
     for (let k = 0; k < times; k++) {
       s.count++;
       tally.units++;
       if (s.count > 1) tally.repeats++;
     }
+    s.unitsAtLast = tally.units;
+    s.repeatsAtLast = tally.repeats;
     if (s.events.length < MAX_EVENTS) s.events.push(event);
     if (s.count > this.strongest.count) this.strongest = { count: s.count, channel, unit, text };
     if (s.count < this.minCopies) return;
-    if (s.count < this.minSpreadCopies && this.spread(s, s.count, tally.units, tally.repeats)) return;
+    if (s.count < this.minSpreadCopies && !s.staleGap && this.spread(s, s.count, tally.units, tally.repeats)) return;
     this.report(channel, section, norm, s.text, s.events, s.count, `the same ${unit} ${s.count} times`);
   }
 

@@ -23,6 +23,14 @@ import type { CallRecord } from "../ledger";
 import { CatchCounter, PieceString, numberSetting } from "../streamText";
 import { WordTable, sortedJaccard, textKey, wordsOf } from "../words";
 
+/** Two user messages that ask alike ("hi", "hi again"): half their words shared. Unknown counts as alike. */
+function alikeMessages(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): boolean {
+  if (!a || !b) return true;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared >= 0.5 * (a.size + b.size - shared);
+}
+
 function sameWords(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
@@ -69,12 +77,21 @@ interface RequestText {
    * made a string per chunk that lived as long as the request.
    */
   text: PieceString;
+  /** The visible answer alone (text chunks, no thinking): said again word for word it is the loop, whatever the thinking says. */
+  visible: PieceString;
   toolCalls: number;
   /** Calls that only went through the motions (`true`, `echo ok`, `cd .`, `pwd`). */
   noOps: number;
+  /**
+   * Waits, polls and calls made before (a status checked again): "still running, checking again" is
+   * rightly said alike each time.
+   */
+  waits: number;
   /** The user message the request answers (hashed) and which one it was, to tell answers to the same nudge. */
   afterUser?: string;
   userTurn: number;
+  /** The words of that user message: the same answer to a message alike ("hi", "hi again") is fair. */
+  userWords?: ReadonlySet<string>;
   /** The channel of the latest chunk. */
   channel?: StreamEvent["t"];
   /** Results that were news: a success of a call not made before, or whose output changed. */
@@ -92,7 +109,7 @@ class StagnationDetector implements Detector {
   private current: RequestText | undefined;
   private previous: RequestText | undefined;
   /** Consecutive alike requests ending with the previous one, and their end events. */
-  private streak = { monologue: 1, reworded: false, noProgress: 1, events: [] as number[] };
+  private streak = { monologue: 1, reworded: false, noProgress: 1, verbatim: 1, events: [] as number[] };
   private counter = new CatchCounter();
   private readonly minSimilarity: number;
   private readonly monologueCopies: number;
@@ -111,6 +128,7 @@ class StagnationDetector implements Detector {
   private firstCalls = new BoundedMap<string, RequestText>(256);
   /** The latest user message (hashed) and how many the user sent, given to each request that answers them. */
   private lastUser: string | undefined;
+  private lastUserWords: ReadonlySet<string> | undefined;
   private userTurn = 0;
 
   constructor(settings: DetectorSettings) {
@@ -140,10 +158,11 @@ class StagnationDetector implements Detector {
     this.current.channel = ev.t;
     const room = MAX_REQUEST_CHARS - this.current.text.length;
     if (room > 0) this.current.text.push(delta.slice(0, room));
+    if (ev.t === "text" && this.current.visible.length < MAX_REQUEST_CHARS) this.current.visible.push(ev.delta.slice(0, MAX_REQUEST_CHARS - this.current.visible.length));
   }
 
   private newRequestText(ctx: DetectorContext): RequestText {
-    return { text: new PieceString(), toolCalls: 0, noOps: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn };
+    return { text: new PieceString(), visible: new PieceString(), toolCalls: 0, noOps: 0, waits: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn, userWords: this.lastUserWords };
   }
 
   /**
@@ -151,7 +170,9 @@ class StagnationDetector implements Detector {
    * for word (an autopilot's "continue"): two answers to that same nudge can then be compared.
    */
   onUser(text: string): void {
-    this.lastUser = textKey(wordsOf(text, 200).join(" "));
+    const words = wordsOf(text, 200);
+    this.lastUser = textKey(words.join(" "));
+    this.lastUserWords = new Set(words);
     this.userTurn++;
   }
 
@@ -160,6 +181,7 @@ class StagnationDetector implements Detector {
     const r = this.current ?? this.previous;
     if (!r) return;
     r.toolCalls++;
+    if (call.waits || call.pollRequested || this.outputs.peek(call.signature) !== undefined) r.waits++;
     // `true`, `echo ok`, `cd .`, `pwd`: activity that learns nothing, whether run before or not.
     if (call.noOp) { r.noOps++; return; }
     // A call never made before (a file not read yet) is news already: some hosts never report
@@ -213,6 +235,13 @@ class StagnationDetector implements Detector {
     this.table.restart(live);
   }
 
+  /** Whether two requests' visible answers are word for word the same, and long enough to count alone. */
+  private sameVisible(a: RequestText, b: RequestText): boolean {
+    const x = this.table.idsOf(a.visible.text(), MAX_WORDS);
+    const y = this.table.idsOf(b.visible.text(), MAX_WORDS);
+    return x.length >= this.noProgressMinWords && sameWords(x, y);
+  }
+
   /** Jaccard of two requests' word sets. */
   private wordSetJaccard(a: readonly number[], b: readonly number[]): number {
     return this.table.setJaccard(a, 0, a.length, b, 0, b.length);
@@ -224,11 +253,15 @@ class StagnationDetector implements Detector {
     cur.event = ctx.index;
     const prev = this.previous;
     this.previous = cur;
-    const fresh = { monologue: 1, reworded: false, noProgress: 1, events: [cur.event] };
-    // only two shapes can make a pair count: skip the text work for every other pair (most of them)
+    const fresh = { monologue: 1, reworded: false, noProgress: 1, verbatim: 1, events: [cur.event] };
+    // only three shapes can make a pair count: skip the text work for every other pair (most of them)
     const couldBeMonologue = prev !== undefined && prev.toolCalls === 0 && cur.toolCalls === 0;
     const couldBeNoProgress = prev !== undefined && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch;
-    if (!prev || (!couldBeMonologue && !couldBeNoProgress)) {
+    // the same message word for word around tool calls, whatever they brought: a model that does not
+    // read what came back (the same sentence at every page of a file, the same answer after each retry)
+    // (not a poll's "still running", said alike at every check; not a plan restated over work that changes things)
+    const couldBeVerbatim = prev !== undefined && prev.toolCalls > 0 && prev.waits === 0 && prev.noOps === 0 && ctx.epoch === prev.epoch && cur.text.length === prev.text.length;
+    if (!prev || (!couldBeMonologue && !couldBeNoProgress && !couldBeVerbatim)) {
       this.streak = fresh;
       return;
     }
@@ -245,7 +278,15 @@ class StagnationDetector implements Detector {
       this.streak = fresh;
       return;
     }
-    const exact = sameShort ? 1 : sortedJaccard(prevSig.shingles, curSig.shingles);
+    // Across a reply that is not the same nudge again, only the same answer word for word counts,
+    // and only a real one: a short "Done." after "thanks" is manners.
+    if (cur.userTurn !== prev.userTurn && !nudged && (alikeMessages(prev.userWords, cur.userWords) || !(sameWords(prevSig.ids, curSig.ids) && curSig.ids.length >= this.noProgressMinWords))) {
+      this.streak = fresh;
+      return;
+    }
+    // the same visible answer word for word, with nothing done, whatever thinking came before it
+    const sameAnswer = couldBeMonologue && !sameShort && prev.visible.length === cur.visible.length && prev.visible.length > 0 && this.sameVisible(prev, cur);
+    const exact = sameShort || sameAnswer ? 1 : sortedJaccard(prevSig.shingles, curSig.shingles);
     // a message reworded each time keeps its words, not its word order
     // (answers to the same nudge are compared so however short: the nudge itself asks nothing new)
     const wordSimilarity = exact < this.minSimilarity && (nudged || Math.min(curSig.ids.length, prevSig.ids.length) >= this.paraphraseMinWords) ? this.wordSetJaccard(prevSig.ids, curSig.ids) : 0;
@@ -263,18 +304,22 @@ class StagnationDetector implements Detector {
     // not so around calls that were all no-ops (`true`, `pwd`): they are a monologue in disguise
     const noOpsOnly = prev.noOps === prev.toolCalls;
     const noProgress = (!reworded || noOpsOnly || wordSimilarity >= this.noProgressWordSimilarity) && prev.toolCalls > 0 && prev.news === 0 && ctx.epoch === prev.epoch && Math.min(curSig.ids.length, prevSig.ids.length) >= this.noProgressMinWords;
+    const verbatim = couldBeVerbatim && curSig.ids.length >= this.noProgressMinWords && sameWords(prevSig.ids, curSig.ids);
     this.streak = {
       monologue: monologue ? this.streak.monologue + 1 : 1,
       reworded: monologue && (reworded || (this.streak.monologue > 1 && this.streak.reworded)),
       noProgress: noProgress ? this.streak.noProgress + 1 : 1,
+      verbatim: verbatim ? this.streak.verbatim + 1 : 1,
       events: [...this.streak.events.slice(-15), cur.event],
     };
     // a short answer needs one copy more: short texts coincide more easily
     const monologueAt = short ? Math.max(this.monologueCopies, this.noProgressCopies) : this.streak.reworded ? this.paraphraseCopies : this.monologueCopies;
     const isMonologue = this.streak.monologue >= monologueAt;
-    const copies = isMonologue ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : 0;
+    // word for word whatever the calls brought: one copy more than around calls that brought nothing
+    const isVerbatim = !isMonologue && this.streak.noProgress < this.noProgressCopies && this.streak.verbatim > this.noProgressCopies;
+    const copies = isMonologue ? this.streak.monologue : this.streak.noProgress >= this.noProgressCopies ? this.streak.noProgress : isVerbatim ? this.streak.verbatim : 0;
     if (!copies) return;
-    const shape = isMonologue ? `${this.streak.reworded ? "in other words " : ""}with nothing done in between` : "while the tool calls between them brought nothing new";
+    const shape = isMonologue ? `${this.streak.reworded ? "in other words " : ""}with nothing done in between` : isVerbatim ? "word for word, whatever the tool calls between them brought back" : "while the tool calls between them brought nothing new";
     const key = `${this.id}:${textKey(wordsOf(cur.text.text(), 40).join(" "))}`;
     const count = this.counter.catch(key);
     if (count === undefined) return;
@@ -291,10 +336,14 @@ class StagnationDetector implements Detector {
     }];
   }
 
-  reset(): void {
+  /**
+   * A new user message keeps the last answer before it: the same answer given again word for word
+   * after a reply it ignores is the loop going on, not a fresh start. A manual or idle reset forgets it.
+   */
+  reset(newTurn?: boolean): void {
     this.current = undefined;
-    this.previous = undefined;
-    this.streak = { monologue: 1, reworded: false, noProgress: 1, events: [] };
+    if (!newTurn) this.previous = undefined;
+    this.streak = { monologue: 1, reworded: false, noProgress: 1, verbatim: 1, events: [] };
     this.counter.reset();
     this.lastSimilarity = 0;
     this.outputs.clear();

@@ -27,6 +27,7 @@ import { isPlanTool } from "../toolKnowledge";
 import { commandExitedNonZero, errorLine, ownCopy, someContentLine } from "../signatures";
 import { foundNothingIn } from "./searchSpiral";
 import { CursorMemory } from "../news";
+import { isFileEditCommand } from "../shellCommands";
 
 /**
  * Counts are steps without progress, the one starting included: warn when a 5th step begins after
@@ -146,7 +147,9 @@ class ToolProgressDetector implements Detector {
       if (step.events.length < MAX_EVIDENCE) step.events.push(call.eventIndex);
       if (step.described.length < MAX_DESCRIBED) { const d = describeCall(call, 40); if (!step.described.includes(d)) step.described.push(d); }
     }
-    if ((call.kind === "edit" || call.kind === "write") && result.ok && call.mutating && !call.unchanging) this.edits++;
+    // The agent's own edits, whether by an editor tool or a command that edits a file (`sed -i`,
+    // SWE-agent's `edit 12:15`); a checkout or a bisect step moves the workspace without one.
+    if (result.ok && call.mutating && !call.unchanging && (call.kind === "edit" || call.kind === "write" || (call.command !== undefined && isFileEditCommand(call.command)))) this.edits++;
     const edit = this.noteOutcome(call);
     return edit ? [edit] : undefined;
   }

@@ -8,7 +8,7 @@
  */
 import * as vscode from "vscode";
 import type { Intervention } from "../../engine/session";
-import { Emitter, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
+import { Emitter, type Remedy, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
 import { ClineActions, isClineApi, type ClineApi } from "./actions";
 import { ClineGuard } from "./guard";
 import { HookServer } from "./hookChannel";
@@ -16,6 +16,7 @@ import { clineHookDirs, hookDirStatus } from "./hookInstall";
 import { channelDir } from "./hookProtocol";
 import { CLINE_EXTENSION_ID, clineDataRoots } from "./locations";
 import { ClineWatcher, taskFoldersOf } from "./watcher";
+import { clineRemedy } from "./remedy";
 
 /** Tasks that changed this long before we started are history (a reload mid-task still counts). */
 const START_GRACE_MS = 60_000;
@@ -149,6 +150,17 @@ class ClineAdapter implements HostAdapter {
 
   act(taskId: string, intervention: Intervention): Promise<ActionOutcome> {
     return this.actions.act(taskId, intervention, this.guard?.answeredByHook(intervention) ?? false);
+  }
+
+  /** Without Cline's API nothing reaches the task (ClineActions would fail): say what would work instead. */
+  cannotAct(taskId: string): Remedy | undefined {
+    if (this.api) return undefined;
+    this.hookDirs ??= clineHookDirs();
+    return clineRemedy({
+      hookInstalled: this.hookDirs.some((d) => hookDirStatus(d).state === "installed"),
+      extensionInstalled: vscode.extensions.getExtension(CLINE_EXTENSION_ID) !== undefined,
+      taskFile: this.watcher?.snapshot(taskId)?.file,
+    });
   }
 
   handledByHost(taskId: string, iv: Intervention): ActionOutcome | undefined {

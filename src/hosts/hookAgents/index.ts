@@ -8,7 +8,8 @@
 import type { Intervention } from "../../engine/session";
 import type { HookServer } from "../cline/hookChannel";
 import { Emitter, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
-import { AGENT_NAMES, type AgentName } from "./dialect";
+import { AGENT_LABELS, AGENT_NAMES, type AgentName } from "./dialect";
+import { presentAgents } from "./presence";
 import { agentHookStatus } from "./install";
 import { AgentHookService, agentSessionTitle } from "./service";
 
@@ -24,6 +25,9 @@ export function hookOutcome(agent: AgentName, iv: Pick<Intervention, "action">):
       return `Loop Sentinel's hook refuses this and every further call of the turn (${agent === "qwen" ? "Qwen Code" : "Codex"} lets no hook end a run)`;
   }
 }
+
+/** The install command as the Command Palette names it (a unit test holds it to COMMAND_TITLES; hosts sit below the extension). */
+export const INSTALL_COMMAND_TITLE = "Install Hook for Claude Code, Copilot CLI or Codex…";
 
 class AgentHooksAdapter implements HostAdapter {
   readonly hostId = "agent-hooks";
@@ -58,12 +62,25 @@ class AgentHooksAdapter implements HostAdapter {
 
   private refresh(): void {
     const installed = AGENT_NAMES.filter((a) => { try { return agentHookStatus(a, undefined).state === "installed"; } catch { return false; } });
-    const detail = installed.length === 0
-      ? "no agent hook installed user-wide (Loop Sentinel: Install Agent Hook); a project's hook is answered here too"
-      : `hook installed for ${installed.join(", ")}; ${this.server ? "answered here, so their sessions show here" : "this window cannot answer it: the hook decides on its own"}`;
-    const state = this.server ? (installed.length > 0 || this.agentOf.size > 0 ? "watching" : "inactive") : "error";
-    const next: HostStatus = { hostId: this.hostId, label: this.label, state, detail, sessions: this.agentOf.size };
-    if (next.state === this.current.state && next.detail === this.current.detail && next.sessions === this.current.sessions) return;
+    // Named only when there: installed here (extension, command, home folder), hooked, or seen.
+    const present = new Set<AgentName>([...presentAgents({ extensionInstalled: this.env.extensionInstalled, hookInstalled: (a) => installed.includes(a) }), ...this.agentOf.values()]);
+    const names = AGENT_NAMES.filter((a) => present.has(a)).map((a) => AGENT_LABELS[a]);
+    const label = names.length ? names.join(", ").replace(/, ([^,]*)$/, " and $1") : this.label;
+    let state: HostStatus["state"];
+    let detail: string;
+    if (present.size === 0) {
+      state = "not-found";
+      detail = "none of Claude Code, GitHub Copilot CLI or Codex was found";
+    } else if (installed.length === 0 && this.agentOf.size === 0) {
+      state = "inactive";
+      detail = `Loop Sentinel's hook is not installed for it: run “Loop Sentinel: ${INSTALL_COMMAND_TITLE}” from the Command Palette`;
+    } else {
+      state = this.server ? "watching" : "error";
+      detail = installed.length === 0 ? "its sessions are answered here through a project's hook"
+        : `hook installed for ${installed.map((a) => AGENT_LABELS[a]).join(", ")}; ${this.server ? "answered here, so their sessions show here" : "this window cannot answer it: the hook decides on its own"}`;
+    }
+    const next: HostStatus = { hostId: this.hostId, label, state, detail, sessions: this.agentOf.size };
+    if (next.state === this.current.state && next.detail === this.current.detail && next.sessions === this.current.sessions && next.label === this.current.label) return;
     this.current = next;
     this.statusEmitter.fire(next);
   }

@@ -16,6 +16,7 @@ import * as path from "node:path";
 import { isRecord } from "../../engine/json";
 import { bounded } from "../../engine/printable";
 import { ENGINE_SETTING_KEYS, readEngineSettings } from "../../engine/settingsReader";
+import { detectorIdForSettingsName } from "../../engine/detectors";
 import type { GuardSettings } from "./guard";
 
 type Env = Record<string, string | undefined>;
@@ -46,6 +47,18 @@ export function settingsFromJson(raw: unknown): GuardSettings {
     else if (k !== "loopSentinel" && !block) values.set(k, v);
   }
   if (block) for (const [k, v] of Object.entries(block)) values.set(k, v);
+  // The extension's detector settings by name (`sameToolCall.warnAt`) join the engine's `detectors` object.
+  for (const [k, v] of [...values]) {
+    const [name, param, ...more] = k.split(".");
+    const id = param !== undefined && more.length === 0 ? detectorIdForSettingsName(name) : undefined;
+    if (!id) continue;
+    values.delete(k);
+    const all = isRecord(values.get("detectors")) ? { ...(values.get("detectors") as Record<string, unknown>) } : {};
+    const one = isRecord(all[id]) && Object.hasOwn(all, id) ? { ...(all[id] as Record<string, unknown>) } : {};
+    Object.defineProperty(one, param, { value: v, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(all, id, { value: one, enumerable: true, writable: true, configurable: true });
+    values.set("detectors", all);
+  }
   const read = readEngineSettings((key) => values.get(key));
   const unknown = [...values.keys()].filter((k) => !(ENGINE_SETTING_KEYS as readonly string[]).includes(k) && !EXTENSION_ONLY_KEYS.has(k));
   return { engine: read.engine, warnings: unknown.length > 0 ? [`settings file: unknown setting(s) ${unknown.map((k) => JSON.stringify(bounded(k))).join(", ")} ignored`, ...read.warnings] : read.warnings };

@@ -26,7 +26,11 @@ export const PINNED: Record<Agent, { pkg: string; version: string; bin: string }
   qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
 };
 
-function cliPrefix(agent: Agent): string { return path.join(CLI_ROOT, `${agent === "claude" ? "claude-code" : agent}-${PINNED[agent].version}`); }
+/** The folder a CLI is installed in (Gemini CLI's is the one the stream guard's suite installs too). */
+function cliPrefix(agent: Agent): string {
+  const name = agent === "claude" ? "claude-code" : agent === "gemini" ? "gemini-cli" : agent;
+  return path.join(CLI_ROOT, `${name}-${PINNED[agent].version}`);
+}
 
 /** Installs the pinned CLI once (about 30 s each here); later runs reuse it. Optional deps carry the native binaries. */
 export function ensureCli(agent: Agent): string {

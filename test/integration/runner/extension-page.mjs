@@ -74,6 +74,24 @@ try {
   await page.screenshot({ path: path.join(artifacts, "extension-page.png") });
   const pictures = images.filter((i) => i.alt.length > 20);
   console.log(`extension-page: ${ok ? "the README's picture rendered" : "FAILED: the README's picture did not render"}: ${JSON.stringify(pictures)}`);
+  // Issue 36, point 7: the page around the README. The header's description names the agents guarded,
+  // no link goes to a placeholder, and the Changelog tab is the users' one.
+  const header = await page.locator(".extension-editor > .header").first().innerText({ timeout: 10_000 }).catch(() => "");
+  const missing = ["Roo Code", "Kilo Code", "Cline", "opencode", "Claude Code", "Copilot", "Codex"].filter((a) => !header.includes(a));
+  if (missing.length) { ok = false; console.log(`extension-page: FAILED: the description does not name ${missing.join(", ")}: ${JSON.stringify(header.slice(0, 400))}`); }
+  const placeholder = (await page.content()).includes("example.invalid");
+  if (placeholder) { ok = false; console.log("extension-page: FAILED: a link goes to example.invalid"); }
+  await page.locator(".extension-editor .navbar .action-label, .extension-editor .navbar a").filter({ hasText: /^Changelog$/ }).first().click({ timeout: 15_000 }).catch((e) => console.log(`extension-page: no Changelog tab (${e.message.split("\n")[0]})`));
+  let changelog = "";
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && !/What's new in Loop Sentinel/.test(changelog);) {
+    await page.waitForTimeout(500);
+    changelog = "";
+    for (const frame of page.frames()) changelog += await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "");
+  }
+  const userChangelog = /What's new in Loop Sentinel/.test(changelog) && !/issue \d+|G instructions|fingerprint/i.test(changelog);
+  if (!userChangelog) { ok = false; console.log("extension-page: FAILED: the Changelog tab is not the users' changelog"); }
+  await page.screenshot({ path: path.join(artifacts, "extension-page-changelog.png") });
+  console.log(`extension-page: description names every agent: ${missing.length === 0}; placeholder links: ${placeholder}; users' changelog: ${userChangelog}`);
 } catch (err) {
   console.error("extension-page:", err);
 } finally {

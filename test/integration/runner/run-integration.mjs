@@ -50,7 +50,7 @@ if (!fs.existsSync(suiteIndex)) fail(`no ${path.relative(root, suiteIndex)}: run
 
 fs.mkdirSync(artifacts, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ls-itest-"));
-const dirs = Object.fromEntries(["user-data/User", "extensions", "workspace", "tmp", "xdg-data", "xdg-config", "xdg-cache", "ext"].map((d) => [d, path.join(tmp, d)]));
+const dirs = Object.fromEntries(["user-data/User", "extensions", "workspace", "tmp", "xdg-data", "xdg-config", "xdg-cache", "ext", "home"].map((d) => [d, path.join(tmp, d)]));
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 
 // The extension under test, unpacked from its VSIX: a file missing from the package fails the suite.
@@ -73,6 +73,9 @@ const csEnv = {
   ...process.env, TMPDIR: dirs.tmp, XDG_DATA_HOME: dirs["xdg-data"], XDG_CONFIG_HOME: dirs["xdg-config"], XDG_CACHE_HOME: dirs["xdg-cache"],
   LS_TEST_ROOT: root, LS_TEST_ARTIFACTS: artifacts, LS_TEST_WORKSPACE: dirs.workspace, LS_TEST_USER_DATA: path.join(tmp, "user-data"),
   LS_TEST_CLINE_DATA: path.join(tmp, "cline-data"),
+  // A home of the run's own: the machine's agents (a ~/.claude of the person running the suite) are
+  // not this profile's, and the suite asserts what a user with none of them installed sees.
+  HOME: path.join(tmp, "home"),
   // The Cline hook channel of this run only: parallel runs never answer each other's hooks.
   LOOP_SENTINEL_CHANNEL_DIR: path.join(tmp, "hook-channel"),
 };
@@ -130,14 +133,18 @@ try {
   const shots = [];
   // The suite asks for a screenshot by logging "__SCREENSHOT__ /abs/file.png" and waiting for the file.
   // "__SCREENSHOT__ file.png hover=Text" first hovers the status bar item showing Text (its tooltip).
+  // "__SCREENSHOT__ file.png clip=editor": only the editor area (the walkthrough's picture of the panel).
   const takeShot = async (file, hoverText) => {
+    const clipEditor = hoverText === "clip=editor";
+    if (clipEditor) hoverText = undefined;
     const part = `${file}.part.png`;
     if (hoverText) {
       await page.locator("#workbench\\.parts\\.statusbar .statusbar-item").filter({ hasText: hoverText }).first().hover();
       await page.locator(".monaco-hover, .workbench-hover").first().waitFor({ timeout: 5000 }).catch(() => console.error("no hover appeared"));
       await page.waitForTimeout(300);
     }
-    await page.screenshot({ path: part });
+    const clip = clipEditor ? await page.locator("#workbench\\.parts\\.editor").boundingBox() : null;
+    await page.screenshot({ path: part, ...(clip ? { clip } : {}) });
     if (hoverText) await page.mouse.move(640, 300);
     fs.renameSync(part, file);
     console.log(`screenshot: ${path.relative(root, file)}`);
@@ -155,11 +162,11 @@ try {
       const list = Array.isArray(args) ? args : [args];
       // The extension host forwards console calls with their printf-style arguments (mocha's "%s (%dms)").
       const line = format(...list);
-      const m = /__SCREENSHOT__ (\S+\.png)(?: hover=(.+))?/.exec(line);
+      const m = /__SCREENSHOT__ (\S+\.png)(?: hover=(.+)| (clip=editor))?/.exec(line);
       const v = /__VIEWPORT__ (\d+)x(\d+) (\S+)/.exec(line);
       const f = /__FOCUS__ (\S+) (\S+)/.exec(line);
       if (f) shots.push(focusInWebview(f[1]).then((ok) => fs.writeFileSync(f[2], ok ? "focused" : "not found")).catch((e) => console.error("focus failed:", e)));
-      else if (m) shots.push(takeShot(m[1], m[2]).catch((e) => console.error("screenshot failed:", e)));
+      else if (m) shots.push(takeShot(m[1], m[2] ?? m[3]).catch((e) => console.error("screenshot failed:", e)));
       else if (v) shots.push(page.setViewportSize({ width: Number(v[1]), height: Number(v[2]) }).then(() => fs.writeFileSync(v[3], "")).catch((e) => console.error("viewport failed:", e)));
       else console.log(line);
     });

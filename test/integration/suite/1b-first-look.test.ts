@@ -22,6 +22,12 @@ suite("first look", () => {
     else assert.strictEqual(bar.label, "Loop Sentinel: ready");
     assert.match(bar.tooltip, /^- Not installed: .+$/m, "the agents not installed are one line");
     assert.doesNotMatch(bar.tooltip, /not-found/);
+    // Issue 36, point 3: with none of the hook agents here, none is named as found or watched.
+    const named = bar.tooltip.split("\n").filter((l) => !/^- Not installed:/.test(l)).join("\n");
+    assert.doesNotMatch(named, /Claude Code|Copilot|Codex/, "no hook agent claimed");
+    assert.doesNotMatch(bar.tooltip, /Install Agent Hook/, "commands are named as the palette names them");
+    const hooks = api.overall().kind !== "disabled" ? (api.overall() as { hosts: Array<{ hostId: string; state: string }> }).hosts.find((h) => h.hostId === "agent-hooks") : undefined;
+    assert.strictEqual(hooks?.state, "not-found");
     await screenshot("status-bar-idle.png", bar.state === "watching" ? "Watching" : "Loop Sentinel");
   });
 
@@ -35,6 +41,7 @@ suite("first look", () => {
     const hosts = "hosts" in overall ? overall.hosts : [];
     const expected = emptyStateText({ found: hosts.filter((h) => h.state !== "not-found").map((h) => h.label), watching: hosts.filter((h) => h.state === "watching").map((h) => h.label) });
     assert.strictEqual(report.texts!.empty, expected);
+    assert.doesNotMatch(report.texts!.empty!, /Claude Code|Copilot|Codex/, "no hook agent named as watched");
     for (const b of ["Replay a session file…", "Open walkthrough"]) assert.ok(report.texts!.buttons.includes(b), `button ${b}: ${report.texts!.buttons.join(", ")}`);
     assert.strictEqual(report.liveRegions, 1, "one small live region, not the whole panel");
     assert.ok(report.contrast && report.contrast.min >= 4.5, `contrast ${JSON.stringify(report.contrast)}`);

@@ -1,3 +1,4 @@
+import { loopViews } from "../../../src/extension/panelWords";
 import * as assert from "node:assert";
 import * as vscode from "vscode";
 import { readSessions } from "../../../src/formats";
@@ -37,7 +38,9 @@ suite("commands", () => {
     const expected = replayEvents(recorded.events).interventions.map((i) => [i.event, i.detector, i.action]);
     assert.deepStrictEqual(snap.interventions.map((i) => [i.event, i.detector, i.action]), expected);
     assert.ok(expected.some(([, , a]) => a === "warn") && expected.some(([, , a]) => a === "stop"), "the loop escalates to a stop");
-    assert.strictEqual(report.interventions, expected.length);
+    // One card per loop: the rungs of one finding share a card (issue 36, point 4).
+    assert.strictEqual(report.interventions, loopViews(snap.interventions).length);
+    assert.ok(report.interventions < expected.length, `cards ${report.interventions}, rungs ${expected.length}`);
     assert.strictEqual(report.timelineEntries, snap.timeline.length);
     assert.ok(report.flaggedEntries >= 3, `the repeated calls are highlighted in the webview (${report.flaggedEntries})`);
     assert.strictEqual(report.detectorRows, snap.detectors.length, "every detector's state is shown");
@@ -98,6 +101,10 @@ suite("commands", () => {
     assert.strictEqual(when("loopSentinel.turnOff"), "loopSentinel.enabled");
     assert.strictEqual(when("loopSentinel.turnOn"), "!loopSentinel.enabled");
     assert.strictEqual(when("loopSentinel.toggleEnabled"), "false", "the toggle leaves the palette to the titled pair");
+    // One palette command per job: the mode is chosen by "Choose Warn-Only or Intervene…" alone.
+    assert.strictEqual(when("loopSentinel.switchToWarnOnly"), "false");
+    assert.strictEqual(when("loopSentinel.switchToIntervening"), "false");
+    assert.strictEqual(when("loopSentinel.chooseMode"), undefined, "always in the palette");
     assert.match(when("loopSentinel.removeClineHook") ?? "", /loopSentinel\.clineHookInstalled/);
     assert.match(when("loopSentinel.connectKilo") ?? "", /loopSentinel\.kiloFound/);
     assert.strictEqual(api.contextKeys()["loopSentinel.enabled"], true);

@@ -141,9 +141,9 @@ suite("live detection through a Roo-shaped host", function () {
       await sleep(500);
       assert.ok(liveSession(api, taskId)!.interventions.every((i) => i.phase === "asking" || i.phase === "superseded"), snap.interventions.map((i) => i.phase).join(" | "));
       assert.deepStrictEqual(actionsOn(fake), [], "no action without your OK");
-      // Dismissing the questions (one notification at a time) sends nothing either.
+      // Dismissing the question (its task's one notification, always the latest rung) sends nothing either.
       await waitFor("the questions closed as dismissed", () => {
-        void vscode.commands.executeCommand("notifications.clearAll");
+        void vscode.commands.executeCommand("loopSentinel.closeNotification", liveSession(api, taskId)!.key);
         return liveSession(api, taskId)!.interventions.every((i) => i.phase === "dismissed" || i.phase === "superseded");
       }, 15_000);
       assert.deepStrictEqual(actionsOn(fake), []);

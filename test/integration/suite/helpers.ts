@@ -53,14 +53,14 @@ export function nextRender(api: LoopSentinelApi, predicate: (r: RenderReport) =>
  * Asks the runner for a screenshot of the whole workbench and waits until it is written.
  * Toasts would cover the panel: they are cleared first, as a user reading the panel would, unless kept.
  */
-export async function screenshot(name: string, hoverStatusBarText?: string, options: { keepToasts?: boolean } = {}): Promise<string> {
+export async function screenshot(name: string, hoverStatusBarText?: string, options: { keepToasts?: boolean; clipEditor?: boolean } = {}): Promise<string> {
   // Hidden, not closed: an open question stays open (it is in the notification centre).
   if (!options.keepToasts) await vscode.commands.executeCommand("notifications.hideToasts");
   await sleep(300);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, name);
   fs.rmSync(file, { force: true });
-  console.log(`__SCREENSHOT__ ${file}${hoverStatusBarText ? ` hover=${hoverStatusBarText}` : ""}`);
+  console.log(`__SCREENSHOT__ ${file}${hoverStatusBarText ? ` hover=${hoverStatusBarText}` : options.clipEditor ? " clip=editor" : ""}`);
   await waitFor(`screenshot ${name}`, () => fs.existsSync(file), 15_000);
   return file;
 }

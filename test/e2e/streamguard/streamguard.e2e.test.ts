@@ -1,0 +1,137 @@
+/**
+ * The stream guard in front of the real Claude Code 2.1.332, Copilot CLI 1.0.102, Codex 0.171.0
+ * and Gemini CLI 0.61.0, through `loop-sentinel run` and through `proxy` (then over https), against
+ * a fake provider that loops (test/fakeLoopingUpstream.ts), offline: the loop is cut before its
+ * 6th copy, the upstream request
+ * is ended, the guidance reaches the model in the next request with no retry of the looping one,
+ * and the CLI ends normally; a cut thinking block is not sent back; a second loop is stopped by the
+ * guard's own answer; a productive stream is untouched.
+ * Run: `npm run test:e2e:streamguard` (STREAMGUARD_AGENTS=claude,copilot to pick; all four by default).
+ */
+import * as assert from "node:assert/strict";
+import { PARAGRAPH, FINAL, carriesGuidance } from "../../fakeLoopingUpstream";
+import { runGuarded, type Agent, type GuardedRun } from "./harness";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const AGENTS = (process.env.STREAMGUARD_AGENTS ?? "claude,copilot,codex,gemini").split(",").filter(Boolean) as Agent[];
+const PRODUCTIVE = fs.readFileSync(path.resolve(__dirname, "../../../../test/fixtures/stream-guard/productive.txt"), "utf8");
+
+function describeRun(r: GuardedRun): string {
+  return `exit ${r.code} in ${r.ms} ms; requests: ${r.up.requests.map((q) => `#${q.n} ${q.api ?? q.path} ${q.answer}${q.refused ? " REFUSED" : ""}${q.clientGone ? " cut" : ""}`).join(", ")}\n${r.stderr.slice(-1500)}`;
+}
+
+const cutOf = (r: GuardedRun) => r.records.find((x) => x.type === "cut");
+const guided = (r: GuardedRun) => r.up.main().filter((q) => JSON.stringify(q.body).includes("Loop Sentinel stopped your last response"));
+
+/** What each agent does after a clean cut: Claude Code and the Copilot CLI continue by themselves, Codex and the Gemini CLI at the next turn. */
+const SAME_RUN: Record<Agent, boolean> = { claude: true, copilot: true, codex: false, gemini: false };
+
+describe("stream guard with the real agent CLIs (loop-sentinel run)", function () {
+  this.timeout(400_000);
+  const measured: string[] = [];
+  after(() => { if (measured.length) console.log(`\n    measured:\n      ${measured.join("\n      ")}`); });
+
+  for (const agent of AGENTS) {
+    it(`${agent} through \`loop-sentinel proxy\` (pointed at by hand) in front of an https provider: the loop is cut, the guidance delivered, exit 0; the proxy's JSON lines say so`, async () => {
+      const runs = await runGuarded(agent, "via-proxy", { viaProxy: true, tls: true, secondTurn: !SAME_RUN[agent] });
+      const r = runs[runs.length - 1];
+      for (const run of runs) assert.equal(run.code, 0, describeRun(run));
+      assert.match(r.up.url, /^https:/);
+      assert.equal(r.records[0].type, "listening");
+      assert.match(r.records[0].url, /^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{24}$/);
+      const iv = r.records.find((x) => x.type === "intervention");
+      assert.ok(iv && iv.action === "abort" && iv.detector && iv.message && iv.evidence && iv.session, JSON.stringify(r.records));
+      assert.ok(r.records.some((x) => x.type === "cut"));
+      assert.ok(r.records.some((x) => x.type === "guidance"));
+      assert.equal(r.up.main()[0].clientGone, true);
+      assert.equal(r.up.main()[1].answer, "final");
+      assert.ok(carriesGuidance(r.up.main()[1].body));
+      assert.equal(r.records.at(-1)!.type, "done");
+      assert.ok(!JSON.stringify(r.records).includes("fake-key"), "no key in the output");
+    });
+  }
+
+  it("claude: a stream that fails makes Claude Code ask again not streamed; that whole looping answer is cut before it reaches the agent, the guidance goes into the next request, exit 0", async function () {
+    if (!AGENTS.includes("claude")) this.skip();
+    const [r] = await runGuarded("claude", "whole-fallback", { upstream: { failStreams: 1 } });
+    assert.equal(r.code, 0, describeRun(r));
+    const main = r.up.main();
+    const whole = main.find((q) => q.body.stream !== true && q.answer === "loop");
+    assert.ok(whole, `a non-streamed request: ${describeRun(r)}`);
+    assert.equal(whole.completed, true, "a whole answer cannot be stopped upstream");
+    assert.ok(r.records.some((x) => x.type === "cut"), describeRun(r));
+    assert.ok(main.some((q) => q.answer === "final" && carriesGuidance(q.body)), describeRun(r));
+    assert.ok(r.stdout.includes(FINAL.slice(0, 20)), r.stdout.slice(-600));
+    measured.push(`claude fallback: ${main.map((q) => `${q.body.stream === true ? "streamed" : "whole"} ${q.answer}${q.refused ? ` (${q.refused})` : ""}`).join(", ")}; exit ${r.code}`);
+  });
+
+  for (const agent of AGENTS) {
+    for (const reasoning of [false, true]) {
+      const what = reasoning ? "thinking" : "text";
+      it(`${agent}: a ${what} loop is cut before its 6th copy, the upstream stops, the guidance is in the next request, exit 0`, async () => {
+        const runs = await runGuarded(agent, `loop-${what}`, { upstream: { reasoning }, secondTurn: !SAME_RUN[agent] });
+        const r = runs[0];
+        const info = describeRun(r);
+        for (const run of runs) assert.equal(run.code, 0, describeRun(run));
+        const cut = cutOf(r);
+        assert.ok(cut, `no cut: ${info}`);
+        assert.ok(cut.streamedChars < 6 * PARAGRAPH.length, `cut after ${cut.streamedChars} characters`);
+        const main = r.up.main();
+        assert.equal(main[0].answer, "loop");
+        assert.equal(main[0].clientGone, true, "the upstream request was ended");
+        assert.ok(main[0].written < 6 * PARAGRAPH.length, `${main[0].written} characters written upstream`);
+        assert.equal(guided(r).length >= 1, true, `guidance in a later request: ${info}`);
+        assert.equal(main[1].answer, "final", info);
+        assert.deepEqual(main.filter((q) => q.refused).map((q) => q.refused), [], "nothing refused (no cut thinking sent back)");
+        assert.equal(main.filter((q) => q.answer === "loop").length, 1, `no retry of the looping request: ${info}`);
+        const last = runs[runs.length - 1];
+        assert.ok(last.stdout.includes(FINAL.slice(0, 20)), `the agent shows the final answer: ${last.stdout.slice(-800)}`);
+        measured.push(`${agent} ${what} loop: ${cut.streamedChars} characters streamed before the cut, ${cut.msFromFirstByte} ms from the first byte (the first copy takes 60 ms), ${main.length} main requests, exit ${runs.map((x) => x.code).join("/")}, ${runs.map((x) => x.ms).join("+")} ms`);
+      });
+    }
+
+    it(`${agent}: a second loop in the session is stopped: the guard answers, nothing more goes upstream, exit 0`, async function () {
+      if (!SAME_RUN[agent]) this.skip(); // Codex ends its turn at a clean cut: a second loop comes with the user's next turn, which starts afresh
+      const [r] = await runGuarded(agent, "second-loop", { upstream: { decide: () => "loop" } });
+      assert.equal(r.code, 0, describeRun(r));
+      const actions = r.records.filter((x) => x.type === "intervention").map((x) => x.action);
+      assert.deepEqual(actions, ["abort", "stop"], describeRun(r));
+      assert.ok(r.records.some((x) => x.type === "answered"), describeRun(r));
+      assert.equal(r.up.main().length, 2, describeRun(r));
+      assert.ok(r.stdout.includes("Loop Sentinel stopped the task"), r.stdout.slice(-800));
+    });
+
+    it(`${agent}: an identical-call loop (no hook installed) is refused at the 5th call and ended before the 7th, exit 0`, async function () {
+      if (!SAME_RUN[agent]) this.skip(); // a refusal ends a Codex or Gemini turn: the rest would come with the user's next turn
+      const [r] = await runGuarded(agent, "call-loop", { upstream: { decide: () => "call" } });
+      assert.equal(r.code, 0, describeRun(r));
+      const actions = r.records.filter((x) => x.type === "intervention").map((x) => `${x.action}:${x.detector}`);
+      assert.ok(actions.includes("block:tool-repeat") && actions.some((a) => a.startsWith("stop:")), actions.join(" "));
+      const ran = new Set(r.up.main().flatMap((q) => JSON.stringify(q.body).match(/"(tool_use_id|tool_call_id)":"[^"]+"/g) ?? []));
+      assert.ok(ran.size < 7 && ran.size >= 4, `${ran.size} calls ran: ${describeRun(r)}`);
+      // The stop cuts the answer; Claude Code continues and gets the guard's answer, the Copilot CLI
+      // (which continues at most twice after a length end) ends there.
+      assert.ok(r.records.some((x) => x.type === "cut" && x.action === "stop"), describeRun(r));
+      measured.push(`${agent} identical calls: ${ran.size} ran, then ${actions.join(", ")}; ${r.up.main().length} main requests, exit ${r.code}`);
+    });
+
+    it(`${agent}: with the upstream down the agent gets the upstream's error (a 502 naming it), as it would without the guard`, async function () {
+      // Claude Code retries 10 times over minutes and Codex about 30 times: the Copilot CLI gives up in seconds.
+      if (agent !== "copilot") this.skip();
+      const [r] = await runGuarded(agent, "upstream-down", { upstreamUrl: "http://127.0.0.1:9" });
+      assert.equal(r.code, 1, describeRun(r));
+      assert.match(r.stdout + r.stderr, /could not reach http:\/\/127\.0\.0\.1:9|502/, describeRun(r));
+      assert.equal(r.up.requests.length, 0);
+    });
+
+    it(`${agent}: a productive stream of 20,000 characters reaches the agent untouched`, async () => {
+      const [r] = await runGuarded(agent, "productive", { upstream: { decide: () => "productive", productive: PRODUCTIVE, productiveDelta: 40, delayMs: 0 } });
+      assert.equal(r.code, 0, describeRun(r));
+      assert.deepEqual(r.records.filter((x) => x.type === "intervention" || x.type === "cut"), [], describeRun(r));
+      assert.equal(r.up.main().length, 1, describeRun(r));
+      assert.equal(r.up.main()[0].completed, true);
+      assert.ok(!r.up.requests.some((q) => carriesGuidance(q.body)), "nothing added");
+    });
+  }
+});
