@@ -27,7 +27,7 @@ export function hookOutcome(agent: AgentName, iv: Pick<Intervention, "action">):
 }
 
 /** The install command as the Command Palette names it (a unit test holds it to COMMAND_TITLES; hosts sit below the extension). */
-export const INSTALL_COMMAND_TITLE = "Install Hook for Claude Code, Copilot CLI or Codex…";
+export const INSTALL_COMMAND_TITLE = "Install Hook for Claude Code, Copilot CLI, Codex, Gemini CLI or Qwen Code…";
 
 class AgentHooksAdapter implements HostAdapter {
   readonly hostId = "agent-hooks";
@@ -70,7 +70,7 @@ class AgentHooksAdapter implements HostAdapter {
     let detail: string;
     if (present.size === 0) {
       state = "not-found";
-      detail = "none of Claude Code, GitHub Copilot CLI or Codex was found";
+      detail = "none of Claude Code, GitHub Copilot CLI, Codex, Gemini CLI or Qwen Code was found";
     } else if (installed.length === 0 && this.agentOf.size === 0) {
       state = "inactive";
       detail = `Loop Sentinel's hook is not installed for it: run “Loop Sentinel: ${INSTALL_COMMAND_TITLE}” from the Command Palette`;
