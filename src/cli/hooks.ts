@@ -1,7 +1,8 @@
 /**
- * `loop-sentinel hooks install|uninstall|status claude|copilot|codex [--project DIR] [--config FILE]`:
- * puts Loop Sentinel's tool-call hook into Claude Code's, the Copilot CLI's or Codex's settings
- * (user-wide, honouring CLAUDE_CONFIG_DIR, COPILOT_HOME and CODEX_HOME, or one project's), or
+ * `loop-sentinel hooks install|uninstall|status claude|copilot|codex|gemini|qwen [--project DIR] [--config FILE]`:
+ * puts Loop Sentinel's tool-call hook into Claude Code's, the Copilot CLI's, Codex's, Gemini CLI's
+ * or Qwen Code's settings (user-wide, honouring CLAUDE_CONFIG_DIR, COPILOT_HOME, CODEX_HOME,
+ * GEMINI_CLI_HOME and QWEN_HOME, or one project's), or
  * takes it out leaving the files as they were. Non-interactive: asking is the extension's job.
  */
 import * as fs from "node:fs";
@@ -11,7 +12,7 @@ import { agentHookStatus, installAgentHook, uninstallAgentHook, type InstallRepo
 import { flag, parseArgs, UsageError } from "./args";
 import type { CliIO } from "./io";
 
-export const HOOKS_USAGE = "hooks install|uninstall|status claude|copilot|codex [--project DIR] [--config FILE]";
+export const HOOKS_USAGE = "hooks install|uninstall|status claude|copilot|codex|gemini|qwen [--project DIR] [--config FILE]";
 
 export function runHooks(argv: string[], io: CliIO): number {
   const args = parseArgs(argv, ["project", "config"], []);

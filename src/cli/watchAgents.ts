@@ -1,6 +1,6 @@
 /**
- * `loop-sentinel watch --agents`: answers Loop Sentinel's hook in Claude Code, the Copilot CLI and
- * Codex over the local channel from one engine session per agent session, printing what it
+ * `loop-sentinel watch --agents`: answers Loop Sentinel's hook in Claude Code, the Copilot CLI,
+ * Codex, Gemini CLI and Qwen Code over the local channel from one engine session per agent session, printing what it
  * decides, until SIGINT/SIGTERM. Without it (or the extension) the hook decides on its own; with
  * it, one process keeps every session's state and the decisions show in one place.
  */
@@ -31,7 +31,7 @@ export async function runAgentsWatch(config: EngineConfig, json: boolean, io: Cl
     },
   });
   const server = await service.serve(env, (m) => io.err(`loop-sentinel watch: ${m}`));
-  print(`${clock()}  answering the Claude Code / Copilot CLI / Codex hook at ${server.endpoint}`, { type: "watching", hookEndpoint: server.endpoint });
+  print(`${clock()}  answering the Claude Code / Copilot CLI / Codex / Gemini CLI / Qwen Code hook at ${server.endpoint}`, { type: "watching", hookEndpoint: server.endpoint });
   await new Promise<void>((resolve) => {
     const finish = () => { process.off("SIGINT", finish); process.off("SIGTERM", finish); signal?.removeEventListener("abort", finish); resolve(); };
     process.on("SIGINT", finish);

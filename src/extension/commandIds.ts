@@ -40,8 +40,8 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   openWalkthrough: "Get Started",
   replayExample: "Try on an Example Session",
   chooseMode: "Choose Warn-Only or Intervene…",
-  installAgentHook: "Install Hook for Claude Code, Copilot CLI or Codex…",
-  removeAgentHook: "Remove Hook from Claude Code, Copilot CLI or Codex…",
+  installAgentHook: "Install Hook for Claude Code, Copilot CLI, Codex, Gemini CLI or Qwen Code…",
+  removeAgentHook: "Remove Hook from Claude Code, Copilot CLI, Codex, Gemini CLI or Qwen Code…",
 };
 
 /**

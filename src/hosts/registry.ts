@@ -12,7 +12,7 @@ const FACTORIES: Array<{ name: string; create(env: HostEnvironment): HostAdapter
   { name: "Roo Code / Kilo Code", create: createRooAdapters },
   { name: "Cline", create: createClineAdapters },
   { name: "Kilo Code 7 / opencode (plugin)", create: createOpencodePluginAdapters },
-  { name: "Claude Code / Copilot CLI / Codex (hooks)", create: createAgentHookAdapters },
+  { name: "Claude Code / Copilot CLI / Codex / Gemini CLI / Qwen Code (hooks)", create: createAgentHookAdapters },
 ];
 
 export function createHostAdapters(env: HostEnvironment): HostAdapter[] {

@@ -3,11 +3,20 @@
  * and the client the hook script uses. Plain Node.
  */
 import * as fs from "node:fs";
-import * as net from "node:net";
+import type * as Net from "node:net";
 import {
   encodeReply, encodeRequest, endpointFor, ensurePrivateDir, listEndpoints, MAX_LINE_BYTES, parseReply, parseRequest,
   strongerReply, type HookQuery, type HookReply,
 } from "./hookProtocol";
+
+/**
+ * node:net, loaded when first used: a hook that finds no running Loop Sentinel never connects, and
+ * loading it would cost every such hook call about 2 ms of its start.
+ */
+let netModule: typeof Net | undefined;
+function net(): typeof Net {
+  return (netModule ??= require("node:net") as typeof Net);
+}
 
 /** A connection that sends no complete line within this long is dropped. */
 const SERVER_READ_MS = 2_000;
@@ -30,7 +39,7 @@ export interface HookServerOptions {
 
 /** Listens on this process's endpoint in the channel folder until close(). */
 export class HookServer {
-  private server: net.Server | undefined;
+  private server: Net.Server | undefined;
   readonly endpoint: string;
 
   constructor(private readonly options: HookServerOptions) {
@@ -42,7 +51,7 @@ export class HookServer {
     ensurePrivateDir(this.options.dir);
     // Our own pid's socket can only be left from an earlier run of this process id: it is stale.
     if (process.platform !== "win32") { try { fs.unlinkSync(this.endpoint); } catch { /* none */ } }
-    const server = net.createServer((socket) => this.serve(socket));
+    const server = net().createServer((socket) => this.serve(socket));
     server.on("error", (err) => this.options.onError?.(`hook channel: ${err.message}`));
     await new Promise<void>((resolve, reject) => {
       const failed = (err: Error) => reject(new Error(`cannot serve the Cline hook channel at ${this.endpoint}: ${err.message}`));
@@ -53,7 +62,7 @@ export class HookServer {
     this.server = server;
   }
 
-  private serve(socket: net.Socket): void {
+  private serve(socket: Net.Socket): void {
     let buf = "";
     socket.setEncoding("utf8");
     socket.setTimeout(SERVER_READ_MS, () => socket.destroy());
@@ -94,7 +103,7 @@ export class HookServer {
 function askOne(endpoint: string, line: string, deadline: number): Promise<HookReply | undefined> {
   return new Promise((resolve) => {
     let done = false;
-    let socket: net.Socket | undefined;
+    let socket: Net.Socket | undefined;
     let retry: NodeJS.Timeout | undefined;
     let tries = 0;
     const finish = (r: HookReply | undefined) => {
@@ -111,7 +120,7 @@ function askOne(endpoint: string, line: string, deadline: number): Promise<HookR
       if (done) return;
       let buf = "";
       let connected = false;
-      const s = net.createConnection(endpoint);
+      const s = net().createConnection(endpoint);
       socket = s;
       s.setEncoding("utf8");
       s.on("connect", () => { connected = true; s.write(line); });

@@ -25,7 +25,7 @@ export function fromChannelQuery(q: HookQuery): AgentCall | undefined {
   if (!q.taskId.startsWith("agent:")) return undefined;
   const c = q.input.agentCall;
   if (!isRecord(c) || typeof c.sessionId !== "string" || typeof c.toolName !== "string" || !AGENT_NAMES.includes(c.agent as AgentName)) return undefined;
-  if (c.point !== "pre" && c.point !== "post" && c.point !== "permission") return undefined;
+  if (c.point !== "pre" && c.point !== "post" && c.point !== "permission" && c.point !== "prompt") return undefined;
   return { ...(c as unknown as AgentCall), input: isRecord(c.input) ? c.input : {} };
 }
 

@@ -11,9 +11,11 @@
  * transcript already brought it (matched by the call id). The strongest rung reached decides:
  * - warn: kept and added as context after the call's result (post);
  * - block (or a stream abort): the call is refused with the guidance;
- * - stop: Claude: refused and the run ends; Copilot: let through at preToolUse and answered with
- *   an interrupt from permissionRequest, its only hook answer that ends a run; Codex, which no
- *   hook output can end: this and every further call of the turn is refused, saying so.
+ * - stop: Claude and Gemini CLI: refused and the run ends; Copilot: let through at preToolUse and
+ *   answered with an interrupt from permissionRequest, its only hook answer that ends a run; Codex
+ *   and Qwen Code, which no hook output can end: this and every further call of the turn is
+ *   refused, saying so.
+ * A user prompt (Gemini's BeforeAgent; Codex's and Qwen's new turn id) starts the counts afresh.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -24,8 +26,8 @@ import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
 import { DirectClaudeBuilder, translateClaudeLine, type ClaudeLineState } from "../claude/transcriptLines";
 import { CodexRolloutTranslator } from "../codex/rolloutTranslator";
 import { CopilotEventsTranslator } from "../copilot/eventsTranslator";
-import { feedLineText, type LineTranslator } from "../lineTranslation";
-import type { AgentCall, AgentName, Verdict } from "./dialect";
+import { EventOut, feedLineText, type LineTranslator } from "../lineTranslation";
+import { endsRun, type AgentCall, type AgentName, type Verdict } from "./dialect";
 import { copilotHome } from "./agentHomes";
 
 /** Call and result ids remembered per session to tell the hook's copy from the transcript's. */
@@ -46,6 +48,8 @@ export interface TranscriptCursor {
   inRequest: boolean;
   /** Codex: the ids of calls the file showed whose output it has not shown yet (a translator made afresh is told them). */
   open?: string[];
+  /** Gemini: the model messages already read (its file writes a message again as its calls finish). */
+  seen?: string[];
 }
 
 /** What one agent session needs between hook calls (JSON: saved as it is by the headless hook). */
@@ -196,6 +200,84 @@ export function readLineFileTail(agent: "codex" | "copilot", cursor: TranscriptC
   cursor.open = ids.length > MAX_OPEN_FILE_CALLS ? ids.slice(ids.length - MAX_OPEN_FILE_CALLS) : ids;
 }
 
+/** Message ids remembered per Gemini session file (a message is rewritten only while its calls run). */
+const MAX_SEEN = 64;
+
+const textOf = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/**
+ * Gemini CLI's session file (`chats/session-*.jsonl`, its hook input's `transcript_path`) or Qwen
+ * Code's (`projects/<cwd>/chats/<session>.jsonl`): the lines written since the cursor, as the
+ * model's thinking and text (and Qwen's user prompts). Their calls and results come from the hooks,
+ * which see every one (Gemini's hooks name no call id to match the file's by).
+ * - Gemini: a message record `{id, type: "gemini", content, thoughts: [{subject, description}]}`
+ *   is written when its response is complete, and again with the same id as its calls finish: it
+ *   is read once. Its user records are not read: the BeforeAgent hook tells each prompt (and the
+ *   CLI records its own notes, such as its loop guard's, as user records).
+ * - Qwen: `{type: "assistant", message: {parts: [{text, thought?}, {functionCall}]}}` once per
+ *   response; `{type: "user", message: {parts: [{text}]}}` for a prompt; tool results and the CLI's
+ *   own `system` records are not read.
+ */
+export function readChatTail(agent: "gemini" | "qwen", cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
+  const text = readNewLines(cursor);
+  if (text === undefined) return;
+  const out = new EventOut();
+  if (cursor.inRequest) out.request(undefined);
+  out.take();
+  const seen = cursor.seen ?? [];
+  const records: Record<string, unknown>[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try { const r: unknown = JSON.parse(line); if (isRecord(r)) records.push(r); } catch { /* a line cut short is not read */ }
+  }
+  // Gemini writes a message as its response completes and again as its calls finish: of the
+  // versions read now, the last is the whole one.
+  const lastOf = new Map<unknown, number>();
+  records.forEach((r, i) => { if (r.type === "gemini") lastOf.set(r.id, i); });
+  for (const [i, r] of records.entries()) {
+    const ts = typeof r.timestamp === "string" ? Date.parse(r.timestamp) || undefined : undefined;
+    if (agent === "gemini") {
+      if (r.type === "gemini" && typeof r.id === "string") {
+        if (lastOf.get(r.id) !== i || seen.includes(r.id)) continue;
+        seen.push(r.id);
+        out.request(ts, typeof r.model === "string" ? r.model : undefined);
+        for (const t of Array.isArray(r.thoughts) ? r.thoughts : []) {
+          if (isRecord(t)) out.reasoning([textOf(t.subject), textOf(t.description)].filter((x) => x !== "").join(": "), ts);
+        }
+        out.text(partsText(r.content), ts);
+      } else if (r.type === "user") out.end(ts);
+      continue;
+    }
+    const m = isRecord(r.message) ? r.message : undefined;
+    if (!m) continue;
+    if (r.type === "assistant") {
+      out.request(ts, typeof r.model === "string" ? r.model : undefined);
+      for (const part of Array.isArray(m.parts) ? m.parts : []) {
+        if (!isRecord(part) || typeof part.text !== "string") continue;
+        if (part.thought === true) out.reasoning(part.text, ts); else out.text(part.text, ts);
+      }
+    } else if (r.type === "user" && !hasToolResult(m.parts)) {
+      const said = partsText(m.parts);
+      if (said.trim() !== "") out.user(said, ts);
+    }
+  }
+  for (const e of out.take()) emit(e);
+  cursor.inRequest = out.inRequest;
+  cursor.seen = seen.length > MAX_SEEN ? seen.slice(seen.length - MAX_SEEN) : seen;
+}
+
+/** A record carrying a tool's result (its text parts are the tool's, not the user's). */
+function hasToolResult(v: unknown): boolean {
+  return Array.isArray(v) && v.some((p) => isRecord(p) && p.functionResponse !== undefined);
+}
+
+/** The text parts of a Gemini-style content (a string or a list of parts); tool results left out. */
+function partsText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (!Array.isArray(v)) return "";
+  return v.filter((p) => isRecord(p) && typeof p.text === "string" && p.thought !== true).map((p) => (p as { text: string }).text).join("\n");
+}
+
 /** Where Copilot keeps a session's events: no hook input names it. Undefined for an id that is not a plain name. */
 export function copilotEventsPath(sessionId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (!/^[\w.-]+$/.test(sessionId) || /^\.+$/.test(sessionId)) return undefined;
@@ -210,7 +292,8 @@ function transcriptOf(call: AgentCall): string | undefined {
 
 function readTail(agent: AgentName, cursor: TranscriptCursor, emit: (e: TraceEvent) => void): void {
   if (agent === "claude") readTranscriptTail(cursor, emit);
-  else readLineFileTail(agent, cursor, emit);
+  else if (agent === "codex" || agent === "copilot") readLineFileTail(agent, cursor, emit);
+  else readChatTail(agent, cursor, emit);
 }
 
 function strongest(ivs: Intervention[]): Intervention | undefined {
@@ -223,6 +306,13 @@ function strongest(ivs: Intervention[]): Intervention | undefined {
 export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed: Feed, now = Date.now()): Verdict {
   const found: Intervention[] = [];
   const take = (ivs: Intervention[]) => { for (const iv of ivs) found.push(iv); };
+
+  if (call.point === "prompt") {
+    // The user spoke: what was held for the last run is over, and the counts start afresh.
+    state.stop = undefined; state.pendingRefusal = undefined; state.pendingWarn = []; state.streamRefused = undefined; state.open = [];
+    feed({ t: "user", text: call.prompt ?? "", ts: now });
+    return { action: "allow" };
+  }
 
   // A new Codex turn is a new user message: counts start afresh, and a stop held for the old turn is over.
   if (call.turnId !== undefined && call.turnId !== state.turnId) {
@@ -249,10 +339,10 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
       take(feed(e));
     });
   };
-  // Copilot's calls and results come from its hooks alone, and its file may be behind them: a
-  // response's lines read at postToolUse go after the result they preceded, never between the call
-  // and its result (a request there would leave the call unanswered, and the counts one short).
-  const resultFirst = call.agent === "copilot" && call.point === "post";
+  // Copilot's, Gemini's and Qwen's calls and results come from their hooks alone, and their files
+  // may be behind them: a response's lines read after a call go after its result, never between the
+  // call and its result (a request there would leave the call unanswered, and the counts one short).
+  const resultFirst = (call.agent === "copilot" || call.agent === "gemini" || call.agent === "qwen") && call.point === "post";
   // Copilot's permissionRequest can carry nothing but the stop: what the file holds is read at the
   // next pre or post, whose answers carry guidance and refusals (read here, a finding was lost).
   if (!resultFirst && call.point !== "permission") readSessionFile();
@@ -280,7 +370,12 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
     }
     const verdict = preVerdict(call, state, found, now);
     // A refused call never ran: the refusal the transcript later shows as its result is ours, not an outcome.
-    if (verdict.action === "block" || verdict.action === "stop") remember(state.results, id);
+    if (verdict.action === "block" || verdict.action === "stop") {
+      remember(state.results, id);
+      // Gemini runs no AfterTool for a refused call: left waiting, it would take the result of the
+      // next identical call that runs.
+      if (call.agent === "gemini") state.open = state.open.filter(([openId]) => openId !== id);
+    }
     return verdict;
   }
 
@@ -300,7 +395,7 @@ export function decideAgentCall(call: AgentCall, state: AgentSessionState, feed:
 }
 
 function stopText(agent: AgentName, message: string): string {
-  if (agent === "codex") return `${message} Loop Sentinel stopped this run: every further tool call of this turn is refused. End your turn now and tell the user what you found and what blocked you.`;
+  if (agent === "codex" || agent === "qwen") return `${message} Loop Sentinel stopped this run: every further tool call of this turn is refused. End your turn now and tell the user what you found and what blocked you.`;
   return message;
 }
 
@@ -353,8 +448,8 @@ function postVerdict(call: AgentCall, state: AgentSessionState, found: Intervent
     state.stop = { message: stopText(call.agent, best.message), turnId: state.turnId, delivered: false };
     messages.push(state.stop.message);
     const text = messages.join("\n\n");
-    // Claude ends the run here; the others at their next call.
-    return call.agent === "claude" ? { action: "stop", message: text } : { action: "warn", message: text };
+    // Claude and Gemini end the run here; the others at their next call.
+    return endsRun(call.agent) ? { action: "stop", message: text } : { action: "warn", message: text };
   }
   return messages.length > 0 ? { action: "warn", message: messages.join("\n\n") } : { action: "allow" };
 }

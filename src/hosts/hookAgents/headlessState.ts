@@ -164,6 +164,25 @@ function appendLog(file: string, events: TraceEvent[], fresh: boolean): void {
   if (size > MAX_LOG_FILE_BYTES) writeFileAtomic(file, readLog(file).map((e) => `${JSON.stringify(e)}\n`).join(""), 0o600);
 }
 
+/**
+ * The session's state written over the old one in place. Only a call holding the session's lock
+ * reads or writes it, so no reader meets half a file; replacing it by a rename (as writeFileAtomic
+ * does) makes ext4 flush the new data first, which cost a loaded machine about 10 ms a call. A
+ * hook killed mid-write leaves a file that does not parse: the session then starts afresh, as a
+ * new one (the hook fails open).
+ */
+function overwriteState(file: string, text: string): void {
+  const data = Buffer.from(text);
+  let fd: number;
+  try { fd = fs.openSync(file, "r+"); } catch { writeFileAtomic(file, data, 0o600); return; }
+  try {
+    fs.writeSync(fd, data, 0, data.length, 0);
+    fs.ftruncateSync(fd, data.length);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export interface HeadlessOptions {
   /** The channel folder (private, owner-checked); session files go in a folder inside it. */
   channel: string;
@@ -207,7 +226,7 @@ export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
     }, o.now);
     appendLog(logFile, added, !saved);
     const snapshot = snapshotSession(engine);
-    writeFileAtomic(file, JSON.stringify({ v: STATE_VERSION, state, engine: snapshot && { key, snapshot } } satisfies StateFile), 0o600);
+    overwriteState(file, JSON.stringify({ v: STATE_VERSION, state, engine: snapshot && { key, snapshot } } satisfies StateFile));
     return verdict;
   } finally {
     fs.rmSync(`${file}.lock`, { force: true });

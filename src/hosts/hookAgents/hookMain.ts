@@ -1,8 +1,9 @@
 /**
- * Loop Sentinel's tool-call hook for Claude Code, the GitHub Copilot CLI and Codex (bundled as
- * dist/agent-hook.js; `loop-sentinel hooks install` wires it into each agent's settings):
+ * Loop Sentinel's tool-call hook for Claude Code, the GitHub Copilot CLI, Codex, Gemini CLI and
+ * Qwen Code (bundled as dist/agent-hook.js; `loop-sentinel hooks install` wires it into each
+ * agent's settings):
  *
- *   node agent-hook.js <claude|copilot|codex> [pre|post|permission] [--config FILE] [--warn-only]
+ *   node agent-hook.js <claude|copilot|codex|gemini|qwen> [pre|post|permission] [--config FILE] [--warn-only]
  *
  * Reads the agent's JSON from stdin and asks, in this order: a running Loop Sentinel (the
  * extension or `loop-sentinel watch`) over the local channel, which then shows the session; else

@@ -1,5 +1,5 @@
 /**
- * Claude Code (CLI and VS Code extension), GitHub Copilot CLI and Codex, guarded through Loop
+ * Claude Code (CLI and VS Code extension), GitHub Copilot CLI, Codex, Gemini CLI and Qwen Code, guarded through Loop
  * Sentinel's tool-call hook (`loop-sentinel hooks install`, or the palette's commands). While this
  * window runs, the hook asks it over the local channel, so their sessions show in the status bar
  * and the panel like any other host's; the hook carries every action itself (the agent's answer
@@ -20,18 +20,18 @@ export function hookOutcome(agent: AgentName, iv: Pick<Intervention, "action">):
     case "block": return "Loop Sentinel's hook refuses the call with this guidance; the model reads it as the call's error";
     case "abort": return "Loop Sentinel's hook refuses the agent's next tool call with this guidance (a response cannot be cut mid-stream through the hooks)";
     case "stop":
-      if (agent === "claude") return "Loop Sentinel's hook refuses the call and ends the run";
+      if (agent === "claude" || agent === "gemini") return "Loop Sentinel's hook refuses the call and ends the run";
       if (agent === "copilot") return "Loop Sentinel's hook ends the run at the call's permission request";
-      return "Loop Sentinel's hook refuses this and every further call of the turn (Codex lets no hook end a run)";
+      return `Loop Sentinel's hook refuses this and every further call of the turn (${agent === "qwen" ? "Qwen Code" : "Codex"} lets no hook end a run)`;
   }
 }
 
 /** The install command as the Command Palette names it (a unit test holds it to COMMAND_TITLES; hosts sit below the extension). */
-export const INSTALL_COMMAND_TITLE = "Install Hook for Claude Code, Copilot CLI or Codex…";
+export const INSTALL_COMMAND_TITLE = "Install Hook for Claude Code, Copilot CLI, Codex, Gemini CLI or Qwen Code…";
 
 class AgentHooksAdapter implements HostAdapter {
   readonly hostId = "agent-hooks";
-  readonly label = "Claude Code / Copilot CLI / Codex";
+  readonly label = "Claude Code / Copilot CLI / Codex / Gemini CLI / Qwen Code";
   private readonly statusEmitter = new Emitter<HostStatus>();
   private readonly eventEmitter = new Emitter<HostSessionEvent>();
   readonly onStatusChange = this.statusEmitter.subscribe;
@@ -70,7 +70,7 @@ class AgentHooksAdapter implements HostAdapter {
     let detail: string;
     if (present.size === 0) {
       state = "not-found";
-      detail = "none of Claude Code, GitHub Copilot CLI or Codex was found";
+      detail = "none of Claude Code, GitHub Copilot CLI, Codex, Gemini CLI or Qwen Code was found";
     } else if (installed.length === 0 && this.agentOf.size === 0) {
       state = "inactive";
       detail = `Loop Sentinel's hook is not installed for it: run “Loop Sentinel: ${INSTALL_COMMAND_TITLE}” from the Command Palette`;

@@ -12,6 +12,13 @@
  * - Codex: `hooks.json` in `$CODEX_HOME` (default `~/.codex`), Claude's format; `config.toml` is
  *   never touched. Codex runs a hook only once the user trusts it (its hooks review, or
  *   `--dangerously-bypass-hook-trust`).
+ * - Gemini CLI: `settings.json` in `$GEMINI_CLI_HOME/.gemini` (GEMINI_CLI_HOME stands for the home
+ *   folder; default `~/.gemini`) or a project's `.gemini/settings.json` (run in a trusted folder
+ *   only): Claude's format under its own event names (`BeforeTool`, `AfterTool`, and `BeforeAgent`
+ *   to tell a new prompt), timeouts in milliseconds.
+ * - Qwen Code: `settings.json` in `$QWEN_HOME` (default `~/.qwen`) or a project's
+ *   `.qwen/settings.json`: Claude's format, plus `PostToolUseFailure` (a failed call reports there
+ *   instead of PostToolUse).
  *
  * A file that does not parse is left alone and reported. What a file held before the first
  * install is recorded (installs.json in Loop Sentinel's own folder); uninstall puts those bytes
@@ -29,7 +36,7 @@ import { AGENT_LABELS, type AgentName } from "./dialect";
 /** The installed copy of dist/agent-hook.js: its name marks every command as ours. */
 export const INSTALLED_SCRIPT = "loop-sentinel-agent-hook.js";
 const RECORDS = "hook-installs.json";
-/** Below every agent's own limit (Claude 60 s, Copilot 30 s, Codex 60 s); the hook answers in 5 s at most. */
+/** Below every agent's own limit (Claude 60 s, Copilot 30 s, Codex 60 s, Qwen 60 s); the hook answers in 5 s at most. */
 const TIMEOUT_S = 30;
 
 export type InstallState = "installed" | "absent" | "unreadable" | "changed";
@@ -52,6 +59,8 @@ export function hookFileFor(agent: AgentName, project: string | undefined, env: 
     case "claude": return project ? path.join(project, ".claude", "settings.json") : path.join(env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"), "settings.json");
     case "copilot": return project ? path.join(project, ".github", "hooks", "loop-sentinel.json") : path.join(copilotHome(env), "hooks", "loop-sentinel.json");
     case "codex": return project ? path.join(project, ".codex", "hooks.json") : path.join(env.CODEX_HOME || path.join(home, ".codex"), "hooks.json");
+    case "gemini": return path.join(project ?? (env.GEMINI_CLI_HOME || home), ".gemini", "settings.json");
+    case "qwen": return project ? path.join(project, ".qwen", "settings.json") : path.join(env.QWEN_HOME || path.join(home, ".qwen"), "settings.json");
   }
 }
 
@@ -61,6 +70,8 @@ export function trustNote(agent: AgentName, project: boolean): string {
     case "claude": return project ? "Claude Code runs project hooks once the folder is trusted (with -p, at once)." : "Claude Code runs it in every session (CLI and VS Code extension).";
     case "copilot": return project ? "Copilot runs repository hooks only in a trusted folder (--trust-folder, or trust it when asked)." : "Copilot runs it in every session.";
     case "codex": return "Codex runs a hook only once you trust it (review it in Codex's hooks list, or pass --dangerously-bypass-hook-trust).";
+    case "gemini": return project ? "Gemini CLI runs project hooks only in a trusted folder." : "Gemini CLI runs it in every session (unless hooksConfig.enabled is false).";
+    case "qwen": return project ? "Qwen Code runs it in sessions started in that folder." : "Qwen Code runs it in every session.";
   }
 }
 
@@ -107,9 +118,12 @@ function indentOf(text: string): string | number {
 
 type HookEntry = { matcher?: string; hooks: { type: string; command: string; timeout: number }[] };
 
-/** The entries our hook needs in a Claude-format `hooks` object (Claude Code, Codex). */
-function claudeFormatEntries(command: string): Record<string, HookEntry[]> {
-  const entry = (): HookEntry => ({ matcher: "*", hooks: [{ type: "command", command, timeout: TIMEOUT_S }] });
+/** The entries our hook needs in a Claude-format `hooks` object (Claude Code, Codex, Gemini CLI, Qwen Code). */
+function claudeFormatEntries(agent: AgentName, command: string): Record<string, HookEntry[]> {
+  const entry = (timeout = TIMEOUT_S): HookEntry => ({ matcher: "*", hooks: [{ type: "command", command, timeout }] });
+  // Gemini counts in milliseconds; its BeforeAgent (once per prompt) tells the hook the user spoke.
+  if (agent === "gemini") return { BeforeTool: [entry(TIMEOUT_S * 1000)], AfterTool: [entry(TIMEOUT_S * 1000)], BeforeAgent: [entry(TIMEOUT_S * 1000)] };
+  if (agent === "qwen") return { PreToolUse: [entry()], PostToolUse: [entry()], PostToolUseFailure: [entry()] };
   return { PreToolUse: [entry()], PostToolUse: [entry()] };
 }
 
@@ -182,7 +196,7 @@ export function installAgentHook(o: AgentInstallOptions): InstallReport {
   else {
     next = withoutOurs(doc);
     const hooks = isRecord(next.hooks) ? { ...next.hooks } : {};
-    for (const [event, entries] of Object.entries(claudeFormatEntries(hookCommand(runtime, script, o.agent, undefined, o.configFile)))) {
+    for (const [event, entries] of Object.entries(claudeFormatEntries(o.agent, hookCommand(runtime, script, o.agent, undefined, o.configFile)))) {
       hooks[event] = [...(Array.isArray(hooks[event]) ? hooks[event] as unknown[] : []), ...entries];
     }
     next = { ...next, hooks };

@@ -1,5 +1,5 @@
 /**
- * Which of the hook agents (Claude Code, Copilot CLI, Codex) are on this machine: an agent is named
+ * Which of the hook agents (Claude Code, Copilot CLI, Codex, Gemini CLI, Qwen Code) are on this machine: an agent is named
  * as watched, and ticked in the install picker, only when it is there: its VS Code extension is
  * installed, its command is on the PATH or its home folder exists, or Loop Sentinel's hook is
  * installed for it. Plain Node (the extension check is handed in).
@@ -11,13 +11,16 @@ import { AGENT_LABELS, AGENT_NAMES, type AgentName } from "./dialect";
 import { copilotHome } from "./agentHomes";
 
 /** The command each agent's CLI installs. */
-export const AGENT_COMMANDS: Record<AgentName, string> = { claude: "claude", copilot: "copilot", codex: "codex" };
+export const AGENT_COMMANDS: Record<AgentName, string> = { claude: "claude", copilot: "copilot", codex: "codex", gemini: "gemini", qwen: "qwen" };
 
 /** The VS Code extensions that bring an agent the hook guards. */
 export const AGENT_EXTENSION_IDS: Record<AgentName, readonly string[]> = {
   claude: ["anthropic.claude-code"],
   copilot: ["github.copilot-chat"],
   codex: ["openai.chatgpt"],
+  // No VS Code extension is known to run these CLIs with their hooks.
+  gemini: [],
+  qwen: [],
 };
 
 /** The agent's own folder in the user's home (its settings, sessions and hooks). */
@@ -27,6 +30,8 @@ export function agentHome(agent: AgentName, env: NodeJS.ProcessEnv = process.env
     case "claude": return env.CLAUDE_CONFIG_DIR || path.join(home, ".claude");
     case "copilot": return copilotHome(env);
     case "codex": return env.CODEX_HOME || path.join(home, ".codex");
+    case "gemini": return path.join(env.GEMINI_CLI_HOME || home, ".gemini");
+    case "qwen": return env.QWEN_HOME || path.join(home, ".qwen");
   }
 }
 

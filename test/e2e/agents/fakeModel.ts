@@ -1,7 +1,8 @@
 /**
- * A fake model for the real Claude Code, Copilot CLI and Codex: the Anthropic Messages API
- * (Claude), OpenAI Chat Completions (Copilot BYOK) and the Responses API (Codex), all streamed as
- * SSE like a real provider. It plays a scripted model step by step, rendering each step in the
+ * A fake model for the real Claude Code, Copilot CLI, Codex, Gemini CLI and Qwen Code: the
+ * Anthropic Messages API (Claude), OpenAI Chat Completions (Copilot BYOK, Qwen Code), the Responses
+ * API (Codex) and the Gemini API's `streamGenerateContent` (Gemini CLI), all streamed as SSE like a
+ * real provider. It plays a scripted model step by step, rendering each step in the
  * tools the request offers, and records for every request what the client sent after the model's
  * last turn: that is where a hook's refusal or context reaches the model.
  * Built after the verified reference servers in ../shared/hosts/hook-agents (fake-anthropic.mjs,
@@ -18,18 +19,20 @@ export interface Step {
 }
 
 export type Call =
-  | { kind: "shell"; command: string }
+  | { kind: "shell"; command: string; description?: string }
   | { kind: "read"; path: string }
   | { kind: "edit"; path: string; old: string; new: string }
   | { kind: "write"; path: string; content: string };
 
 export interface RequestRecord {
   n: number;
-  api: "anthropic" | "chat" | "responses";
+  api: "anthropic" | "chat" | "responses" | "gemini";
   /** Strings holding MARKER sent after the model's last turn (tool results, context messages). */
   evidence: string[];
   /** The call the model made in its reply, as the client's tool name and input. */
   reply?: { tool: string; input: Record<string, unknown> };
+  /** When the request arrived (ms, monotonic): the gap between two is a turn of the agent, hooks included. */
+  at: number;
 }
 
 export const MARKER = "Loop Sentinel";
@@ -46,16 +49,23 @@ type Json = Record<string, unknown>;
 /** The tool names a request offers. */
 function offered(body: Json): Set<string> {
   const tools = Array.isArray(body.tools) ? body.tools as Json[] : [];
-  return new Set(tools.map((t) => String((t.function as Json | undefined)?.name ?? t.name ?? t.type)));
+  const names = new Set<string>();
+  for (const t of tools) {
+    // Gemini: one tool holding every function declaration.
+    if (Array.isArray(t.functionDeclarations)) { for (const f of t.functionDeclarations as Json[]) names.add(String(f.name)); continue; }
+    names.add(String((t.function as Json | undefined)?.name ?? t.name ?? t.type));
+  }
+  return names;
 }
 
 /** A step's call in the client's own tools (the shell stands in for a tool the client lacks). */
 function render(call: Call, tools: Set<string>): { tool: string; input: Json } | undefined {
-  const shellTool = ["Bash", "bash", "exec_command", "shell", "shell_command"].find((n) => tools.has(n));
+  const shellTool = ["Bash", "bash", "exec_command", "run_shell_command", "shell", "shell_command"].find((n) => tools.has(n));
+  const description = call.kind === "shell" ? call.description : undefined;
   const shell = (command: string) => {
     if (!shellTool) return undefined;
     if (shellTool === "exec_command") return { tool: shellTool, input: { cmd: command } };
-    return { tool: shellTool, input: { command, description: "run a command" } };
+    return { tool: shellTool, input: { command, description: description ?? "run a command" } };
   };
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   switch (call.kind) {
@@ -63,14 +73,19 @@ function render(call: Call, tools: Set<string>): { tool: string; input: Json } |
     case "read":
       if (tools.has("Read")) return { tool: "Read", input: { file_path: call.path } };
       if (tools.has("view")) return { tool: "view", input: { path: call.path } };
+      if (tools.has("read_file")) return { tool: "read_file", input: { file_path: call.path } };
       return shell(`cat ${q(call.path)}`);
     case "edit":
       if (tools.has("Edit")) return { tool: "Edit", input: { file_path: call.path, old_string: call.old, new_string: call.new } };
+      // Qwen Code's edit (beside its read_file) takes Gemini's names; Copilot's its own.
+      if (tools.has("edit") && tools.has("read_file")) return { tool: "edit", input: { file_path: call.path, old_string: call.old, new_string: call.new } };
       if (tools.has("edit")) return { tool: "edit", input: { path: call.path, old_str: call.old, new_str: call.new } };
+      if (tools.has("replace")) return { tool: "replace", input: { file_path: call.path, old_string: call.old, new_string: call.new, instruction: `Replace ${call.old} with ${call.new}.` } };
       return shell(`node -e ${q(`const fs=require("fs");const f=${JSON.stringify(call.path)};fs.writeFileSync(f,fs.readFileSync(f,"utf8").replace(${JSON.stringify(call.old)},${JSON.stringify(call.new)}))`)}`);
     case "write":
       if (tools.has("Write")) return { tool: "Write", input: { file_path: call.path, content: call.content } };
       if (tools.has("create")) return { tool: "create", input: { path: call.path, file_text: call.content } };
+      if (tools.has("write_file")) return { tool: "write_file", input: { file_path: call.path, content: call.content } };
       return shell(`printf %s ${q(call.content)} > ${q(call.path)}`);
   }
 }
@@ -99,7 +114,8 @@ export class FakeModel {
     let body: Json = {};
     try { body = raw ? JSON.parse(raw) : {}; } catch { /* answered as a side request */ }
     const url = (req.url ?? "").split("?")[0];
-    const api = url.endsWith("/messages") ? "anthropic" : url.endsWith("/chat/completions") ? "chat" : url.endsWith("/responses") ? "responses" : undefined;
+    const api = url.endsWith("/messages") ? "anthropic" : url.endsWith("/chat/completions") ? "chat" : url.endsWith("/responses") ? "responses" : /:(stream)?[gG]enerateContent$/.test(url) ? "gemini" : undefined;
+    if (/:countTokens$/.test(url)) { res.writeHead(200, { "content-type": "application/json" }); res.end('{"totalTokens":42}'); return; }
     if (req.method !== "POST" || !api) {
       res.writeHead(url.endsWith("/models") ? 200 : 404, { "content-type": "application/json" });
       res.end(url.endsWith("/models") ? JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }] }) : "{}");
@@ -108,20 +124,28 @@ export class FakeModel {
     const tools = offered(body);
     if (url.endsWith("/count_tokens")) { res.writeHead(200, { "content-type": "application/json" }); res.end('{"input_tokens":42}'); return; }
     // Side requests (titles, summaries) offer no tools.
-    if (tools.size === 0) { this.reply(api, res, body, { text: "Fake title" }, undefined); return; }
-    const record: RequestRecord = { n: this.requests.length + 1, api, evidence: findStrings(afterLastTurn(body), MARKER) };
+    const plainJson = api === "gemini" && !/:streamGenerateContent$/.test(url);
+    if (tools.size === 0) { this.reply(api, res, body, { text: "Fake title" }, undefined, plainJson); return; }
+    const record: RequestRecord = { n: this.requests.length + 1, api, evidence: findStrings(afterLastTurn(body), MARKER), at: performance.now() };
     this.requests.push(record);
     const step = this.steps[this.served++] ?? { text: "Done." };
     const call = step.call && render(step.call, tools);
     if (call) record.reply = call;
-    this.reply(api, res, body, step, call);
+    this.reply(api, res, body, step, call, plainJson);
   }
 
-  private reply(api: RequestRecord["api"], res: http.ServerResponse, body: Json, step: Step, call: { tool: string; input: Json } | undefined): void {
+  private reply(api: RequestRecord["api"], res: http.ServerResponse, body: Json, step: Step, call: { tool: string; input: Json } | undefined, plainJson = false): void {
     const id = call ? `call_fake_${++this.calls}` : "";
+    if (plainJson) {
+      // Gemini's `generateContent` (its side requests): the same chunk, as one JSON document.
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(geminiChunk(body, step, call)));
+      return;
+    }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     if (api === "anthropic") anthropicReply(res, body, step, call, id.replace("call_", "toolu_"));
     else if (api === "chat") chatReply(res, body, step, call, id);
+    else if (api === "gemini") geminiReply(res, body, step, call);
     else responsesReply(res, body, step, call, id);
     res.end();
   }
@@ -129,9 +153,9 @@ export class FakeModel {
 
 /** What the client sent after the model's last turn. */
 function afterLastTurn(body: Json): unknown[] {
-  const list = (Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : []) as Json[];
+  const list = (Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : Array.isArray(body.contents) ? body.contents : []) as Json[];
   let i = list.length - 1;
-  while (i >= 0 && !(list[i].role === "assistant" || list[i].type === "function_call" || list[i].type === "reasoning")) i--;
+  while (i >= 0 && !(list[i].role === "assistant" || list[i].role === "model" || list[i].type === "function_call" || list[i].type === "reasoning")) i--;
   return list.slice(i + 1);
 }
 
@@ -210,4 +234,27 @@ function responsesReply(res: http.ServerResponse, body: Json, step: Step, call: 
   }
   const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
   ev("response.completed", { response: { ...response, status: "completed", output: items, usage } });
+}
+
+/**
+ * The Gemini API's reply (`streamGenerateContent?alt=sse`): one chunk holding the thought, the
+ * text and the call, as Gemini CLI reads it. Its side requests (the next speaker, routing, its own
+ * loop check) offer no tools and ask for JSON: one object that answers each of them harmlessly.
+ */
+function geminiChunk(body: Json, step: Step, call: { tool: string; input: Json } | undefined): Json {
+  const config = body.generationConfig as Json | undefined;
+  const wantsJson = config && (config.responseMimeType === "application/json" || config.responseJsonSchema || config.responseSchema);
+  const parts: Json[] = [];
+  if (wantsJson) parts.push({ text: JSON.stringify({ reasoning: "The model finished its turn.", next_speaker: "user", model_choice: "flash", is_loop: false, confidence: 0.1 }) });
+  else {
+    if (step.thinking) parts.push({ text: step.thinking, thought: true });
+    const text = step.text ?? (call ? undefined : "Done.");
+    if (text) parts.push({ text });
+    if (call) parts.push({ functionCall: { name: call.tool, args: call.input } });
+  }
+  return { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10, totalTokenCount: 110 }, modelVersion: "fake-model" };
+}
+
+function geminiReply(res: http.ServerResponse, body: Json, step: Step, call: { tool: string; input: Json } | undefined): void {
+  res.write(`data: ${JSON.stringify(geminiChunk(body, step, call))}\r\n\r\n`);
 }

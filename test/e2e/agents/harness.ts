@@ -1,10 +1,11 @@
 /**
- * Runs the real Claude Code, Copilot CLI and Codex from npm (pinned; installed into the ignored
+ * Runs the real Claude Code, Copilot CLI, Codex, Gemini CLI and Qwen Code from npm (pinned; installed into the ignored
  * `.tmp/hook-agents/` on first use) against the fake model, with Loop Sentinel's hook installed
  * the way a user installs it (`loop-sentinel hooks install <agent> --project <workspace>`, or
  * user-wide into the run's own agent home). Each run gets its own workspace, agent home, channel
  * folder and Loop Sentinel folder: nothing touches the machine's own settings.
- * The recipe (environment, flags, trust) is the one verified in ../shared/hosts/hook-agents.
+ * The recipe (environment, flags, trust) is the one verified in ../shared/hosts/hook-agents and
+ * ../shared/hosts/more-agents.
  */
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -16,14 +17,20 @@ export const REPO = path.resolve(__dirname, "../../../..");
 const CLI_ROOT = path.join(REPO, ".tmp", "hook-agents");
 export const RUNS_ROOT = path.join(REPO, ".tmp", "hook-agents-e2e");
 
-export type Agent = "claude" | "copilot" | "codex";
+export type Agent = "claude" | "copilot" | "codex" | "gemini" | "qwen";
 export const PINNED: Record<Agent, { pkg: string; version: string; bin: string }> = {
   claude: { pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude" },
   copilot: { pkg: "@github/copilot", version: "1.0.102", bin: "copilot" },
   codex: { pkg: "@openai/codex", version: "0.171.0", bin: "codex" },
+  gemini: { pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
+  qwen: { pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen" },
 };
 
-function cliPrefix(agent: Agent): string { return path.join(CLI_ROOT, `${agent === "claude" ? "claude-code" : agent}-${PINNED[agent].version}`); }
+/** The folder a CLI is installed in (Gemini CLI's is the one the stream guard's suite installs too). */
+function cliPrefix(agent: Agent): string {
+  const name = agent === "claude" ? "claude-code" : agent === "gemini" ? "gemini-cli" : agent;
+  return path.join(CLI_ROOT, `${name}-${PINNED[agent].version}`);
+}
 
 /** Installs the pinned CLI once (about 30 s each here); later runs reuse it. Optional deps carry the native binaries. */
 export function ensureCli(agent: Agent): string {
@@ -44,8 +51,14 @@ export interface RunOptions {
   damage?: "absent" | "broken";
   /** Put a no-op Node hook in place of Loop Sentinel's (the bench's baseline), or no hook at all. */
   baseline?: "noop" | "none";
-  /** Where the hook goes: the project (default) or the agent's user folder. */
+  /** Where the hook goes: the project (default; Codex and Gemini CLI: the user folder) or the agent's user folder. */
   scope?: "project" | "user";
+  /** Put a hook that keeps each stdin it gets (in `<run>/hook-input/`) in place of Loop Sentinel's: recording fixtures. */
+  recordInput?: boolean;
+  /** Run `loop-sentinel watch --agents --json` on the run's channel for the hook to ask. */
+  watch?: boolean;
+  /** Qwen Code: more of its own settings (the latency script's HTTP hook). */
+  qwenSettings?: Record<string, unknown>;
 }
 
 export interface RunResult {
@@ -57,6 +70,29 @@ export interface RunResult {
   ws: string;
   /** Tool calls the headless hook counted (from its session files): proof that it ran. */
   hookCalls: number;
+  /** With `watch`: what it printed, one JSON record a line. */
+  watched: Record<string, unknown>[];
+}
+
+/** Starts `loop-sentinel watch --agents --json` and waits until it answers on the channel. */
+async function startWatch(env: NodeJS.ProcessEnv): Promise<{ stop(): Promise<Record<string, unknown>[]> }> {
+  const child = spawn(process.execPath, [path.join(REPO, "dist", "cli.js"), "watch", "--agents", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => { out += d; });
+  const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`watch --agents did not start: ${out}`)), 30_000);
+    const check = () => { if (out.includes('"type":"watching"')) { clearTimeout(timer); resolve(); } };
+    child.stdout.on("data", check);
+    child.on("close", () => { clearTimeout(timer); reject(new Error(`watch --agents ended: ${out}`)); });
+  });
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      await closed;
+      return out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+  };
 }
 
 function countedCalls(channel: string): number {
@@ -83,10 +119,17 @@ function makeWorkspace(ws: string): void {
 
 const NOOP_HOOK = "process.stdin.resume();process.stdin.on('end',()=>process.exit(0));\n";
 
+/** Keeps each input as it came, numbered in the order the hooks ran, and answers nothing. */
+function recordingHook(dir: string): string {
+  return `const fs=require("fs"),path=require("path");const dir=${JSON.stringify(dir)};let raw="";` +
+    `process.stdin.on("data",(d)=>raw+=d).on("end",()=>{fs.mkdirSync(dir,{recursive:true});let ev="unknown";try{ev=JSON.parse(raw).hook_event_name||ev}catch{}` +
+    `const n=fs.readdirSync(dir).length+1;fs.writeFileSync(path.join(dir,String(n).padStart(2,"0")+"-"+ev+".json"),raw);process.exit(0)});\n`;
+}
+
 function installHook(agent: Agent, dir: string, ws: string, env: NodeJS.ProcessEnv, o: RunOptions): void {
   if (o.baseline === "none") return;
   const args = [path.join(REPO, "dist", "cli.js"), "hooks", "install", agent];
-  if ((o.scope ?? (agent === "codex" ? "user" : "project")) === "project") args.push("--project", ws);
+  if ((o.scope ?? (agent === "codex" || agent === "gemini" ? "user" : "project")) === "project") args.push("--project", ws);
   if (o.settings) {
     const file = path.join(dir, "loop-sentinel-settings.json");
     fs.writeFileSync(file, JSON.stringify(o.settings));
@@ -95,6 +138,7 @@ function installHook(agent: Agent, dir: string, ws: string, env: NodeJS.ProcessE
   execFileSync(process.execPath, args, { env, stdio: "pipe" });
   const script = path.join(env.LOOP_SENTINEL_HOME!, "loop-sentinel-agent-hook.js");
   if (o.baseline === "noop") fs.writeFileSync(script, NOOP_HOOK);
+  if (o.recordInput) fs.writeFileSync(script, recordingHook(path.join(dir, "hook-input")));
   if (o.damage === "absent") fs.rmSync(script);
   if (o.damage === "broken") fs.writeFileSync(script, "this is not javascript (\n");
 }
@@ -114,6 +158,7 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
   const env: NodeJS.ProcessEnv = {
     ...process.env, HOME: home, LOOP_SENTINEL_HOME: path.join(dir, "loop-sentinel"), LOOP_SENTINEL_CHANNEL_DIR: channel, NO_COLOR: "1",
     CLAUDE_CONFIG_DIR: path.join(dir, "claude-config"), COPILOT_HOME: path.join(home, ".copilot"), CODEX_HOME: path.join(dir, "codex-home"),
+    GEMINI_CLI_HOME: path.join(dir, "gemini-home"), QWEN_HOME: path.join(dir, "qwen-home"),
   };
   delete env.XDG_RUNTIME_DIR;
   let args: string[];
@@ -142,8 +187,29 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
       env.FAKE_API_KEY = "fake-key-123";
       args = ["exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt];
       break;
+    case "gemini":
+      // Its own settings first: the install merges the hook in beside them.
+      fs.mkdirSync(path.join(env.GEMINI_CLI_HOME!, ".gemini"), { recursive: true });
+      fs.writeFileSync(path.join(env.GEMINI_CLI_HOME!, ".gemini", "settings.json"), JSON.stringify({
+        general: { disableAutoUpdate: true, disableUpdateNag: true }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false },
+        security: { folderTrust: { enabled: false }, auth: { selectedType: "gemini-api-key" } },
+      }, null, 2));
+      Object.assign(env, { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${model.port}`, GEMINI_API_KEY: "fake-key", GEMINI_CLI_NO_RELAUNCH: "true", TERM: "dumb" });
+      args = ["--yolo", "-m", "gemini-2.5-pro", "-p", prompt];
+      break;
+    case "qwen":
+      fs.mkdirSync(env.QWEN_HOME!, { recursive: true });
+      fs.writeFileSync(path.join(env.QWEN_HOME!, "settings.json"), JSON.stringify({
+        security: { auth: { selectedType: "openai" } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false }, ...o.qwenSettings,
+      }, null, 2));
+      Object.assign(env, { OPENAI_API_KEY: "fake-key", OPENAI_BASE_URL: `http://127.0.0.1:${model.port}/v1`, OPENAI_MODEL: "fake-model", QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" });
+      args = ["--yolo", "-p", prompt];
+      break;
   }
   installHook(agent, dir, ws, env, o);
+  // A generous deadline: a loaded machine must not make the hook fall back to deciding alone.
+  if (o.watch) env.LOOP_SENTINEL_HOOK_DEADLINE_MS = "10000";
+  const watch = o.watch ? await startWatch(env) : undefined;
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn("nice", ["-n", "10", bin, ...args], { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -154,13 +220,15 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
     child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
   });
   await model.stop();
+  const watched = watch ? await watch.stop() : [];
+  if (watch) fs.writeFileSync(path.join(dir, "watch.jsonl"), watched.map((r) => JSON.stringify(r)).join("\n"));
   fs.writeFileSync(path.join(dir, "stdout.txt"), result.stdout);
   fs.writeFileSync(path.join(dir, "stderr.txt"), result.stderr);
   fs.writeFileSync(path.join(dir, "requests.json"), JSON.stringify(model.requests, null, 1));
   const hookCalls = countedCalls(channel);
   fs.cpSync(channel, path.join(dir, "channel"), { recursive: true });
   fs.rmSync(channel, { recursive: true, force: true });
-  return { model, ...result, dir, ws, hookCalls };
+  return { model, ...result, dir, ws, hookCalls, watched };
 }
 
 /** Steps name files relative to the workspace; the tools want absolute paths. */

@@ -11,7 +11,8 @@ import * as path from "node:path";
 import { execFileSync } from "node:child_process";
 import { ensureCli, type Agent as HookAgent } from "../agents/harness";
 
-export type Agent = HookAgent | "gemini";
+// Qwen Code is guarded through its hooks only (test/e2e/agents); the stream guard's suite does not run it.
+export type Agent = Exclude<HookAgent, "qwen"> | "gemini";
 
 const GEMINI_VERSION = "0.61.0";
 
