@@ -30,16 +30,8 @@ import { benchAgentHook } from "./benchHooks";
 import { benchStreamGuard } from "./benchStreamGuard";
 import { generateMain } from "./generator/generate";
 import { fingerprintMain } from "./fingerprint";
+import { rng } from "./rng";
 
-/** Deterministic PRNG (mulberry32) so every run benchmarks the same bytes. */
-function rng(seed: number): () => number {
-  return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ("the a function returns config loader path value test error file module import export class " +
   "should check whether this that because then when before after update handler parser token stream " +

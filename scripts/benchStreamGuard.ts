@@ -12,6 +12,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { defaultConfig, type EngineConfig } from "../src/engine/config";
 import { StreamGuardProxy } from "../src/hosts/streamGuard/proxy";
+import { rng } from "./rng";
 
 export const TTFB_BUDGET_MS = 2;
 
@@ -19,14 +20,6 @@ const WORDS = ("the a function returns config loader path value test error file 
   "that because then when before after update handler parser token stream request response cache index build compile run fix bug " +
   "issue option setting default user session event state detector result output input line column offset buffer window chunk hash").split(" ");
 
-function rng(seed: number): () => number {
-  return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An Anthropic SSE answer of about `bytes` bytes, produced piece by piece (a 50 MB one is never held whole). */
 function* answer(bytes: number, seed: number): Generator<string> {

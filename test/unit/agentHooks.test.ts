@@ -299,17 +299,23 @@ describe("agent hooks: Codex's rollout file and Copilot's events.jsonl read as t
     return { verdicts, fed, found };
   }
 
-  it("Copilot: a reasoning loop in events.jsonl refuses the next call; the call the file shows is fed once; a partial line waits", () => {
+  /** The recorded listing loop's lines up to its first response, that response thinking in a loop; and a session file in a fresh Copilot home. */
+  function loopingCopilotRun(sessionId: string): { opening: string; file: string } {
     const lines = recordedLines("copilot-cli/listing-loop/events.jsonl");
     const first = lines.findIndex((l) => l.startsWith('{"type":"assistant.message"'));
     const looping = JSON.parse(lines[first]) as { data: Record<string, unknown> };
     looping.data.reasoningText = loopThought;
     const home = tempDir("lsa-copilot-");
     process.env.COPILOT_HOME = home;
-    const file = path.join(home, "session-state", "sess-1", "events.jsonl");
+    const file = path.join(home, "session-state", sessionId, "events.jsonl");
     fs.mkdirSync(path.dirname(file), { recursive: true });
+    return { opening: lines.slice(0, first).join("") + JSON.stringify(looping) + "\n", file };
+  }
+
+  it("Copilot: a reasoning loop in events.jsonl refuses the next call; the call the file shows is fed once; a partial line waits", () => {
+    const { opening, file } = loopingCopilotRun("sess-1");
     const copilotPartial = '{"type":"tool.execution_start","data":{"toolCallId":"call_38_0","toolName":"ba';
-    fs.writeFileSync(file, lines.slice(0, first).join("") + JSON.stringify(looping) + "\n" + copilotPartial);
+    fs.writeFileSync(file, opening + copilotPartial);
     const session = new LoopSession();
     const fed: TraceEvent[] = [];
     const state = newSessionState("copilot", "sess-1");
@@ -343,14 +349,7 @@ describe("agent hooks: Codex's rollout file and Copilot's events.jsonl read as t
   });
 
   it("Copilot: a reasoning loop the file shows only after the call began reaches the model with its result (not lost at permissionRequest)", () => {
-    const lines = recordedLines("copilot-cli/listing-loop/events.jsonl");
-    const first = lines.findIndex((l) => l.startsWith('{"type":"assistant.message"'));
-    const looping = JSON.parse(lines[first]) as { data: Record<string, unknown> };
-    looping.data.reasoningText = loopThought;
-    const home = tempDir("lsa-copilot-");
-    process.env.COPILOT_HOME = home;
-    const file = path.join(home, "session-state", "sess-late", "events.jsonl");
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const { opening, file } = loopingCopilotRun("sess-late");
     fs.writeFileSync(file, "");
     const session = new LoopSession();
     const state = newSessionState("copilot", "sess-late");
@@ -358,7 +357,7 @@ describe("agent hooks: Codex's rollout file and Copilot's events.jsonl read as t
     const input = { command: "ls src", description: "Run ls src" };
     assert.equal(decideAgentCall({ agent: "copilot", point: "pre", sessionId: "sess-late", toolName: "bash", input, claudeShaped: false }, state, feed).action, "allow");
     // Copilot wrote the response's lines while the call waited for permission.
-    fs.appendFileSync(file, lines.slice(0, first).join("") + JSON.stringify(looping) + "\n");
+    fs.appendFileSync(file, opening);
     assert.equal(decideAgentCall({ agent: "copilot", point: "permission", sessionId: "sess-late", toolName: "bash", input, claudeShaped: false }, state, feed).action, "allow");
     const post = decideAgentCall({ agent: "copilot", point: "post", sessionId: "sess-late", toolName: "bash", input, result: { ok: true, text: "total.js" }, claudeShaped: false }, state, feed);
     assert.equal(post.action, "warn");
