@@ -5,10 +5,24 @@
 import { normaliseWhitespace } from "./signatures";
 
 /** Programs or sub-commands that change files or state. */
-const MUTATING_PATTERNS: RegExp[] = [
-  /(^|[;&|(]\s*)(rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|truncate|patch|tee|dd|install)\b/,
+/** SWE-agent's editing commands (its agent-computer interface, run through a shell tool): `edit 12:15` with the new lines and `end_of_edit`, `insert 40`, `append`. */
+const SWE_AGENT_EDITOR = /^(edit(?=\s+\d+:\d+)|insert(?=\s+\d+)|append\b)/;
+
+/**
+ * Commands that edit a file's text, as an editor tool would: SWE-agent's editor, `sed -i`, `perl -i`,
+ * a patch applied. Not a checkout, a bisect step or an install, which move the workspace without the
+ * agent writing code.
+ */
+const FILE_EDIT_PATTERNS: RegExp[] = [
+  SWE_AGENT_EDITOR,
   /\bsed\s+(-[a-zA-Z]*i|--in-place)/,
   /\bperl\s+-[a-zA-Z]*i/,
+  /\bapply_patch\b|\bgit\s+apply\b/,
+];
+
+const MUTATING_PATTERNS: RegExp[] = [
+  ...FILE_EDIT_PATTERNS,
+  /(^|[;&|(]\s*)(rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|truncate|patch|tee|dd|install)\b/,
   /\bgit\s+(commit|add|rm|mv|checkout|switch|reset|revert|merge|rebase|stash|apply|am|cherry-pick|restore|pull|clone|init|tag)\b/,
   // Bisecting checks out another commit at every step.
   /\bgit\s+bisect\s+(start|good|bad|new|old|skip|reset|run|replay)\b/,
@@ -20,7 +34,6 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\bnode\s+(?:-e|--eval|-\s*<<|<<).*\b(?:writeFileSync|writeFile|appendFileSync|appendFile|unlinkSync|renameSync|rmSync|mkdirSync|copyFileSync)\b/,
   // `cat > f <<EOF` / `cat <<EOF > f` write a file; a bare `cat <<EOF` only prints.
   /\bcat\s*(?:<<-?\s*\S+\s*)?>(?!&)/,
-  /\bapply_patch\b|\bgit\s+apply\b/,
   // Formatters and fixers that rewrite files in place.
   /(^|[;&|(]\s*)(?:npx\s+|uvx\s+|python[\d.]*\s+-m\s+)?(?:black|isort|autopep8\s+.*(?:-i|--in-place)|yapf\s+.*(?:-i|--in-place)|rustfmt|gofmt\s+.*-w|goimports\s+.*-w|ruff\s+(?:format|check\s+.*--fix)|prettier\s+.*(?:--write|-w)|eslint\s+.*--fix|clang-format\s+.*-i|swiftformat|stylua)\b(?!\s+.*--(?:check|diff))/,
   /\b(?:cargo\s+fmt|dotnet\s+format|go\s+fmt|terraform\s+fmt|mix\s+format)\b(?!.*--(?:check|diff))/,
@@ -35,9 +48,8 @@ const MUTATING_PATTERNS: RegExp[] = [
   /\b(gcloud|az|aws|gsutil|firebase|terraform|helm|flyctl|vercel|heroku)\b.*\s(create|delete|patch|update|deploy|add|remove|enable|disable|start|stop|restart|reset|attach|detach|apply|destroy|import|cp|mv|rm|set|put|rollback|upgrade|install)\b/,
   /(^|[;&|(]\s*)(kill|pkill|killall|taskkill|systemctl|service|launchctl|nohup)\b/,
   /(^|[;&|(]\s*)start\s+"/,
-  // SWE-agent's own editing commands (its agent-computer interface, run through the shell tool):
-  // `edit 12:15` with the new lines and `end_of_edit`, `create reproduce.py`, `insert 40`, `append`.
-  /^(?:edit\s+\d+:\d+|create\s+[^\s;&|]+\s*$|insert\s+\d+|append\b)/,
+  // SWE-agent's `create reproduce.py`: a new file.
+  /^create\s+[^\s;&|]+\s*$/,
 ];
 
 /**
@@ -47,16 +59,16 @@ const MUTATING_PATTERNS: RegExp[] = [
 const ANY_MUTATING_PATTERN = new RegExp(MUTATING_PATTERNS.filter((re) => !re.ignoreCase).map((re) => `(?:${re.source})`).join("|"));
 const ANY_MUTATING_PATTERN_I = new RegExp(MUTATING_PATTERNS.filter((re) => re.ignoreCase).map((re) => `(?:${re.source})`).join("|"), "i");
 
-/**
- * Commands that edit a file's text, as an editor tool would: SWE-agent's `edit 12:15` / `insert` /
- * `append`, `sed -i`, `perl -i`, a patch applied, an inline script writing a file. Not a checkout, a
- * bisect step or an install, which move the workspace without the agent writing code.
- */
-const FILE_EDIT_COMMAND = /^(?:edit\s+\d+:\d+|insert\s+\d+|append)\b|\bsed\s+(-[a-zA-Z]*i|--in-place)|\bperl\s+-[a-zA-Z]*i|\bapply_patch\b|\bgit\s+apply\b|(^|[;&|(]\s*)patch\b|\bpython[\d.]*\s+(?:-c|-\s*<<|<<).*(\bopen\([^)]*['"][wa]\+?['"]|\.write_text)|\bnode\s+(?:-e|--eval|-\s*<<|<<).*\b(?:writeFileSync|writeFile)\b/;
+const ANY_FILE_EDIT_PATTERN = new RegExp(FILE_EDIT_PATTERNS.map((re) => `(?:${re.source})`).join("|"));
 
-/** Whether a (mutating) command edits a file's text the way an editor tool does. */
+/** Whether a (mutating) command edits a file's text the way an editor tool does (FILE_EDIT_PATTERNS). */
 export function isFileEditCommand(command: string): boolean {
-  return FILE_EDIT_COMMAND.test(command);
+  return ANY_FILE_EDIT_PATTERN.test(command);
+}
+
+/** SWE-agent's editor command a command line opens with (`edit`, `insert`, `append`), or undefined. */
+export function sweAgentEditor(command: string): string | undefined {
+  return SWE_AGENT_EDITOR.exec(command)?.[1];
 }
 
 /** Output redirection to a file (not to /dev/null or nul, not `=>` or `->` inside code). */

@@ -86,7 +86,7 @@ interface RequestText {
    * Waits, polls and calls made before (a status checked again): "still running, checking again" is
    * rightly said alike each time.
    */
-  waits: number;
+  rechecks: number;
   /** The user message the request answers (hashed) and which one it was, to tell answers to the same nudge. */
   afterUser?: string;
   userTurn: number;
@@ -162,7 +162,7 @@ class StagnationDetector implements Detector {
   }
 
   private newRequestText(ctx: DetectorContext): RequestText {
-    return { text: new PieceString(), visible: new PieceString(), toolCalls: 0, noOps: 0, waits: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn, userWords: this.lastUserWords };
+    return { text: new PieceString(), visible: new PieceString(), toolCalls: 0, noOps: 0, rechecks: 0, news: 0, epoch: ctx.epoch, event: ctx.index, afterUser: this.lastUser, userTurn: this.userTurn, userWords: this.lastUserWords };
   }
 
   /**
@@ -181,7 +181,7 @@ class StagnationDetector implements Detector {
     const r = this.current ?? this.previous;
     if (!r) return;
     r.toolCalls++;
-    if (call.waits || call.pollRequested || this.outputs.peek(call.signature) !== undefined) r.waits++;
+    if (call.waits || call.pollRequested || this.outputs.peek(call.signature) !== undefined) r.rechecks++;
     // `true`, `echo ok`, `cd .`, `pwd`: activity that learns nothing, whether run before or not.
     if (call.noOp) { r.noOps++; return; }
     // A call never made before (a file not read yet) is news already: some hosts never report
@@ -260,7 +260,7 @@ class StagnationDetector implements Detector {
     // the same message word for word around tool calls, whatever they brought: a model that does not
     // read what came back (the same sentence at every page of a file, the same answer after each retry)
     // (not a poll's "still running", said alike at every check; not a plan restated over work that changes things)
-    const couldBeVerbatim = prev !== undefined && prev.toolCalls > 0 && prev.waits === 0 && prev.noOps === 0 && ctx.epoch === prev.epoch && cur.text.length === prev.text.length;
+    const couldBeVerbatim = prev !== undefined && prev.toolCalls > 0 && prev.rechecks === 0 && prev.noOps === 0 && ctx.epoch === prev.epoch && cur.text.length === prev.text.length;
     if (!prev || (!couldBeMonologue && !couldBeNoProgress && !couldBeVerbatim)) {
       this.streak = fresh;
       return;

@@ -8,7 +8,7 @@
 import type { Detector, DetectorContext, DetectorDefinition, DetectorSettings, Finding } from "../detector";
 import { describeCall, type CallRecord } from "../ledger";
 import { BoundedMap } from "../boundedMap";
-import { attemptShape, mainCommand, shellWords } from "../shellCommands";
+import { attemptShape, mainCommand, shellWords, sweAgentEditor } from "../shellCommands";
 import { commandExitedNonZero, errorDetail, errorFingerprint, errorLine, exactInputKey, hashText, isBannerLine, normaliseWhitespace, ownCopy, stableOutput, textSimilarity, tidyOperand } from "../signatures";
 
 /** Tool scopes remembered at once. */
@@ -59,9 +59,6 @@ interface ScopeState {
   last?: string;
 }
 
-/** SWE-agent's `edit 12:15`, `insert 40`, `append` with their text below. */
-const SWE_AGENT_EDIT = /^(edit|insert|append)\b(?=[ \t\d:]*\n)/;
-
 /** Programs whose first word is the program they run (`npx jest`, `uv run pytest`): that word is part of the program. */
 const RUNNERS = /^(npx|bunx|pnpx|dlx|exec|run)$/;
 /** Programs with sub-commands that all act on one project (`cargo build`/`cargo fetch`, `git pull`/`git push`). */
@@ -85,8 +82,8 @@ interface Scopes {
 export function failureScope(call: CallRecord): Scopes {
   if (call.kind !== "command" || call.command === undefined) return { program: call.name, sub: call.name, wholeProject: false };
   // SWE-agent's editor commands carry their new text on the lines below: the program is the command.
-  const aci = SWE_AGENT_EDIT.exec(call.command);
-  if (aci) return { program: `${call.name} ${aci[1]}`, sub: `${call.name} ${aci[1]}`, wholeProject: false };
+  const editor = sweAgentEditor(call.command);
+  if (editor) return { program: `${call.name} ${editor}`, sub: `${call.name} ${editor}`, wholeProject: false };
   const words = shellWords(mainCommand(call.command)).filter((w) => !/^\w+=/.test(w));
   // (a path or a version on the program's name does not make it another program: `python3`,
   // `/usr/bin/python3.11` and `python` run the same script the same way)
