@@ -10,7 +10,7 @@ import type { ToolKind, ToolKnowledge } from "./toolKnowledge";
 import { safeJsonStringify } from "./json";
 import { BoundedMap } from "./boundedMap";
 import { commandMatches, NO_INTENT, repetitionIntent, type RepetitionIntent } from "./intent";
-import { saysNotApplied } from "./news";
+import { leadsWithFailure, saysNotApplied } from "./news";
 
 export interface CallResult {
   ok: boolean;
@@ -255,8 +255,8 @@ export class ToolLedger {
     this.pending.delete(ev.id);
     const text = resultText(ev);
     // A shell command that exited non-zero failed, even when the host reported the tool call as a
-    // success; so did a change whose answer says it was not applied.
-    const ok = ev.ok && !failedExitStatus(text) && !(call.mutating && saysNotApplied(text));
+    // success; so did a change whose answer says it was not applied, or opens with an error.
+    const ok = ev.ok && !failedExitStatus(text) && !(call.mutating && (saysNotApplied(text) || leadsWithFailure(text)));
     call.result = {
       ok,
       text,

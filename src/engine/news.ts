@@ -9,7 +9,8 @@
  *   found nothing, however many characters the envelope has.
  * - An edit or write whose answer says it was not applied (SWE-agent's "Your changes have NOT been
  *   applied", an editor's "no replacement was performed") failed, whatever status the tool gave:
- *   the result's words are the status.
+ *   the result's words are the status. So did one whose answer opens with an error or usage line
+ *   ("Error: File 'x' already exists.", "usage: create <filename>", "mkdir: cannot create directory").
  */
 import { BoundedMap } from "./boundedMap";
 
@@ -102,4 +103,19 @@ const STATUS_CHARS = 600;
 export function saysNotApplied(text: string): boolean {
   if (text.length <= 2 * STATUS_CHARS) return NOT_APPLIED.test(text);
   return NOT_APPLIED.test(text.slice(0, STATUS_CHARS)) || NOT_APPLIED.test(text.slice(-STATUS_CHARS));
+}
+
+/**
+ * The first line of a change's answer naming a failure: an error or usage label, or a program's
+ * "name: cannot/No such file/Permission denied" complaint. Read on the first line only: a change's
+ * answer that goes on to show a file may quote any text below it.
+ */
+const LEADING_FAILURE = /^\s*(?:(?:error|fatal|usage)\b\s*[:!-]|[\w.\/-]+: (?:cannot|can't|could not|no such file|permission denied|not a directory|is a directory|file exists|missing (?:file )?operand|invalid option|unrecognized option|command not found))/i;
+
+/** Whether a change's answer opens by saying it failed. */
+export function leadsWithFailure(text: string): boolean {
+  const start = text.search(/\S/);
+  if (start < 0) return false;
+  const end = text.indexOf("\n", start);
+  return LEADING_FAILURE.test(text.slice(start, end < 0 ? Math.min(text.length, start + 300) : Math.min(end, start + 300)));
 }

@@ -7,7 +7,7 @@
 import * as assert from "node:assert/strict";
 import type { TraceEvent } from "../../src/engine/events";
 import { LoopSession } from "../../src/engine/session";
-import { saysNotApplied } from "../../src/engine/news";
+import { leadsWithFailure, saysNotApplied } from "../../src/engine/news";
 import { isMutatingCommand } from "../../src/engine/shellCommands";
 import { step } from "./toolTestKit";
 
@@ -75,5 +75,26 @@ describe("SWE-agent's interface through a shell tool", () => {
     const searching: TraceEvent[] = [{ t: "user", text: "Find where the header is parsed." }];
     for (let i = 0; i < 5; i++) searching.push(...step(`q${i}`, "bash", { command: 'search_dir "parse_header"' }, true, 'No matches found for "parse_header" in /repo'));
     assert.ok(feed(searching).length > 0);
+  });
+
+  it("reads a change whose answer opens with an error or usage line as failed, not what a file shows below it", () => {
+    for (const failed of ["Error: File 'reproduce.py' already exists.\n[File: /repo/reproduce.py (20 lines total)]\n1:import os", "usage: create <filename>", "mkdir: cannot create directory 'build': File exists", "cp: missing operand", "fatal: pathspec 'x.py' did not match any files", "  error: unexpected argument '--force' found"])
+      assert.equal(leadsWithFailure(failed), true, failed);
+    for (const fine of [appliedEdit(2), "[File: /repo/errors.py (3 lines total)]\n1:Error: this line is the file's own text", "Error handling added to 3 call sites.", "Errors fixed: 2", "Wrote 14 lines to errors.log", ""])
+      assert.equal(leadsWithFailure(fine), false, fine);
+  });
+
+  it("catches a create of a file that exists, made again and again, by the fourth; a create that failed once, then open and edit, stays quiet", () => {
+    const exists = "Error: File 'reproduce_bug.py' already exists.\n[File: /repo/reproduce_bug.py (20 lines total)]\n1:import numpy as np\n2:from pydicom import Dataset";
+    const stuck: TraceEvent[] = [{ t: "user", text: "Reproduce the bug first." }];
+    for (let i = 0; i < 5; i++) stuck.push(...step(`c${i}`, "bash", { command: "create reproduce_bug.py" }, true, exists));
+    const ivs = feed(stuck);
+    const fourth = stuck.findIndex((e) => e.t === "tool_call" && e.id === "c3");
+    assert.ok(ivs.length > 0 && ivs[0].event <= fourth, `warned by the fourth create (first at ${ivs[0]?.event})`);
+    const productive: TraceEvent[] = [{ t: "user", text: "Reproduce the bug first." }, ...step("c", "bash", { command: "create reproduce_bug.py" }, true, exists)];
+    productive.push(...step("o", "bash", { command: "open reproduce_bug.py" }, true, exists.slice(exists.indexOf("\n") + 1)));
+    productive.push(...step("e", "bash", { command: edit("print('Script completed successfully, no errors.')") }, true, appliedEdit(1)));
+    productive.push(...step("r", "bash", { command: "python reproduce_bug.py" }, true, "AttributeError: 'FileDataset' object has no attribute 'PixelRepresentation'"));
+    assert.deepEqual(feed(productive), []);
   });
 });

@@ -150,8 +150,9 @@ describe("class 4: writes that change nothing", () => {
     const t = new Trace("Bump the importer limit.");
     const edit = { filePath: "/w/.env.example", oldString: "IMPORTER_LIMIT=95", newString: "IMPORTER_LIMIT=95  # updated" };
     t.call("edit", edit, true, "Edit applied successfully.");
+    // The answer opens with "Error:": its words are the status, so the repeats are failures foretold.
     for (let i = 0; i < 4; i++) t.copy().call("edit", edit, true, "Error: oldString and newString must be different", "Apply the change.");
-    assertInTime(t, "tool-repeat");
+    assertInTime(t, "tool-failure");
   });
 
   it("stays silent on the same content written to many files, and on a rewrite after a formatter changed the file", () => {
