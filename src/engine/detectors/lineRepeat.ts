@@ -179,6 +179,13 @@ function staleSince(s: Seen, tally: { units: number; repeats: number }): boolean
   return tally.units - s.unitsAtLast - (tally.repeats - s.repeatsAtLast) <= 0;
 }
 
+/** The opening lines of a request followed, and the fewest lines of a block whose second copy counts. */
+const MAX_OPENING_LINES = 32;
+const MIN_OPENING_BLOCK = 3;
+
+/** A request's opening lines while they may be one block said twice: the block, then how much of its copy has come. */
+interface Opening { lines: string[]; period: number; matched: number; done: boolean }
+
 /** A short line's copies in a row with little between them, and where (in characters of the channel) the last one ended. */
 interface Close { streak: number; end: number; events: number[]; text: string }
 
@@ -217,6 +224,8 @@ class LineRepeatDetector implements Detector {
   private lengthStamp = 1;
   private flow = new Map<StreamChannel, number>();
   private strongest: Strongest = { count: 0 };
+  /** Per channel, the request's opening lines, while they may yet be one block said twice. */
+  private openings = new Map<StreamChannel, Opening>();
 
   constructor(settings: DetectorSettings) {
     this.minCopies = Math.max(2, numberSetting(settings, "minCopies", LINE_REPEAT_DEFAULTS));
@@ -235,6 +244,7 @@ class LineRepeatDetector implements Detector {
     if (this.close.size > 0) this.close = new Map();
     if (this.flow.size > 0) this.flow = new Map();
     if (this.tallies.size > 0) this.tallies = new Map();
+    if (this.openings.size > 0) this.openings = new Map();
     this.lengthStamp++;
     this.counter.newRequest();
     this.sections.clear();
@@ -313,7 +323,11 @@ class LineRepeatDetector implements Detector {
   private readLine(line: StreamLine, soFar = false): void {
     const before = this.flow.get(line.channel) ?? 0;
     if (!soFar) this.flow.set(line.channel, before + line.text.length + 1);
-    if (line.kind !== "prose" && line.kind !== "list") return;
+    if (line.kind !== "prose" && line.kind !== "list") {
+      if (!soFar && line.text.trim() !== "") this.breakOpening(line.channel);
+      return;
+    }
+    if (!soFar) this.readOpening(line);
     const section = this.sections.of(line.channel, line.section);
     // A label (a file path heading each edit block, "Files changed:") names what follows; saying it
     // again before each item is structure, like a repeated heading.
@@ -431,6 +445,36 @@ class LineRepeatDetector implements Detector {
   }
 
   /**
+   * A response (or thinking block) that is, from its first line, nothing but one block of lines said
+   * again: a degenerate stream ("Generating." / "Go." / "Done.", then the same) is judged line by
+   * line, at its second copy, however short its lines; the copy counts only while nothing else was said.
+   */
+  private readOpening(line: StreamLine): void {
+    let o = this.openings.get(line.channel);
+    if (o === undefined) { o = { lines: [], period: 0, matched: 0, done: false }; this.openings.set(line.channel, o); }
+    if (o.done) return;
+    const norm = normalizedLine(line);
+    if (norm === "") return;
+    if (o.period === 0) {
+      if (o.lines.length > 0 && norm === o.lines[0]) { o.period = o.lines.length; o.matched = 1; }
+      else if (o.lines.length >= MAX_OPENING_LINES) o.done = true;
+      else o.lines.push(norm);
+    } else if (norm !== o.lines[o.matched]) o.done = true;
+    else if (++o.matched === o.period) {
+      o.done = true;
+      if (o.period >= MIN_OPENING_BLOCK) this.report(line.channel, "\u0000opening", o.lines.join("\n"), o.lines.join(" / "), [line.endEvent], 2, `nothing but the same ${o.period} lines twice`);
+    }
+    if (o.done) o.lines = [];
+  }
+
+  /** Code, a table or a heading in the opening: the response is more than a block said twice. */
+  private breakOpening(channel: StreamChannel): void {
+    const o = this.openings.get(channel);
+    if (o === undefined) this.openings.set(channel, { lines: [], period: 0, matched: 0, done: true });
+    else { o.done = true; o.lines = []; }
+  }
+
+  /**
    * Whether new material (units never seen before) stands between every two copies: in a loop the
    * text around the copies repeats too (A B A B), or there is none (A A A).
    */
@@ -443,6 +487,7 @@ class LineRepeatDetector implements Detector {
   }
 
   reset(): void {
+    this.openings.clear();
     this.sections.clear();
     this.close.clear();
     this.flow.clear();
