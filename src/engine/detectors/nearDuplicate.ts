@@ -183,6 +183,37 @@ const LOOSE_CONTENT_SIMILARITY = 0.4;
 const LOOSE_MAX_WORDS = 80;
 const LOOSE_EXTRA_COPIES = 1;
 
+/**
+ * Class 9 of the restated thought: the same claims reached again in new words. A verdict or an act
+ * has many words in an agent's self-talk ("done", "finished", "complete"; "passes", "is green",
+ * "succeeds"; "invoke", "call", "use"), and a restatement swaps them freely; put to one word per
+ * meaning, what a unit claims is compared as a set. Only everyday verdict and act words are merged
+ * (never names: a claim about another file or number is another claim), and the words must still
+ * share some pairs in order (see MIN_PAIR_SIMILARITY) and name nothing new. Being loose, it needs a copy more.
+ */
+const CLAIM_MEANINGS: Record<string, string> = {
+  done: "done complete completed finished ready wrapped",
+  pass: "pass passes passed passing green succeeds succeeded succeed works working clean",
+  fail: "fail fails failed failing broken red",
+  build: "build builds compile compiles compiled compilation",
+  test: "test tests checks specs suite",
+  call: "call invoke use trigger",
+  report: "report return hand present",
+  result: "result results outcome",
+  issue: "issue problem bug",
+  change: "change modify update alter adjust tweak",
+  fix: "fix repair resolve",
+  verify: "verify confirm ensure double-check",
+  seems: "seems appears looks",
+  everything: "everything whole thing",
+};
+const CLAIM_WORDS = new Map<string, string>(Object.entries(CLAIM_MEANINGS).flatMap(([meaning, words]) => words.split(" ").map((w) => [w, meaning] as [string, string])));
+/** Word-set Jaccard from which two units' claims are compared, and the claims' Jaccard that makes them alike. */
+const CLAIMS_MIN_WORD_SET_SIMILARITY = 0.2;
+const CLAIMS_SIMILARITY = 0.55;
+/** Units claiming fewer things than this are not compared by claims. */
+const CLAIMS_MIN_WORDS = 4;
+
 /** Word-pair Jaccard below which two units with the same words do not say the same thing in other words. */
 const MIN_PAIR_SIMILARITY = 0.1;
 
@@ -288,6 +319,8 @@ interface Unit {
   facts?: Set<number>;
   /** The names it gives, as namesIn reads them (for the loose likeness only). */
   names?: Set<string>;
+  /** Its content words as claims read them (one word per meaning of a verdict or an act), read when a comparison needs them. */
+  claims?: Set<string>;
 }
 
 const WORD_RUN = /[\p{L}\p{N}_]+(?:[./\\-][\p{L}\p{N}_]+)*/gu;
@@ -464,7 +497,7 @@ class NearDuplicateDetector implements Detector {
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     // every field set from the start (those read later as undefined): all units share one shape, so
     // reading them in the comparison loop stays fast
-    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined, names: undefined };
+    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined, names: undefined, claims: undefined };
     let recentOfChannel = this.recent.get(channel);
     if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
     const recent = recentOfChannel[unitKind];
@@ -514,16 +547,18 @@ class NearDuplicateDetector implements Detector {
     const uShingles = (u.shingles ??= this.table.distinctShingles(u.ids, 3));
     unit.shingles ??= this.table.holdShingles(ids, 3);
     let similarity = this.table.jaccardWithHeldShingles(uShingles, 3, this.minSimilarity);
-    let loose = false;
+    let loose = false, claimed = false;
     if (similarity < this.minSimilarity) {
       if (this.minWordSetSimilarity <= 0) return undefined;
       unit.distinct ??= this.table.holdWords(ids);
       const canBeLoose = ids.length <= LOOSE_MAX_WORDS && u.ids.length <= LOOSE_MAX_WORDS;
-      const bag = bagSimilarity(this.table, u, unit, canBeLoose ? Math.min(LOOSE_WORD_SET_SIMILARITY, this.minWordSetSimilarity) : this.minWordSetSimilarity);
+      const bag = bagSimilarity(this.table, u, unit, canBeLoose ? Math.min(CLAIMS_MIN_WORD_SET_SIMILARITY, this.minWordSetSimilarity) : this.minWordSetSimilarity);
       if (bag < this.minWordSetSimilarity) {
-        if (!canBeLoose || bag < LOOSE_WORD_SET_SIMILARITY) return undefined;
-        // synonyms swapped in: the frame kept in its order, and nothing named that was not named before
-        if (this.table.commonOrderLength(u.ids, ids) < LOOSE_ORDER_SHARE * Math.max(u.ids.length, ids.length)) return undefined;
+        if (!canBeLoose || bag < CLAIMS_MIN_WORD_SET_SIMILARITY) return undefined;
+        // the same claims in other words ("done", "finished"; "the build passes", "it compiles"), or
+        // synonyms swapped in with the frame kept in its order; either way nothing named that was not named before
+        claimed = this.sameClaims(u, unit);
+        if (!claimed && (bag < LOOSE_WORD_SET_SIMILARITY || this.table.commonOrderLength(u.ids, ids) < LOOSE_ORDER_SHARE * Math.max(u.ids.length, ids.length))) return undefined;
         if (this.namesSomethingNew(unit, u)) return undefined;
         loose = true;
       }
@@ -537,7 +572,8 @@ class NearDuplicateDetector implements Detector {
       // shares its frame, not its content words
       // (loosely alike, most of what it is about must be the same: one sentence frame over other
       // subjects, "make the build script stop treating the old schema as ...", keeps its order too)
-      if (this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < (loose ? LOOSE_CONTENT_SIMILARITY : MIN_CONTENT_SIMILARITY)) return undefined;
+      // (the same claims are the same content, whatever words carry them)
+      if (!claimed && this.table.setJaccard(u.ids, 0, u.ids.length, ids, 0, ids.length, CONTENT) < (loose ? LOOSE_CONTENT_SIMILARITY : MIN_CONTENT_SIMILARITY)) return undefined;
       similarity = bag;
     }
     const uWords = this.wordsOfUnit(u), words = this.wordsOfUnit(unit);
@@ -735,6 +771,28 @@ class NearDuplicateDetector implements Detector {
   /** The key of the unit's drifting thought: its own first 30 words unless it inherited one. */
   private clusterOf(u: Unit): string {
     return (u.cluster ??= `${this.id}:${u.channel}:${wordsKey(this.wordsOfUnit(u), 30)}`);
+  }
+
+  /** Whether two units make the same claims: their content words, each verdict and act put to one word, mostly the same. */
+  private sameClaims(a: Unit, b: Unit): boolean {
+    const x = this.claimsOf(a), y = this.claimsOf(b);
+    if (x.size < CLAIMS_MIN_WORDS || y.size < CLAIMS_MIN_WORDS) return false;
+    let common = 0;
+    for (const w of x) if (y.has(w)) common++;
+    return common / (x.size + y.size - common) >= CLAIMS_SIMILARITY;
+  }
+
+  private claimsOf(u: Unit): Set<string> {
+    if (u.claims) return u.claims;
+    const claims = new Set<string>();
+    for (const w of this.wordsOfUnit(u)) {
+      const meaning = CLAIM_WORDS.get(w);
+      if (meaning !== undefined) claims.add(meaning);
+      // (a contraction, "i'll", "it's", is a function word however long)
+      else if (w.includes("'")) continue;
+      else if (kindOfWord(w) === CONTENT) claims.add(w);
+    }
+    return (u.claims = claims);
   }
 
   private wordsOfUnit(u: Unit): string[] {
