@@ -172,12 +172,24 @@ interface Seen {
    * loop is judged on its latest stretch, not on all the new work since the first copy.
    */
   staleGap: boolean;
+  /** The channel's count of names first given (see Names) at the latest copy, and whether every gap between copies gave a new one. */
+  namesAtLast: number;
+  newNamesEachGap: boolean;
 }
 
 /** Whether nothing new came since the unit's latest copy: only units said before, or none at all. */
 function staleSince(s: Seen, tally: { units: number; repeats: number }): boolean {
   return tally.units - s.unitsAtLast - (tally.repeats - s.repeatsAtLast) <= 0;
 }
+
+/**
+ * A name a line gives: an identifier or a path (a dot, slash or underscore inside a word, or an
+ * inner capital). Plain numbers are not names: a counter that climbs ("attempt 4") is no new fact.
+ */
+const NAME_IN_LINE = /[A-Za-z_][\w-]*(?:[./][\w-]+)+|[A-Za-z]\w*_\w+|[a-z]+[A-Z]\w*/g;
+/** Names remembered per channel and request (past it, a name is new each time it is given). */
+const MAX_NAMES = 1024;
+interface Names { seen: Set<string>; fresh: number }
 
 /** The opening lines of a request followed, and the fewest lines of a block whose second copy counts. */
 const MAX_OPENING_LINES = 32;
@@ -224,6 +236,8 @@ class LineRepeatDetector implements Detector {
   private lengthStamp = 1;
   private flow = new Map<StreamChannel, number>();
   private strongest: Strongest = { count: 0 };
+  /** Per channel, the names (identifiers, paths, files) the request's lines gave, and how many were new. */
+  private names = new Map<StreamChannel, Names>();
   /** Per channel, the request's opening lines, while they may yet be one block said twice. */
   private openings = new Map<StreamChannel, Opening>();
 
@@ -245,6 +259,7 @@ class LineRepeatDetector implements Detector {
     if (this.flow.size > 0) this.flow = new Map();
     if (this.tallies.size > 0) this.tallies = new Map();
     if (this.openings.size > 0) this.openings = new Map();
+    if (this.names.size > 0) this.names = new Map();
     this.lengthStamp++;
     this.counter.newRequest();
     this.sections.clear();
@@ -323,6 +338,7 @@ class LineRepeatDetector implements Detector {
   private readLine(line: StreamLine, soFar = false): void {
     const before = this.flow.get(line.channel) ?? 0;
     if (!soFar) this.flow.set(line.channel, before + line.text.length + 1);
+    if (!soFar) this.readNames(line);
     if (line.kind !== "prose" && line.kind !== "list") {
       if (!soFar && line.text.trim() !== "") this.breakOpening(line.channel);
       return;
@@ -375,13 +391,18 @@ class LineRepeatDetector implements Detector {
       const s = seen.peek(id);
       if (!s) return;
       const copies = s.count + times;
-      if (copies < this.minCopies || (copies < this.minSpreadCopies && !s.staleGap && !staleSince(s, tally) && this.spread(s, copies, tally.units + times, tally.repeats + times))) return;
+      if (copies < this.minCopies || (!s.staleGap && !staleSince(s, tally) && (copies < this.minSpreadCopies || (s.newNamesEachGap && this.namesGiven(channel) > s.namesAtLast)) && this.spread(s, copies, tally.units + times, tally.repeats + times))) return;
       this.report(channel, section, norm, s.text, [...s.events, event], copies, `the same ${unit} ${copies} times`);
       return;
     }
     let s = seen.get(id);
-    if (!s) { s = { count: 0, events: [], text, unitsBefore: tally.units, repeatsBefore: tally.repeats, unitsAtLast: tally.units, repeatsAtLast: tally.repeats, staleGap: false }; seen.set(id, s); }
-    else if (staleSince(s, tally)) s.staleGap = true;
+    const names = this.namesGiven(channel);
+    if (!s) { s = { count: 0, events: [], text, unitsBefore: tally.units, repeatsBefore: tally.repeats, unitsAtLast: tally.units, repeatsAtLast: tally.repeats, staleGap: false, namesAtLast: names, newNamesEachGap: true }; seen.set(id, s); }
+    else {
+      if (staleSince(s, tally)) s.staleGap = true;
+      if (names === s.namesAtLast) s.newNamesEachGap = false;
+    }
+    s.namesAtLast = names;
     for (let k = 0; k < times; k++) {
       s.count++;
       tally.units++;
@@ -392,7 +413,10 @@ class LineRepeatDetector implements Detector {
     if (s.events.length < MAX_EVENTS) s.events.push(event);
     if (s.count > this.strongest.count) this.strongest = { count: s.count, channel, unit, text };
     if (s.count < this.minCopies) return;
-    if (s.count < this.minSpreadCopies && !s.staleGap && this.spread(s, s.count, tally.units, tally.repeats)) return;
+    // A refrain of a passage that gives new names each time (a new file, test or identifier between
+    // every two copies: "I need to look at the next failing test more carefully." before each) is
+    // corroborated by nothing: the work it frames moves on. Without new names it counts at minSpreadCopies.
+    if ((s.count < this.minSpreadCopies || s.newNamesEachGap) && !s.staleGap && this.spread(s, s.count, tally.units, tally.repeats)) return;
     this.report(channel, section, norm, s.text, s.events, s.count, `the same ${unit} ${s.count} times`);
   }
 
@@ -467,6 +491,24 @@ class LineRepeatDetector implements Detector {
     if (o.done) o.lines = [];
   }
 
+  /** Names a line gives that the request had not given (a copy of a line gives none). */
+  private readNames(line: StreamLine): void {
+    NAME_IN_LINE.lastIndex = 0;
+    if (!NAME_IN_LINE.test(line.text)) return;
+    let n = this.names.get(line.channel);
+    if (n === undefined) { n = { seen: new Set(), fresh: 0 }; this.names.set(line.channel, n); }
+    NAME_IN_LINE.lastIndex = 0;
+    for (let m = NAME_IN_LINE.exec(line.text); m !== null; m = NAME_IN_LINE.exec(line.text)) {
+      if (n.seen.has(m[0])) continue;
+      n.fresh++;
+      if (n.seen.size < MAX_NAMES) n.seen.add(m[0]);
+    }
+  }
+
+  private namesGiven(channel: StreamChannel): number {
+    return this.names.get(channel)?.fresh ?? 0;
+  }
+
   /** Code, a table or a heading in the opening: the response is more than a block said twice. */
   private breakOpening(channel: StreamChannel): void {
     const o = this.openings.get(channel);
@@ -488,6 +530,7 @@ class LineRepeatDetector implements Detector {
 
   reset(): void {
     this.openings.clear();
+    this.names.clear();
     this.sections.clear();
     this.close.clear();
     this.flow.clear();
