@@ -99,6 +99,9 @@ export function editTargetOf(input: Record<string, unknown>, tools: ToolKnowledg
       if (typeof v === "string" && v !== "") { target = targetLinesOfPatch(v); break; }
     }
   }
+  // An edit that says not where it is (Copilot's insert_edit_into_file, a sketch of the new code
+  // with the rest elided): only the whole input tells two of them apart, not the file alone.
+  if (target === "") return `${path}\u0000\u0001${hashText(stableInputText(input))}`;
   return `${path}\u0000${normaliseWhitespace(target)}`;
 }
 

@@ -297,6 +297,41 @@ describe("class 5: rewriting one file over and over", () => {
   });
 });
 
+describe("class 5b: edits that say not where they are, one after another with nothing looked at", () => {
+  // Copilot's insert_edit_into_file: a sketch of the new code with the untouched parts elided
+  const sketch = (i: number) => ({ filePath: "/w/src/GatewayShop.vue", explanation: `Fix the layout, attempt ${i}`, code: `<template>\n  <!-- ...existing code... -->\n  <div class="shop-grid gap-${i}">\n    <ShopItem v-for="item in items" :key="item.id" :item="item" />\n  </div>\n  <!-- ...existing code... -->\n</template>` });
+  const reasons = ["Let me fix the formatting of the component.", "Let me rewrite the component to fix the formatting.", "Some formatting issues remain; one more pass.", "Let me try a complete rewrite with a simpler structure.", "Let me simplify it further.", "Another approach to the layout."];
+
+  it("catches a file edited over and over, one edit per response, nothing read, run or checked between", () => {
+    for (const code of ["sketch", "opaque"] as const) {
+      const t = new Trace("Improve the UI of the GatewayShop component.");
+      for (let i = 0; i < 6; i++) {
+        if (i >= 3) t.copy();
+        const input = code === "sketch" ? sketch(i) : { filePath: "/w/src/GatewayShop.vue", explanation: reasons[i], code: `[edit +${4 + i}-${11 + i} not recorded]` };
+        t.call("insert_edit_into_file", input, true, "The following files were successfully edited: /w/src/GatewayShop.vue", reasons[i]);
+      }
+      assert.equal(assertInTime(t, "edit-retry").evidence.count, 5, code);
+    }
+  });
+
+  it("stays silent when each edit is checked, when the edits go to different files, and on many edits in one response", () => {
+    const checked = new Trace("Improve the UI of the GatewayShop component.");
+    for (let i = 0; i < 6; i++) {
+      checked.call("insert_edit_into_file", sketch(i), true, "The following files were successfully edited: /w/src/GatewayShop.vue", reasons[i]);
+      checked.call("get_errors", { filePaths: ["/w/src/GatewayShop.vue"] }, true, "No errors found");
+    }
+    assert.deepEqual(feed(checked.events), [], "checked");
+    const files = new Trace("Give every page the new header.");
+    for (let i = 0; i < 6; i++) files.call("insert_edit_into_file", { ...sketch(i), filePath: `/w/src/pages/Page${i}.vue` }, true, `The following files were successfully edited: /w/src/pages/Page${i}.vue`);
+    assert.deepEqual(feed(files.events), [], "different files");
+    const batch: TraceEvent[] = [{ t: "user", text: "Split the component's sections." }, { t: "request" }];
+    for (let i = 0; i < 6; i++) batch.push({ t: "tool_call", id: `b${i}`, name: "insert_edit_into_file", input: sketch(i) });
+    batch.push({ t: "end" });
+    for (let i = 0; i < 6; i++) batch.push({ t: "tool_result", id: `b${i}`, ok: true, output: "The following files were successfully edited: /w/src/GatewayShop.vue" });
+    assert.deepEqual(feed(batch), [], "one response");
+  });
+});
+
 describe("class 6: stagnation dressed up as activity", () => {
   const plan = "My plan is to first read the session module, then update the refresh handler so that tokens are renewed before expiry, and finally add a test for it. Let me proceed with the first step now.";
 

@@ -17,6 +17,8 @@ import { heredocWriteTarget, samePathNamed } from "../shellCommands";
 import { addedFileOf, commandExitedNonZero, errorLine, normaliseWhitespace, ownCopy, replacementOf } from "../signatures";
 
 const MAX_TRACKED_EDITS = 512;
+/** Blind edits awaiting their result (a host that never answers one must not grow the set). */
+const MAX_BLIND_EDITS = 64;
 const MAX_EVIDENCE = 16;
 
 /** Counts are attempts, the one being made included: warn on the 3rd try after 2 failures. */
@@ -81,6 +83,10 @@ class EditRetryDetector implements Detector {
    * only ones a streak can be going on, so that a read looks at them rather than every file.
    */
   private latestStreakFiles: string[] = [];
+  /** The latest call: the file it wrote or edited, its response, and whether it was an edit. */
+  private previousCall: { path: string | undefined; request: number; edit: boolean } | undefined;
+  /** Edits that say not where they are, made right after an edit of the same file (until their result is read). */
+  private blindEdits = new Set<CallRecord>();
   /** Latest outcome per call signature ("ok" + output hash, or "fail" + error fingerprint). */
   private outcomes = new BoundedMap<string, string>(1024);
 
@@ -88,6 +94,7 @@ class EditRetryDetector implements Detector {
 
   onToolCall(call: CallRecord, ctx: DetectorContext): Finding[] | void {
     if (ctx.epoch !== this.statusEpoch) { this.statusEpoch = ctx.epoch; this.strongest = { count: 0, detail: "" }; }
+    this.noteBlindEdit(call);
     const rewrite = this.rewriteFinding(call);
     if (rewrite) return [rewrite];
     if (call.kind !== "edit") return;
@@ -110,11 +117,17 @@ class EditRetryDetector implements Detector {
     }];
   }
 
-  /** Whether the call rewrites what the file's streak already wrote: a whole-file write, or an edit of the streak's own lines. */
+  /**
+   * Whether the call rewrites what the file's streak already wrote: a whole-file write, an edit of
+   * the streak's own lines, or an edit that says not where it is (a sketch of the new code, a body
+   * not recorded) made in the next response right after the previous edit of the file, nothing at
+   * all called between: with nothing looked at, it can only be going over the same ground.
+   */
   private rewrites_(call: CallRecord, r: Rewrites | undefined): boolean {
     if (!r || r.count === 0) return false;
     if (writeOf(call)?.whole) return true;
     const edit = replacementOf(call.input);
+    if (edit === undefined) return this.blindEdits.has(call);
     const lines = r.lines;
     return lines !== undefined && edit !== undefined && meaningfulLines(edit.target).some((l) => lines.has(l));
   }
@@ -154,6 +167,17 @@ class EditRetryDetector implements Detector {
     };
   }
 
+  /** Marks an edit that says not where it is, made in a new response right after an edit of the same file. */
+  private noteBlindEdit(call: CallRecord): void {
+    const written = writeOf(call);
+    const previous = this.previousCall;
+    this.previousCall = { path: written?.path, request: call.requestIndex, edit: call.kind === "edit" };
+    if (call.kind !== "edit" || written === undefined || written.whole || replacementOf(call.input) !== undefined) return;
+    if (previous === undefined || !previous.edit || previous.path !== written.path || previous.request === call.requestIndex) return;
+    this.blindEdits.add(call);
+    if (this.blindEdits.size > MAX_BLIND_EDITS) this.blindEdits.delete(this.blindEdits.values().next().value as CallRecord);
+  }
+
   private noteStreakBegun(path: string): void {
     if (this.latestStreakNews !== this.news) { this.latestStreakNews = this.news; this.latestStreakFiles = []; }
     this.latestStreakFiles.push(path);
@@ -166,9 +190,11 @@ class EditRetryDetector implements Detector {
     const result = call.result!;
     const written = writeOf(call);
     if (written) {
-      if (!result.ok || call.unchanging) return;
+      const rewrite = this.rewrites_(call, this.streakOf(written.path));
+      this.blindEdits.delete(call);
+      // (the same blind edit made again is one more pass over the same ground)
+      if (!result.ok || (call.unchanging && !rewrite)) return;
       let r = this.streakOf(written.path);
-      const rewrite = this.rewrites_(call, r);
       // A streak begins counting this write, its first event in an array of its exact size.
       if (!r) { r = { news: this.news, count: 1, lines: undefined, events: [call.eventIndex] }; this.rewrites.set(written.path, r); this.noteStreakBegun(written.path); }
       else if (rewrite || r.count === 0) { r.count++; r.events.push(call.eventIndex); if (r.events.length > MAX_EVIDENCE) r.events.shift(); }
@@ -212,6 +238,8 @@ class EditRetryDetector implements Detector {
   reset(): void {
     this.edits.clear();
     this.rewrites.clear();
+    this.previousCall = undefined;
+    this.blindEdits.clear();
     this.latestStreakFiles = [];
     this.outcomes.clear();
     this.strongest = { count: 0, detail: "" };
