@@ -97,4 +97,25 @@ describe("SWE-agent's interface through a shell tool", () => {
     productive.push(...step("r", "bash", { command: "python reproduce_bug.py" }, true, "AttributeError: 'FileDataset' object has no attribute 'PixelRepresentation'"));
     assert.deepEqual(feed(productive), []);
   });
+
+  it("catches each of its commands sent again and again with the same answer by the fifth copy; the same commands moving through the file stay quiet", () => {
+    const window = (line: number) => `[File: ${FILE} (381 lines total)]\n(${line - 6} more lines above)\n${Array.from({ length: 10 }, (_, i) => `${line - 5 + i}:    value_${line + i} = compute(${i})`).join("\n")}\n(${381 - line - 5} more lines below)`;
+    const shapes: Array<[string, string]> = [
+      [`open ${FILE} 255`, window(255)],
+      ["goto 300", window(300)],
+      ['search_file "PixelRepresentation"', `Found 2 matches for "PixelRepresentation" in ${FILE}:\nLine 141:    pixel_repr = ds.PixelRepresentation\nLine 301:    if ds.PixelRepresentation == 1:\nEnd of matches`],
+      ["scroll_down", `[File: ${FILE} (381 lines total)]\n(371 more lines above)\n372:    return arr\n381:    return out`],
+      ['python -c "import pydicom; print(pydicom.__version__)"', "2.1.0.dev0"],
+    ];
+    for (const [command, answer] of shapes) {
+      const evs: TraceEvent[] = [{ t: "user", text: "Fix the handler's pixel check." }];
+      for (let i = 0; i < 6; i++) evs.push(...step(`s${i}`, "bash", { command }, true, answer));
+      const ivs = feed(evs);
+      const fifth = evs.findIndex((e) => e.t === "tool_call" && e.id === "s4");
+      assert.ok(ivs.length > 0 && ivs[0].event <= fifth, `${command}: by the fifth copy (first at ${ivs[0]?.event})`);
+    }
+    const moving: TraceEvent[] = [{ t: "user", text: "Fix the handler's pixel check." }];
+    for (let i = 0; i < 6; i++) moving.push(...step(`g${i}`, "bash", { command: `goto ${100 + 50 * i}` }, true, window(100 + 50 * i)));
+    assert.deepEqual(feed(moving), []);
+  });
 });
