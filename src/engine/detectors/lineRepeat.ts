@@ -182,11 +182,40 @@ function staleSince(s: Seen, tally: { units: number; repeats: number }): boolean
   return tally.units - s.unitsAtLast - (tally.repeats - s.repeatsAtLast) <= 0;
 }
 
+/** Letters, digits, `_` and `-`: the characters of a word run. */
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
+}
+
 /**
- * A name a line gives: an identifier or a path (a dot, slash or underscore inside a word, or an
- * inner capital). Plain numbers are not names: a counter that climbs ("attempt 4") is no new fact.
+ * The word run starting at text[i] (letters, digits, `_`, `-`, joined by `.` or `/`; a path may
+ * start with `/`): where it ends if it is a name, minus that end minus 2 if it is not, -1 if no run
+ * starts there. A name is an identifier or a path: a run that starts with a letter, `_` or `/` and
+ * holds a `_`, an inner capital, or a `.` or `/` between word characters (`src/core_1.py`,
+ * `parseLimit`, `/w/app.ts`). Plain numbers are not names: a counter that climbs ("attempt 4") is no
+ * new fact. One pass, no regex: it reads every line of a stream.
  */
-const NAME_IN_LINE = /[A-Za-z_][\w-]*(?:[./][\w-]+)+|[A-Za-z]\w*_\w+|[a-z]+[A-Z]\w*/g;
+function nameRun(text: string, i: number): number {
+  const first = text.charCodeAt(i);
+  const slash = first === 47 && i + 1 < text.length && isWordCode(text.charCodeAt(i + 1));
+  if (!slash && !isWordCode(first)) return -1;
+  let named = slash || first === 95;
+  const letterStart = slash || (first >= 97 && first <= 122) || (first >= 65 && first <= 90) || first === 95;
+  let previous = first;
+  let k = i + 1;
+  for (; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (isWordCode(c)) {
+      if (c === 95 || (c >= 65 && c <= 90 && previous >= 97 && previous <= 122)) named = true;
+      previous = c;
+      continue;
+    }
+    // a dot or slash joins two word runs
+    if ((c === 46 || c === 47) && isWordCode(previous) && k + 1 < text.length && isWordCode(text.charCodeAt(k + 1))) { named = true; previous = c; continue; }
+    break;
+  }
+  return letterStart && named ? k : -k - 2;
+}
 /** Names remembered per channel and request (past it, a name is new each time it is given). */
 const MAX_NAMES = 1024;
 interface Names { seen: Set<string>; fresh: number }
@@ -493,16 +522,26 @@ class LineRepeatDetector implements Detector {
 
   /** Names a line gives that the request had not given (a copy of a line gives none). */
   private readNames(line: StreamLine): void {
-    NAME_IN_LINE.lastIndex = 0;
-    if (!NAME_IN_LINE.test(line.text)) return;
-    let n = this.names.get(line.channel);
-    if (n === undefined) { n = { seen: new Set(), fresh: 0 }; this.names.set(line.channel, n); }
-    NAME_IN_LINE.lastIndex = 0;
-    for (let m = NAME_IN_LINE.exec(line.text); m !== null; m = NAME_IN_LINE.exec(line.text)) {
-      if (n.seen.has(m[0])) continue;
-      n.fresh++;
-      if (n.seen.size < MAX_NAMES) n.seen.add(m[0]);
+    const text = line.text;
+    let n: Names | undefined;
+    for (let i = 0; i < text.length;) {
+      const run = nameRun(text, i);
+      if (run === -1) { i++; continue; }
+      if (run < -1) { i = -run - 2; continue; }
+      const name = text.slice(i, run);
+      n ??= this.namesOf(line.channel);
+      if (!n.seen.has(name)) {
+        n.fresh++;
+        if (n.seen.size < MAX_NAMES) n.seen.add(name);
+      }
+      i = run;
     }
+  }
+
+  private namesOf(channel: StreamChannel): Names {
+    let n = this.names.get(channel);
+    if (n === undefined) { n = { seen: new Set(), fresh: 0 }; this.names.set(channel, n); }
+    return n;
   }
 
   private namesGiven(channel: StreamChannel): number {

@@ -207,10 +207,17 @@ const CLAIM_MEANINGS: Record<string, string> = {
   seems: "seems appears looks",
   everything: "everything whole thing",
 };
-const CLAIM_WORDS = new Map<string, string>(Object.entries(CLAIM_MEANINGS).flatMap(([meaning, words]) => words.split(" ").map((w) => [w, meaning] as [string, string])));
-/** Word-set Jaccard from which two units' claims are compared, and the claims' Jaccard that makes them alike. */
-const CLAIMS_MIN_WORD_SET_SIMILARITY = 0.2;
+const CLAIM_WORDS = new Map<string, number>(Object.values(CLAIM_MEANINGS).flatMap((words, meaning) => words.split(" ").map((w) => [w, meaning] as [string, number])));
+/** The claims' Jaccard that makes two units alike, and the verdicts or acts each must make to be compared so. */
 const CLAIMS_SIMILARITY = 0.55;
+const CLAIMS_MIN_MEANINGS = 2;
+
+/** The set bits of a mask. */
+function bitCount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
+}
 /** Units claiming fewer things than this are not compared by claims. */
 const CLAIMS_MIN_WORDS = 4;
 
@@ -319,8 +326,14 @@ interface Unit {
   facts?: Set<number>;
   /** The names it gives, as namesIn reads them (for the loose likeness only). */
   names?: Set<string>;
-  /** Its content words as claims read them (one word per meaning of a verdict or an act), read when a comparison needs them. */
-  claims?: Set<string>;
+  /**
+   * What it claims, read when a comparison needs it: its content word ids and its verdict and act
+   * meanings (as -1 - meaning), sorted, no repeats; and how many meanings. Forgotten when the table renumbers.
+   */
+  claims?: Int32Array;
+  claimMeanings?: number;
+  /** The verdict and act meanings it makes, a bit each (read first: most units make fewer than two). */
+  claimMask?: number;
 }
 
 const WORD_RUN = /[\p{L}\p{N}_]+(?:[./\\-][\p{L}\p{N}_]+)*/gu;
@@ -497,7 +510,7 @@ class NearDuplicateDetector implements Detector {
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     // every field set from the start (those read later as undefined): all units share one shape, so
     // reading them in the comparison loop stays fast
-    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined, names: undefined, claims: undefined };
+    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined, names: undefined, claims: undefined, claimMeanings: undefined, claimMask: undefined };
     let recentOfChannel = this.recent.get(channel);
     if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
     const recent = recentOfChannel[unitKind];
@@ -552,9 +565,9 @@ class NearDuplicateDetector implements Detector {
       if (this.minWordSetSimilarity <= 0) return undefined;
       unit.distinct ??= this.table.holdWords(ids);
       const canBeLoose = ids.length <= LOOSE_MAX_WORDS && u.ids.length <= LOOSE_MAX_WORDS;
-      const bag = bagSimilarity(this.table, u, unit, canBeLoose ? Math.min(CLAIMS_MIN_WORD_SET_SIMILARITY, this.minWordSetSimilarity) : this.minWordSetSimilarity);
+      const bag = bagSimilarity(this.table, u, unit, canBeLoose ? Math.min(LOOSE_WORD_SET_SIMILARITY, this.minWordSetSimilarity) : this.minWordSetSimilarity);
       if (bag < this.minWordSetSimilarity) {
-        if (!canBeLoose || bag < CLAIMS_MIN_WORD_SET_SIMILARITY) return undefined;
+        if (!canBeLoose) return undefined;
         // the same claims in other words ("done", "finished"; "the build passes", "it compiles"), or
         // synonyms swapped in with the frame kept in its order; either way nothing named that was not named before
         claimed = this.sameClaims(u, unit);
@@ -773,26 +786,63 @@ class NearDuplicateDetector implements Detector {
     return (u.cluster ??= `${this.id}:${u.channel}:${wordsKey(this.wordsOfUnit(u), 30)}`);
   }
 
-  /** Whether two units make the same claims: their content words, each verdict and act put to one word, mostly the same. */
+  /**
+   * Whether two units make the same claims: two verdicts or acts at least each, and their content
+   * words, each verdict and act put to one meaning, mostly the same.
+   */
   private sameClaims(a: Unit, b: Unit): boolean {
+    if (bitCount(this.claimMaskOf(a)) < CLAIMS_MIN_MEANINGS || bitCount(this.claimMaskOf(b)) < CLAIMS_MIN_MEANINGS) return false;
     const x = this.claimsOf(a), y = this.claimsOf(b);
-    if (x.size < CLAIMS_MIN_WORDS || y.size < CLAIMS_MIN_WORDS) return false;
+    if (a.claimMeanings! < CLAIMS_MIN_MEANINGS || b.claimMeanings! < CLAIMS_MIN_MEANINGS || x.length < CLAIMS_MIN_WORDS || y.length < CLAIMS_MIN_WORDS) return false;
     let common = 0;
-    for (const w of x) if (y.has(w)) common++;
-    return common / (x.size + y.size - common) >= CLAIMS_SIMILARITY;
+    for (let i = 0, j = 0; i < x.length && j < y.length;) {
+      if (x[i] === y[j]) { common++; i++; j++; } else if (x[i] < y[j]) i++; else j++;
+    }
+    return common / (x.length + y.length - common) >= CLAIMS_SIMILARITY;
   }
 
-  private claimsOf(u: Unit): Set<string> {
+  /**
+   * Per word id, its verdict or act meaning, read once per word: 0 not read yet, 1 none, 2 + the
+   * meaning. Read anew after the table renumbers its words.
+   */
+  private meanings = new Uint8Array(FIRST_TABLE_WORDS);
+  private meaningsRestarts = 0;
+
+  private meaningOf(id: number): number {
+    if (this.meaningsRestarts !== this.table.restarts) { this.meanings.fill(0); this.meaningsRestarts = this.table.restarts; }
+    if (id >= this.meanings.length) { const grown = new Uint8Array(Math.max(2 * this.meanings.length, id + 1)); grown.set(this.meanings); this.meanings = grown; }
+    let m = this.meanings[id];
+    if (m === 0) { const meaning = CLAIM_WORDS.get(this.table.word(id)); m = this.meanings[id] = meaning === undefined ? 1 : 2 + meaning; }
+    return m - 2;
+  }
+
+  private claimMaskOf(u: Unit): number {
+    if (u.claimMask !== undefined) return u.claimMask;
+    let mask = 0;
+    for (const id of u.ids) { const m = this.meaningOf(id); if (m >= 0) mask |= 1 << m; }
+    return (u.claimMask = mask);
+  }
+
+  private claimsOf(u: Unit): Int32Array {
     if (u.claims) return u.claims;
-    const claims = new Set<string>();
-    for (const w of this.wordsOfUnit(u)) {
-      const meaning = CLAIM_WORDS.get(w);
-      if (meaning !== undefined) claims.add(meaning);
+    const found: number[] = [];
+    let meanings = 0;
+    for (const id of u.ids) {
+      const meaning = this.meaningOf(id);
+      const w = this.table.word(id);
+      if (meaning >= 0) found.push(-1 - meaning);
       // (a contraction, "i'll", "it's", is a function word however long)
-      else if (w.includes("'")) continue;
-      else if (kindOfWord(w) === CONTENT) claims.add(w);
+      else if (kindOfWord(w) === CONTENT && !w.includes("'")) found.push(id);
     }
-    return (u.claims = claims);
+    const sorted = Int32Array.from(found).sort();
+    let n = 0;
+    for (let k = 0; k < sorted.length; k++) {
+      if (k > 0 && sorted[k] === sorted[k - 1]) continue;
+      if (sorted[k] < 0) meanings++;
+      sorted[n++] = sorted[k];
+    }
+    u.claimMeanings = meanings;
+    return (u.claims = sorted.slice(0, n));
   }
 
   private wordsOfUnit(u: Unit): string[] {
@@ -803,7 +853,7 @@ class NearDuplicateDetector implements Detector {
   private restartWordTable(): void {
     const live: number[][] = [];
     for (const kinds of this.recent.values()) {
-      for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) live.push(u.ids);
+      for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) { live.push(u.ids); u.claims = undefined; u.claimMask = undefined; }
     }
     this.table.restart(live);
     this.tableWords = Math.min(MAX_TABLE_WORDS, 2 * this.tableWords);
