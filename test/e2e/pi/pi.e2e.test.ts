@@ -1,0 +1,136 @@
+/**
+ * Loop Sentinel's pi extension in the real pi 0.73.1 (from npm, offline, RPC mode, against the
+ * scripted fake model), installed with `pi install` of this package's root: a reasoning loop cut
+ * mid-stream and the model resumed with guidance, not the loop; identical calls warned, refused
+ * with the reason and the run ended; a failing command retried and re-reads caught; productive
+ * look-alikes (tests re-run after edits, polling whose output changes, paging) untouched;
+ * warn-only sends nothing; `/loop-sentinel` answers. What was delivered is read from the requests
+ * the fake model received.
+ * Run: `npm run test:e2e:pi`.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import { LOOP_SENTINEL, runPi, type RunResult } from "./harness";
+import { messageText, type RequestRecord } from "./fakeModel";
+import { FAILING_COMMAND, IDENTICAL_CALLS, LOOKALIKES, LOOP_COPIES, LOOP_PARAGRAPH, REASONING_LOOP, REREADS } from "./scenarios";
+
+/** The guidance texts the engine writes (guidance.ts): a warning, a refusal, a cut, a stop. */
+const WARNING = /^Loop Sentinel: /;
+const REFUSAL = /Loop Sentinel refused this call/;
+const CUT = /Loop Sentinel stopped your last response/;
+const STOP = /Loop Sentinel stopped the task/;
+
+/** The texts the model received after its last turn (Chat Completions roles: "tool" results, "user" messages). */
+function tailTexts(r: RequestRecord): { role: string; text: string }[] {
+  return r.tail.map((m) => ({ role: String(m.role), text: messageText(m) }));
+}
+function firstWith(res: RunResult, re: RegExp, role?: string): number | undefined {
+  return res.model.requests.find((q) => tailTexts(q).some((t) => re.test(t.text) && (role === undefined || t.role === role)))?.n;
+}
+function describeRun(res: RunResult): string {
+  const lines = res.model.requests.map((q) => `  #${q.n}${q.clientGone ? ` (cut after ${q.streamedChars} of ${q.totalChars} chars)` : ""}: ${tailTexts(q).map((t) => `${t.role}: ${t.text.slice(0, 90).replace(/\n/g, " ")}`).join(" | ")}`);
+  return `${res.model.requests.length} requests in ${(res.ms / 1000).toFixed(1)} s, exit ${res.code}, run folder ${res.dir}\n${lines.join("\n")}`;
+}
+
+describe("pi 0.73.1 with Loop Sentinel's extension (pi install of the package root)", function () {
+  this.timeout(300_000);
+
+  before(() => {
+    assert.ok(fs.existsSync(`${LOOP_SENTINEL.packageDir}/dist/pi-extension.js`), "dist/pi-extension.js is built (npm run build)");
+  });
+
+  it("a reasoning loop is cut mid-stream; the next request carries the guidance and not the loop", async () => {
+    const res = await runPi(LOOP_SENTINEL, "reasoning-loop", REASONING_LOOP.steps);
+    const info = describeRun(res);
+    console.log(`      ${info}`);
+    const [first, second] = res.model.requests;
+    assert.ok(first?.clientGone, `pi closed the looping stream: ${info}`);
+    assert.ok(first.streamedChars < first.totalChars / 2, `cut well before the end (${first.streamedChars} of ${first.totalChars}): ${info}`);
+    assert.ok(second, `the model was asked again after the cut: ${info}`);
+    assert.ok(tailTexts(second).some((t) => t.role === "user" && CUT.test(t.text)), `the guidance is the next request's last message: ${info}`);
+    const sent = JSON.stringify(second.body.messages);
+    assert.ok(!sent.includes(LOOP_PARAGRAPH.trim().slice(0, 60)), `the looping thinking is not in the next request: ${info}`);
+    // The session keeps the cut response's marker, not the loop.
+    const session = fs.readFileSync(res.session, "utf8");
+    assert.ok(session.includes("[Loop Sentinel cut this response"), `the session holds the marker: ${res.session}`);
+    assert.ok(session.split(LOOP_PARAGRAPH.trim().slice(0, 60)).length - 1 < 2, `the session does not hold the loop (${LOOP_COPIES} copies streamed): ${res.session}`);
+    // The run went on: the script's next step (a read) was served and answered.
+    assert.ok(res.model.requests.length >= 3, `the model went on after the guidance: ${info}`);
+  });
+
+  it("identical calls: a warning the model reads, then the call refused with the reason, then the run ended", async () => {
+    const res = await runPi(LOOP_SENTINEL, "identical-calls", IDENTICAL_CALLS.steps);
+    const info = describeRun(res);
+    console.log(`      ${info}`);
+    const warned = firstWith(res, WARNING, "user");
+    const refused = firstWith(res, REFUSAL, "tool");
+    assert.ok(warned !== undefined, `a warning reached the model as a message: ${info}`);
+    assert.ok(refused !== undefined && warned < refused, `then a refusal as the call's result: ${info}`);
+    // The stop ends the run: pi does not ask the model again, and the script (12 calls) is cut short.
+    assert.ok(res.model.requests.length < IDENTICAL_CALLS.steps.length, `the run ended before the script did: ${info}`);
+    const last = res.model.requests[res.model.requests.length - 1];
+    assert.ok(last.step.call !== undefined, `the last request's call was the one the stop refused: ${info}`);
+    const stopNote = res.out.find((l) => l.type === "message_end" && STOP.test(JSON.stringify(l)));
+    assert.ok(stopNote, `the stop's reason is left in the session: ${info}`);
+    assert.ok(res.report.some((l) => l.type === "intervention" && l.action === "stop"), `the report says it stopped: ${info}`);
+  });
+
+  for (const sc of [FAILING_COMMAND, REREADS]) {
+    it(`${sc.name}: caught, and the guidance reached the model`, async () => {
+      const res = await runPi(LOOP_SENTINEL, sc.name, sc.steps, { files: sc.files });
+      const info = describeRun(res);
+      console.log(`      ${info}`);
+      const guided = firstWith(res, /Loop Sentinel/);
+      assert.ok(guided !== undefined, `Loop Sentinel's guidance reached the model: ${info}`);
+      assert.ok(res.model.requests.length < sc.steps.length, `the loop was ended before the script did: ${info}`);
+    });
+  }
+
+  for (const sc of LOOKALIKES) {
+    it(`${sc.name} (productive) is untouched`, async () => {
+      const res = await runPi(LOOP_SENTINEL, sc.name, sc.steps, { files: sc.files });
+      const info = describeRun(res);
+      console.log(`      ${info}`);
+      assert.equal(firstWith(res, /Loop Sentinel/), undefined, `nothing from Loop Sentinel reached the model: ${info}`);
+      assert.equal(res.model.requests.length, sc.steps.length, `every step ran: ${info}`);
+      assert.ok(res.model.requests.every((q) => !q.clientGone), `no response was cut: ${info}`);
+      assert.deepEqual(res.report.filter((l) => l.type === "intervention"), [], `no intervention: ${info}`);
+    });
+  }
+
+  it("warn-only: the user is told, nothing reaches the model, nothing is refused or cut", async () => {
+    const res = await runPi(LOOP_SENTINEL, "warn-only", IDENTICAL_CALLS.steps.slice(0, 8), { settings: { "loopSentinel.mode": "warnOnly" } });
+    const info = describeRun(res);
+    console.log(`      ${info}`);
+    assert.equal(firstWith(res, /Loop Sentinel/), undefined, `nothing sent to the model: ${info}`);
+    assert.equal(res.model.requests.length, 9, `every call ran (8 calls, then the final answer): ${info}`);
+    const told = res.out.filter((l) => l.type === "extension_ui_request" && l.method === "notify" && /warn-only/.test(String(l.message)));
+    assert.ok(told.length > 0, `the user was told (notify): ${info}`);
+  });
+
+  it("/loop-sentinel off lets a loop run, on acts on the next one, status says so", async () => {
+    const ls = IDENTICAL_CALLS.steps[0];
+    const steps = [...Array(6).fill(ls), { text: "Listed it six times." }, ...Array(8).fill(ls)];
+    const res = await runPi(LOOP_SENTINEL, "command", steps, {
+      prompt: "/loop-sentinel off",
+      after: [
+        { type: "prompt", message: "List the folder until I say stop." },
+        { type: "prompt", message: "/loop-sentinel status" },
+        { type: "prompt", message: "/loop-sentinel on" },
+        { type: "prompt", message: "List it again." },
+      ],
+    });
+    const info = describeRun(res);
+    console.log(`      ${info}`);
+    const offRun = res.model.requests.slice(0, 7);
+    assert.ok(offRun.every((q) => !tailTexts(q).some((t) => /Loop Sentinel/.test(t.text))), `off: nothing reached the model: ${info}`);
+    assert.equal(offRun[6]?.step.text, "Listed it six times.", `off: all six calls ran: ${info}`);
+    const onRun = res.model.requests.slice(7);
+    assert.ok(onRun.some((q) => tailTexts(q).some((t) => REFUSAL.test(t.text))), `on: the next loop was refused: ${info}`);
+    const notes = res.out.filter((l) => l.type === "extension_ui_request" && l.method === "notify").map((l) => String(l.message));
+    const status = notes.filter((m) => /this session:/.test(m));
+    assert.ok(/^Loop Sentinel: off/.test(status[1] ?? ""), `/loop-sentinel status says it is off: ${JSON.stringify(notes)}`);
+    assert.ok(/^Loop Sentinel: on/.test(status[2] ?? ""), `/loop-sentinel on says it is on: ${JSON.stringify(notes)}`);
+  });
+
+});
