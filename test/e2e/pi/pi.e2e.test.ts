@@ -10,9 +10,11 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
-import { LOOP_SENTINEL, runPi, type RunResult } from "./harness";
+import * as path from "node:path";
+import { LOOP_SENTINEL, NO_GUARD, runPi, RUNS_ROOT, type RunResult } from "./harness";
 import { messageText, type RequestRecord } from "./fakeModel";
-import { FAILING_COMMAND, IDENTICAL_CALLS, LOOKALIKES, LOOP_COPIES, LOOP_PARAGRAPH, REASONING_LOOP, REREADS } from "./scenarios";
+import { FAILING_COMMAND, IDENTICAL_CALLS, LOOKALIKES, LOOP_COPIES, LOOP_PARAGRAPH, LOOPS, REASONING_LOOP, REREADS, type Scenario } from "./scenarios";
+import { judge, peerGuards, table, type Cell } from "./sideBySide";
 
 /** The guidance texts the engine writes (guidance.ts): a warning, a refusal, a cut, a stop. */
 const WARNING = /^Loop Sentinel: /;
@@ -32,15 +34,39 @@ function describeRun(res: RunResult): string {
   return `${res.model.requests.length} requests in ${(res.ms / 1000).toFixed(1)} s, exit ${res.code}, run folder ${res.dir}\n${lines.join("\n")}`;
 }
 
+/** Other pi loop guards to run the same sessions with (`PI_PEER_GUARDS=name=folder,...`), beside bare pi. */
+const PEERS = peerGuards();
+const cells: Cell[] = [];
+
+/**
+ * Runs one scripted session with Loop Sentinel, and for the side-by-side table also with bare pi
+ * and each peer guard; the table's cells are judged from what the model received in each.
+ */
+async function sideBySide(sc: Scenario): Promise<RunResult> {
+  const bare = await runPi(NO_GUARD, sc.name, sc.steps, { files: sc.files });
+  cells.push(judge(NO_GUARD, sc, bare, bare));
+  const ours = await runPi(LOOP_SENTINEL, sc.name, sc.steps, { files: sc.files });
+  cells.push(judge(LOOP_SENTINEL, sc, ours, bare));
+  for (const peer of PEERS) cells.push(judge(peer, sc, await runPi(peer, sc.name, sc.steps, { files: sc.files }), bare));
+  return ours;
+}
+
 describe("pi 0.73.1 with Loop Sentinel's extension (pi install of the package root)", function () {
   this.timeout(300_000);
+
+  after(() => {
+    if (cells.length === 0) return;
+    const text = table(cells, [NO_GUARD, LOOP_SENTINEL, ...PEERS], [...LOOPS, ...LOOKALIKES].filter((sc) => cells.some((c) => c.scenario === sc.name)));
+    fs.writeFileSync(path.join(RUNS_ROOT, "side-by-side.md"), text + "\n");
+    console.log(`\n  Side by side (also in ${path.join(RUNS_ROOT, "side-by-side.md")}):\n${text}\n`);
+  });
 
   before(() => {
     assert.ok(fs.existsSync(`${LOOP_SENTINEL.packageDir}/dist/pi-extension.js`), "dist/pi-extension.js is built (npm run build)");
   });
 
   it("a reasoning loop is cut mid-stream; the next request carries the guidance and not the loop", async () => {
-    const res = await runPi(LOOP_SENTINEL, "reasoning-loop", REASONING_LOOP.steps);
+    const res = await sideBySide(REASONING_LOOP);
     const info = describeRun(res);
     console.log(`      ${info}`);
     const [first, second] = res.model.requests;
@@ -59,7 +85,7 @@ describe("pi 0.73.1 with Loop Sentinel's extension (pi install of the package ro
   });
 
   it("identical calls: a warning the model reads, then the call refused with the reason, then the run ended", async () => {
-    const res = await runPi(LOOP_SENTINEL, "identical-calls", IDENTICAL_CALLS.steps);
+    const res = await sideBySide(IDENTICAL_CALLS);
     const info = describeRun(res);
     console.log(`      ${info}`);
     const warned = firstWith(res, WARNING, "user");
@@ -77,7 +103,7 @@ describe("pi 0.73.1 with Loop Sentinel's extension (pi install of the package ro
 
   for (const sc of [FAILING_COMMAND, REREADS]) {
     it(`${sc.name}: caught, and the guidance reached the model`, async () => {
-      const res = await runPi(LOOP_SENTINEL, sc.name, sc.steps, { files: sc.files });
+      const res = await sideBySide(sc);
       const info = describeRun(res);
       console.log(`      ${info}`);
       const guided = firstWith(res, /Loop Sentinel/);
@@ -88,7 +114,7 @@ describe("pi 0.73.1 with Loop Sentinel's extension (pi install of the package ro
 
   for (const sc of LOOKALIKES) {
     it(`${sc.name} (productive) is untouched`, async () => {
-      const res = await runPi(LOOP_SENTINEL, sc.name, sc.steps, { files: sc.files });
+      const res = await sideBySide(sc);
       const info = describeRun(res);
       console.log(`      ${info}`);
       assert.equal(firstWith(res, /Loop Sentinel/), undefined, `nothing from Loop Sentinel reached the model: ${info}`);
@@ -133,4 +159,16 @@ describe("pi 0.73.1 with Loop Sentinel's extension (pi install of the package ro
     assert.ok(/^Loop Sentinel: on/.test(status[2] ?? ""), `/loop-sentinel on says it is on: ${JSON.stringify(notes)}`);
   });
 
+
+  it("side by side: every loop caught by Loop Sentinel, no false alarm, each judged against bare pi", () => {
+    const ours = cells.filter((c) => c.guard === LOOP_SENTINEL.name);
+    const bare = cells.filter((c) => c.guard === NO_GUARD.name);
+    assert.equal(ours.length, LOOPS.length + LOOKALIKES.length, "every session ran");
+    for (const c of ours) {
+      if (c.loop) assert.ok(c.actedAt !== undefined && c.charsAfterOnset < bare.find((b) => b.scenario === c.scenario)!.charsAfterOnset, `${c.scenario}: caught, with less streamed than bare pi: ${JSON.stringify(c)}`);
+      else assert.equal(c.actedAt, undefined, `${c.scenario}: no false alarm: ${JSON.stringify(c)}`);
+    }
+    // Bare pi against itself: the judge finds nothing where nothing acted.
+    assert.ok(bare.every((c) => c.actedAt === undefined), `bare pi judged untouched: ${JSON.stringify(bare)}`);
+  });
 });
