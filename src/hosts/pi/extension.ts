@@ -13,6 +13,8 @@
  * "warnOnly"}`, `{"loopSentinel": {...}}` or the keys bare), read again when it changes.
  * Report: JSON lines of what it did (`$LOOP_SENTINEL_PI_REPORT`, else
  * `$XDG_STATE_HOME/loop-sentinel/pi.jsonl`), readable by the user only.
+ * `LOOP_SENTINEL_PI_TRACE=FILE` appends every event pi sent it (JSON lines, streamed pieces cut to
+ * their type and delta): the recordings the unit tests replay (test/fixtures/pi-extension/).
  */
 import { JsonLinesFile, SettingsFile, settingsFilePath } from "../opencode/settingsFile";
 import { PiGuard, type PiActions, type PiOverride } from "./guard";
@@ -36,6 +38,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export default function loopSentinel(pi: PiExtensionApi): void {
   const report = new JsonLinesFile(piReportFilePath(), (m) => console.error(`[loop-sentinel] ${m}`));
+  const trace = process.env.LOOP_SENTINEL_PI_TRACE ? new JsonLinesFile(process.env.LOOP_SENTINEL_PI_TRACE) : undefined;
   const settings = new SettingsFile(settingsFilePath());
   /** The context of the latest event: the actions act on the session it belongs to. */
   let ctx: PiContext | undefined;
@@ -75,10 +78,14 @@ export default function loopSentinel(pi: PiExtensionApi): void {
     report: (r) => report.append(r),
     now: () => Date.now(),
   });
-  process.once("exit", () => report.flush());
+  process.once("exit", () => { report.flush(); trace?.flush(); });
 
   // Each handler notes the context first: the actions need the running session's.
-  const on = <E>(event: string, handle: (e: E) => unknown) => pi.on<E>(event, (e, c) => { ctx = c; return handle(e); });
+  const on = <E>(event: string, handle: (e: E) => unknown) => pi.on<E>(event, (e, c) => {
+    ctx = c;
+    if (trace) trace.append({ at: Date.now(), event, data: traced(event, e) }, { soon: true });
+    return handle(e);
+  });
   on<{ reason?: unknown }>("session_start", () => {
     report.append({ type: "loaded", pid: process.pid, cwd: ctx?.cwd ?? "", settings: settings.file, at: Date.now() });
     actions.status(undefined);
@@ -92,7 +99,7 @@ export default function loopSentinel(pi: PiExtensionApi): void {
   });
   on<PiToolCallEvent>("tool_call", (e) => guard.toolCall(e));
   on<PiToolResultEvent>("tool_result", (e) => { guard.toolResult(e); });
-  on("session_shutdown", () => { report.flush(); });
+  on("session_shutdown", () => { report.flush(); trace?.flush(); });
 
   pi.registerCommand("loop-sentinel", {
     description: "Loop Sentinel: status, on, off, warn-only, reset",
@@ -118,4 +125,16 @@ export default function loopSentinel(pi: PiExtensionApi): void {
       if (c.hasUI) c.ui.notify(guard.statusReport(settings.file), "info");
     },
   });
+}
+
+/**
+ * What the trace keeps of an event: a streamed piece without the whole message so far it carries,
+ * a prompt without the system prompt (it names the user's folders).
+ */
+function traced(event: string, e: unknown): unknown {
+  if (typeof e !== "object" || e === null) return e;
+  if (event === "before_agent_start") return { type: event, prompt: (e as { prompt?: unknown }).prompt };
+  if (event !== "message_update") return e;
+  const piece = (e as { assistantMessageEvent?: PiStreamPiece }).assistantMessageEvent;
+  return { assistantMessageEvent: piece && { type: piece.type, delta: piece.delta } };
 }

@@ -18,6 +18,7 @@ export const REPO = path.resolve(__dirname, "../../../..");
 export const PI_VERSION = "0.73.1";
 const PI_ROOT = path.join(REPO, ".tmp", "pi-e2e");
 export const RUNS_ROOT = path.join(PI_ROOT, "runs");
+const FIXTURES = path.join(REPO, "test", "fixtures", "pi-extension");
 
 /** Installs pi once (about 15 s here); later runs reuse it. */
 export function ensurePi(): string {
@@ -106,7 +107,7 @@ export async function runPi(guard: Guard, name: string, steps: Step[], o: RunOpt
   const env: NodeJS.ProcessEnv = {
     ...process.env, HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_SKIP_VERSION_CHECK: "1", PI_OFFLINE: "1", NO_COLOR: "1",
     XDG_CONFIG_HOME: path.join(home, ".config"), XDG_STATE_HOME: path.join(home, ".local", "state"),
-    LOOP_SENTINEL_PI_REPORT: path.join(dir, "loop-sentinel-report.jsonl"),
+    LOOP_SENTINEL_PI_REPORT: path.join(dir, "loop-sentinel-report.jsonl"), LOOP_SENTINEL_PI_TRACE: path.join(dir, "loop-sentinel-trace.jsonl"),
   };
   if (o.settings) {
     env.LOOP_SENTINEL_CONFIG = path.join(dir, "loop-sentinel-settings.json");
@@ -152,6 +153,11 @@ export async function runPi(guard: Guard, name: string, steps: Step[], o: RunOpt
   const session = findFiles(path.join(agentDir, "sessions"), /\.jsonl$/)[0] ?? "";
   fs.writeFileSync(path.join(dir, "rpc-out.jsonl"), out.map((l) => JSON.stringify(l)).join("\n") + "\n");
   fs.writeFileSync(path.join(dir, "stderr.txt"), stderr);
+  // `RECORD_PI_FIXTURES=1`: what pi sent Loop Sentinel's extension becomes a fixture the unit tests replay.
+  if (process.env.RECORD_PI_FIXTURES === "1" && guard === LOOP_SENTINEL && fs.existsSync(env.LOOP_SENTINEL_PI_TRACE!)) {
+    fs.mkdirSync(FIXTURES, { recursive: true });
+    fs.copyFileSync(env.LOOP_SENTINEL_PI_TRACE!, path.join(FIXTURES, `${name}.jsonl`));
+  }
   fs.writeFileSync(path.join(dir, "requests.json"), JSON.stringify(model.requests.map((r) => ({ ...r, body: { messages: r.body.messages } })), null, 1));
   return { model, out, stderr, code, dir, ws, report, session, ms };
 }
