@@ -122,6 +122,29 @@ describe("pi extension: the guard on what the real pi sent it", () => {
     assert.ok(d.notified.some((n) => /warn-only/.test(n)));
   });
 
+  it("a loop seen only as a response ends (the same answer again): it is marked aborted in place, kept out of the next request, and the guidance resumes", async () => {
+    const done: Done = { steered: [], resumed: [], notes: [], notified: [], aborts: 0, records: [], calls: [], replaced: [] };
+    const guard = new PiGuard({ actions: fakeActions(done), settings: () => ({ engine: defaultConfig(), warnings: [] }), report: (r) => done.records.push(r), now: () => 0 });
+    guard.prompt("Fix the bug in total.js.");
+    const text = "I need to look at total.js again and work out why the sum is wrong before I change anything in it.";
+    const answer = (): PiMessage | undefined => {
+      guard.messageStart({ role: "assistant", content: [] });
+      for (let i = 0; i < text.length; i += 9) guard.messageUpdate({ type: "text_delta", delta: text.slice(i, i + 9) });
+      return guard.messageEnd({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop" });
+    };
+    assert.equal(answer(), undefined);
+    assert.equal(done.aborts, 0);
+    // The second answer says the same: only its end shows it (stagnation judges whole responses).
+    const replaced = answer();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(actions(done), ["abort"]);
+    assert.equal(replaced?.stopReason, "aborted");
+    assert.match(JSON.stringify(replaced?.content), /\[Loop Sentinel cut this response/);
+    assert.equal(done.aborts, 1);
+    assert.equal(done.resumed.length, 1);
+    assert.match(done.resumed[0], /^Loop Sentinel stopped your last response/);
+  });
+
   it("bad input never throws into pi; a failing engine lets the call through and says why", async () => {
     const records: PiRecord[] = [];
     const done: Done = { steered: [], resumed: [], notes: [], notified: [], aborts: 0, records, calls: [], replaced: [] };

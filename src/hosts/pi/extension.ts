@@ -51,11 +51,16 @@ export default function loopSentinel(pi: PiExtensionApi): void {
       if (!c) return false;
       // pi 0.73.1's ctx.abort() gives the promise of its session's abort (idle once settled); an
       // older or newer one may not: pi's own idle flag decides either way.
-      try { await Promise.resolve(c.abort()); } catch { /* polled below */ }
-      const deadline = Date.now() + IDLE_WAIT_MS;
-      while (!c.isIdle()) {
-        if (Date.now() > deadline) return false;
-        await sleep(IDLE_POLL_MS);
+      try {
+        await Promise.resolve(c.abort());
+        const deadline = Date.now() + IDLE_WAIT_MS;
+        while (!c.isIdle()) {
+          if (Date.now() > deadline) return false;
+          await sleep(IDLE_POLL_MS);
+        }
+      } catch {
+        // The session is gone: print mode ends pi with the aborted run, and its ctx then throws.
+        return false;
       }
       // Let the prompt that ran finish its own bookkeeping before a new turn starts.
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -88,7 +93,7 @@ export default function loopSentinel(pi: PiExtensionApi): void {
   });
   on<{ reason?: unknown }>("session_start", () => {
     report.append({ type: "loaded", pid: process.pid, cwd: ctx?.cwd ?? "", settings: settings.file, at: Date.now() });
-    actions.status(undefined);
+    guard.showState();
   });
   on<{ prompt?: unknown }>("before_agent_start", (e) => { guard.prompt(e?.prompt); });
   on<{ message?: PiMessage }>("message_start", (e) => { guard.messageStart(e?.message); });

@@ -125,9 +125,16 @@ export class PiGuard {
   messageEnd(message: PiMessage | undefined): PiMessage | undefined {
     return this.guarded("message_end", () => {
       if (message?.role !== "assistant") return undefined;
+      const cutBefore = this.cutting;
       this.push(this.translator.messageEnd(message, this.deps.now()), "stream");
       const held = this.held;
       this.held = [];
+      // A loop seen only as the response ended (its last line, the whole response): the response
+      // is whole, so it is marked aborted in place, which keeps it out of the next request and
+      // makes pi end the run here instead of running its calls; the guidance then resumes it.
+      if (this.cutting && !cutBefore && message.stopReason !== "aborted") {
+        return { ...message, content: [{ type: "text", text: cutMarker(this.cutting.summary) }], stopReason: "aborted" };
+      }
       const aborted = message.stopReason === "aborted" || message.stopReason === "error";
       if (held.length > 0) {
         const calls = Array.isArray(message.content) && message.content.some((b) => (b as { type?: unknown })?.type === "toolCall");
@@ -259,7 +266,7 @@ export class PiGuard {
     this.cutting = { summary: iv.summary };
     const a = this.deps.actions;
     a.abortAndWait().then((idle) => {
-      if (!idle) { this.outcome(iv.action, false, "pi did not become idle after the abort: nothing sent"); return; }
+      if (!idle) { this.outcome(iv.action, false, "the run was cut, but pi did not come back idle (print mode ends with the run): nothing more sent"); return; }
       if (then === "resume") {
         a.resume(iv.message);
         this.outcome(iv.action, true, "cut the response; the guidance starts the next turn");
@@ -301,7 +308,8 @@ export class PiGuard {
     this.showState();
   }
 
-  private showState(): void {
+  /** Puts the state (on, off, warn-only) in pi's footer. */
+  showState(): void {
     this.deps.actions.status(`loop-sentinel: ${stateWords(this.config)}`);
   }
 

@@ -84,6 +84,23 @@ describe("pi 0.73.1 with Loop Sentinel's extension (pi install of the package ro
     assert.ok(res.model.requests.length >= 3, `the model went on after the guidance: ${info}`);
   });
 
+  it("the same answer after each \"continue\": the repeat is cut once whole, kept out of the next request, and the model resumed with guidance", async () => {
+    const same = { text: "I need to look at calc.js again and work out why the sum is wrong before I change anything in it." };
+    const res = await runPi(LOOP_SENTINEL, "nudged-same-answer", [same, same, same, same, { text: "add() subtracts; it should return a + b." }], {
+      prompt: "Why does the test fail?",
+      after: [{ type: "prompt", message: "continue" }, { type: "prompt", message: "continue" }],
+    });
+    const info = describeRun(res);
+    console.log(`      ${info}`);
+    const guided = res.model.requests.find((q) => tailTexts(q).some((t) => t.role === "user" && CUT.test(t.text)));
+    assert.ok(guided, `the guidance reached the model: ${info}`);
+    // pi leaves a response marked aborted out of its requests: the repeated answer is there once, not twice.
+    const copies = (guided.body.messages as Record<string, unknown>[]).filter((m) => m.role === "assistant" && messageText(m).includes(same.text)).length;
+    assert.equal(copies, 1, `the repeated answer is kept out of the request that carries the guidance: ${info}`);
+    const session = fs.readFileSync(res.session, "utf8");
+    assert.ok(session.includes("[Loop Sentinel cut this response"), `the session holds the marker in its place: ${res.session}`);
+  });
+
   it("identical calls: a warning the model reads, then the call refused with the reason, then the run ended", async () => {
     const res = await sideBySide(IDENTICAL_CALLS);
     const info = describeRun(res);
