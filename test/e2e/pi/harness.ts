@@ -163,7 +163,7 @@ export async function runPi(guard: Guard, name: string, steps: Step[], o: RunOpt
 }
 
 /** How long pi must stay idle, after a run ended, before the session counts as over. */
-const QUIET_MS = 1200;
+const QUIET_MS = 800;
 const RUN_DEADLINE_MS = 180_000;
 
 /**
