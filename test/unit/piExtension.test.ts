@@ -94,6 +94,15 @@ describe("pi extension: the guard on what the real pi sent it", () => {
     assert.match(d.resumed[0], /^Loop Sentinel stopped your last response/);
   });
 
+  it("the same answer after each \"continue\": cut whole at the 2nd answer's end (marked aborted), stopped at the 3rd", async () => {
+    const d = await replay("nudged-same-answer");
+    assert.deepEqual(actions(d), ["abort", "stop"]);
+    assert.equal(d.replaced.length, 2);
+    assert.ok(d.replaced.every((m) => m.stopReason === "aborted" && /Loop Sentinel cut this response/.test(JSON.stringify(m.content))));
+    assert.equal(d.resumed.length, 1);
+    assert.equal(d.notes.length, 1);
+  });
+
   it("a failing command retried: warned, refused, then stopped", async () => {
     const d = await replay("failing-command");
     assert.deepEqual(actions(d), ["warn", "block", "stop"]);

@@ -45,6 +45,8 @@ export interface RunOptions {
   prompt?: string;
   /** Extra files in the workspace. */
   files?: Record<string, string>;
+  /** Keep no fixture of this run under `RECORD_PI_FIXTURES=1` (its commands are not in the trace, so a replay would mislead). */
+  noFixture?: boolean;
 }
 
 export interface RunResult {
@@ -154,7 +156,7 @@ export async function runPi(guard: Guard, name: string, steps: Step[], o: RunOpt
   fs.writeFileSync(path.join(dir, "rpc-out.jsonl"), out.map((l) => JSON.stringify(l)).join("\n") + "\n");
   fs.writeFileSync(path.join(dir, "stderr.txt"), stderr);
   // `RECORD_PI_FIXTURES=1`: what pi sent Loop Sentinel's extension becomes a fixture the unit tests replay.
-  if (process.env.RECORD_PI_FIXTURES === "1" && guard === LOOP_SENTINEL && fs.existsSync(env.LOOP_SENTINEL_PI_TRACE!)) {
+  if (process.env.RECORD_PI_FIXTURES === "1" && guard === LOOP_SENTINEL && !o.noFixture && fs.existsSync(env.LOOP_SENTINEL_PI_TRACE!)) {
     fs.mkdirSync(FIXTURES, { recursive: true });
     fs.copyFileSync(env.LOOP_SENTINEL_PI_TRACE!, path.join(FIXTURES, `${name}.jsonl`));
   }

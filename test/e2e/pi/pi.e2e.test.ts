@@ -155,6 +155,7 @@ describe("pi 0.73.1 with Loop Sentinel's extension (pi install of the package ro
     const ls = IDENTICAL_CALLS.steps[0];
     const steps = [...Array(6).fill(ls), { text: "Listed it six times." }, ...Array(8).fill(ls)];
     const res = await runPi(LOOP_SENTINEL, "command", steps, {
+      noFixture: true,
       prompt: "/loop-sentinel off",
       after: [
         { type: "prompt", message: "List the folder until I say stop." },
