@@ -1,4 +1,4 @@
-// Bundles the extension, the CLI, the OpenCode plugin and the benchmark with esbuild (one file each, no runtime deps to ship).
+// Bundles the extension, the CLI, the OpenCode plugin, the pi extension and the benchmark with esbuild (one file each, no runtime deps to ship).
 import * as esbuild from "esbuild";
 import * as fs from "node:fs";
 
@@ -18,6 +18,10 @@ const entries = [
   { entryPoints: ["src/hosts/hookAgents/hookMain.ts"], outfile: "dist/agent-hook.js", sourcemap: false },
   // Its engine, loaded only when no running Loop Sentinel answers (the hook decides alone).
   { entryPoints: ["src/hosts/hookAgents/headlessEntry.ts"], outfile: "dist/agent-hook-engine.js", sourcemap: false, minify: true },
+  // The pi extension (this package's `pi` manifest names it): pi loads it through jiti, which wants
+  // the factory as the module itself (it does not unwrap a CommonJS `exports.default`). Not in the
+  // VSIX (.vscodeignore lists what ships).
+  { entryPoints: ["src/hosts/pi/extension.ts"], outfile: "dist/pi-extension.js", sourcemap: false, banner: { js: `// loop-sentinel pi extension ${version}` }, footer: { js: "module.exports = module.exports.default;" } },
   // Run by VS Code once Loop Sentinel is uninstalled (package.json "vscode:uninstall"): removes the
   // Kilo / opencode plugin and that hook.
   { entryPoints: ["src/extension/uninstall.ts"], outfile: "dist/uninstall.js", sourcemap: false },

@@ -35,7 +35,10 @@ const readme = extensionReadme(root);
 fs.writeFileSync(path.join(stage, "README.md"), readme.text);
 fs.copyFileSync(path.join(root, USER_CHANGELOG), path.join(stage, "CHANGELOG.md"));
 // Of the scripts only the uninstall hook ships: it takes the Kilo / opencode plugin and the Cline hook out again.
-const staged = { ...pkg, scripts: { "vscode:uninstall": pkg.scripts["vscode:uninstall"] }, devDependencies: {} };
+// The pi manifest names dist/pi-extension.js, which the VSIX does not carry (pi loads it from this
+// package or its npm tarball): it stays out, with its gallery keyword.
+const { pi: _piManifest, ...vscodePkg } = pkg;
+const staged = { ...vscodePkg, keywords: pkg.keywords.filter((k) => k !== "pi-package"), scripts: { "vscode:uninstall": pkg.scripts["vscode:uninstall"] }, devDependencies: {} };
 fs.writeFileSync(path.join(stage, "package.json"), JSON.stringify(staged, null, 2));
 fs.copyFileSync(path.join(root, ".vscodeignore"), path.join(stage, ".vscodeignore"));
 
