@@ -6,6 +6,7 @@
  * request and the cut thinking does not; a second loop stops the session; a productive stream
  * passes byte for byte; an unreachable upstream, a missing token and what is not a model request.
  */
+import { PLUGIN_HEADER, isLoopbackUrl } from "../../src/hosts/streamGuard/pluginHeader";
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -450,6 +451,37 @@ describe("stream guard: the proxy", function () {
       const ivs = records.filter((x) => x.type === "intervention");
       assert.ok(ivs.length > 0 && ivs.every((x) => x.type === "intervention" && x.leftToHook === true), "reported, left to the hook");
     } finally { await guard.close(); await up.stop(); }
+  });
+
+  it("leaves a session Loop Sentinel's opencode/Kilo plugin guards to the plugin: the loop streams through uncut, nothing added, the plugin's header not forwarded", async () => {
+    const r = await rig({ decide: () => "loop" });
+    try {
+      const first = firstRequest("chat");
+      const got = await send(r.base, PATHS.chat, first, { "user-agent": "opencode/1.18.33", [PLUGIN_HEADER]: "ses_plugin1" });
+      assert.equal(got.status, 200);
+      assert.ok(copies(got.text) >= 19, `the whole answer passed: ${copies(got.text)} copies`);
+      assert.ok(!got.text.includes("Loop Sentinel"), "no note");
+      const next = await send(r.base, PATHS.chat, followUp("chat", first, got, "go on"), { [PLUGIN_HEADER]: "ses_plugin1" });
+      assert.equal(next.status, 200);
+      assert.equal(r.up.main()[0].completed, true, "the upstream ran to its end");
+      assert.ok(!JSON.stringify(r.up.requests.map((q) => q.body)).includes(GUIDANCE_MARK), "no guidance added");
+      assert.ok(r.up.requests.every((q) => q.headers[PLUGIN_HEADER] === undefined), "the header stays between the plugin and the guard");
+      assert.deepEqual(r.records.filter((x) => x.type !== "left-to-plugin"), []);
+      assert.equal(r.records.filter((x) => x.type === "left-to-plugin").length, 1, "said once per session");
+      assert.equal(r.guard.stats.leftToPlugin, 2);
+      // The same loop without the header is the guard's to cut.
+      const alone = await send(r.base, PATHS.chat, first, { "user-agent": "opencode/1.18.33" });
+      assert.ok(copies(alone.text) < 6 && r.records.some((x) => x.type === "cut"));
+    } finally { await unrig(r); }
+  });
+
+  it("the plugin asks for that only towards a loopback base URL", () => {
+    assert.equal(isLoopbackUrl("http://127.0.0.1:4100/tok/v1"), true);
+    assert.equal(isLoopbackUrl("http://localhost:11434/v1"), true);
+    assert.equal(isLoopbackUrl("https://api.openai.com/v1"), false);
+    assert.equal(isLoopbackUrl("http://127.0.0.1.example.com/v1"), false);
+    assert.equal(isLoopbackUrl(undefined), false);
+    assert.equal(isLoopbackUrl("not a url"), false);
   });
 
   it("serves an https upstream (a test certificate)", async function () {

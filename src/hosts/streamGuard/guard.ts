@@ -41,12 +41,14 @@ export type GuardRecord =
   | { type: "cut"; session: string; agent: string; action: Intervention["action"]; format: WireFormat; streamedChars: number; msFromFirstByte: number; droppedCall?: string }
   | { type: "guidance"; session: string; agent: string; notes: number }
   | { type: "answered"; session: string; agent: string; format: WireFormat; why: string }
+  | { type: "left-to-plugin"; session: string }
   | { type: "error"; message: string };
 
 interface GuardSession {
   key: string;
   agent: string;
-  engine: LoopSession;
+  /** Its own engine, unless the events go to one elsewhere (GuardDeps.feed). */
+  engine: LoopSession | undefined;
   pending: string[];
   marks: { prefixes: string[]; itemIds: Set<string> };
   /** The reason the session was stopped: its requests are answered with it until the user speaks. */
@@ -80,6 +82,11 @@ export interface GuardDeps {
    * hook's to act on (one finding, one intervention), and the guard acts on the stream alone.
    */
   toolsByHook?: boolean;
+  /**
+   * The engine lives elsewhere (the extension's SessionManager, so the session shows in the status
+   * bar and the panel): each event goes there, and the interventions it caused come back.
+   */
+  feed?: (session: string, agent: string, event: TraceEvent) => Intervention[];
 }
 
 export class StreamGuardCore {
@@ -90,7 +97,7 @@ export class StreamGuardCore {
   private session(key: string, agent: string): GuardSession {
     let s = this.sessions.get(key);
     if (!s) {
-      s = { key, agent, engine: new LoopSession(this.deps.config()), pending: [], marks: { prefixes: [], itemIds: new Set() }, seen: new BoundedMap(MAX_SEEN_IDS) };
+      s = { key, agent, engine: this.deps.feed ? undefined : new LoopSession(this.deps.config()), pending: [], marks: { prefixes: [], itemIds: new Set() }, seen: new BoundedMap(MAX_SEEN_IDS) };
       this.sessions.set(key, s);
       this.deps.report({ type: "session", session: key, agent });
     }
@@ -246,7 +253,7 @@ export class StreamGuardCore {
 
   /** Feeds the engine; returns the interventions the guard acts on (all are reported). */
   private push(s: GuardSession, ev: TraceEvent): Intervention[] {
-    const out = s.engine.push(ev);
+    const out = this.deps.feed ? this.deps.feed(s.key, s.agent, ev) : s.engine!.push(ev);
     if (out.length === 0) return out;
     for (const iv of out) {
       this.deps.report({ type: "intervention", session: s.key, agent: s.agent, event: iv.event, detector: iv.detector, action: iv.action, message: iv.message, key: iv.key, evidence: iv.evidence, ...(this.deps.toolsByHook && TOOL_DETECTORS.has(iv.detector) ? { leftToHook: true } : {}) });
