@@ -21,7 +21,7 @@ export const STREAM_GUARD_SENTENCE = "The agent's requests then pass through a g
 
 export interface StreamGuardSetup extends vscode.Disposable {
   /** Brings the guard in line with the settings; resolves with what changed. */
-  apply(): Promise<GuardReport[]>;
+  apply(want?: GuardAgent[]): Promise<GuardReport[]>;
   host: StreamGuardHost;
 }
 
@@ -47,14 +47,18 @@ export function setupStreamGuard(
     },
   });
   let added = false;
+  /** Each agent's latest change: the settings' own change event may have carried out what a command asked for. */
+  const latest = new Map<GuardAgent, GuardReport>();
 
-  const apply = async (): Promise<GuardReport[]> => {
+  /** `given`: the agents a command just wrote to the settings (their change event may come later). */
+  const apply = async (given?: GuardAgent[]): Promise<GuardReport[]> => {
     const s = settings();
-    const want: GuardAgent[] = s.enabled ? s.agents : [];
+    const want: GuardAgent[] = given ?? (s.enabled ? s.agents : []);
     if (!added && want.length === 0) { setKey(CONTEXT_KEYS.streamGuardOn, false); return []; }
     if (!added) { added = true; manager.addAdapters([host]); }
     let reports: GuardReport[];
     try { reports = await host.apply(want); } catch (err) { log(`stream guard: ${(err as Error).message}`); reports = []; }
+    for (const r of reports) latest.set(r.agent, r);
     setKey(CONTEXT_KEYS.streamGuardOn, host.guarded().length > 0);
     // A file it could not read is the user's to fix: said where they see it.
     const unreadable = reports.filter((r) => r.state === "unreadable");
@@ -90,8 +94,10 @@ export function setupStreamGuard(
         agents = picks?.map((p) => p.agent);
       }
       if (!agents?.length) return [];
+      for (const a of agents) latest.delete(a);
       await writeSettings(true, agents);
-      const reports = await apply();
+      await apply(agents);
+      const reports = agents.map((a) => latest.get(a)).filter((r): r is GuardReport => r !== undefined);
       const on = host.guarded();
       const others = reports.filter((r) => r.state !== "pointed" && r.state !== "unreadable");
       if (on.length) void vscode.window.showInformationMessage(`Loop Sentinel's stream guard is on: ${on.map((g) => GUARD_AGENT_LABELS[g.agent]).join(", ")} now send their requests through it, on to the endpoint set before. Turned off, or when VS Code closes, their settings go back as they were.${others.length ? ` Not guarded: ${others.map((r) => r.detail).join(" ")}` : ""}`);
@@ -99,8 +105,11 @@ export function setupStreamGuard(
       return reports;
     }),
     vscode.commands.registerCommand(COMMANDS.streamGuardOff, async () => {
+      const were = host.guarded().map((g) => g.agent);
+      for (const a of were) latest.delete(a);
       await writeSettings(false);
-      const reports = await apply();
+      await apply([]);
+      const reports = were.map((a) => latest.get(a)).filter((r): r is GuardReport => r !== undefined);
       const back = reports.filter((r) => r.state === "restored");
       vscode.window.setStatusBarMessage(`Loop Sentinel: stream guard off${back.length ? `; ${back.map((r) => GUARD_AGENT_LABELS[r.agent]).join(", ")} back as before` : ""}`, 4000);
       return reports;

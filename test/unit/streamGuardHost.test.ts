@@ -64,7 +64,7 @@ describe("stream guard in the extension: one more host of the SessionManager", f
       assert.equal(guarded.upstream, up.url, "the endpoint set before is the guard's upstream");
       assert.equal(JSON.parse(fs.readFileSync(file, "utf8")).env.ANTHROPIC_BASE_URL, guarded.url);
       assert.equal(host.status().state, "watching");
-      assert.match(host.status().label, /Claude Code/);
+      assert.equal(host.status().label, "Stream guard for Claude Code");
 
       // Claude Code's request, at the base URL its settings now name.
       const first = firstRequest("anthropic");
@@ -83,7 +83,7 @@ describe("stream guard in the extension: one more host of the SessionManager", f
       await send(guarded.url, PATHS.anthropic, followUp("anthropic", first, got, "Please continue"), CLAUDE_SESSION);
       assert.ok(JSON.stringify(up.main()[1].body).includes(GUIDANCE_MARK), "the provider got the guidance");
       await until(() => manager.snapshots()[0].interventions.find((r) => r.action === "abort")?.delivery === "delivered");
-      assert.match(manager.snapshots()[0].interventions.find((r) => r.action === "abort")!.outcome, /added the guidance .* and the provider answered it/);
+      assert.match(manager.snapshots()[0].interventions.find((r) => r.action === "abort")!.outcome, /cut the response mid-stream .* the guidance went with the next request, which the provider answered/);
 
       const [off] = await host.apply([]);
       assert.equal(off.state, "restored", off.detail);

@@ -44,12 +44,20 @@ interface Running { agent: GuardAgent; proxy: StreamGuardProxy; upstream: string
 export function guardOutcome(iv: Pick<Intervention, "action" | "detector">, toolsByHook: boolean): { done: string; waits: boolean } {
   if (toolsByHook && TOOL_DETECTORS.has(iv.detector)) return { done: "left to Loop Sentinel's hook, which acts on this agent's tool calls", waits: false };
   switch (iv.action) {
-    case "warn": return { done: "the stream guard adds this guidance to the session's next request", waits: true };
-    case "block": return { done: "the stream guard ended the response before this call, so the agent never got it; the guidance goes with the next request", waits: true };
-    case "abort": return { done: "the stream guard cut the response mid-stream and ended the provider's request; the guidance goes with the next request", waits: true };
-    case "stop": return { done: "the stream guard cut the response; the session's next request is answered by the guard with the reason, and nothing more goes to the provider until you write again", waits: false };
+    case "warn": return { done: "guidance to be added to the session's next request", waits: true };
+    case "block": return { done: "ended the response before this call, so the agent never got it; the guidance goes with the next request", waits: true };
+    case "abort": return { done: "cut the response mid-stream and ended the provider's request; the guidance goes with the next request", waits: true };
+    case "stop": return { done: "cut the response; the session's next request is answered by the guard with the reason, and nothing more goes to the provider until you write again", waits: false };
   }
 }
+
+/** The outcome once a request carrying the guidance was answered by the provider. */
+const DELIVERED: Record<Intervention["action"], string> = {
+  warn: "added this guidance to the session's next request, which the provider answered",
+  block: "ended the response before this call, so the agent never got it; the guidance went with the next request, which the provider answered",
+  abort: "cut the response mid-stream and ended the provider's request; the guidance went with the next request, which the provider answered",
+  stop: "cut the response; the session's next request is answered by the guard with the reason",
+};
 
 export class StreamGuardHost implements HostAdapter {
   readonly hostId = "stream-guard";
@@ -60,7 +68,7 @@ export class StreamGuardHost implements HostAdapter {
   readonly onEvent = this.eventEmitter.subscribe;
   private readonly running = new Map<GuardAgent, Running>();
   private readonly agentOfSession = new BoundedMap<string, GuardAgent>(256);
-  private readonly waiting = new Map<string, Array<(o: ActionOutcome) => void>>();
+  private readonly waiting = new Map<string, Array<{ resolve: (o: ActionOutcome) => void; delivered: string }>>();
   private waitingCount = 0;
   private current: HostStatus = { hostId: this.hostId, label: this.label, state: "inactive", detail: "off", sessions: 0 };
   private readonly penv: NodeJS.ProcessEnv;
@@ -159,7 +167,7 @@ export class StreamGuardHost implements HostAdapter {
         if (!list) return;
         this.waiting.delete(r.session);
         this.waitingCount -= list.length;
-        for (const resolve of list) resolve({ done: "the stream guard added the guidance to the session's next request, and the provider answered it", ok: true });
+        for (const w of list) w.resolve({ done: w.delivered, ok: true });
         return;
       }
       case "cut": this.o.env.log(`stream guard (${GUARD_AGENT_LABELS[agent]}): cut the ${r.format} answer of ${r.session} after ${r.streamedChars} characters (${r.msFromFirstByte} ms in)${r.droppedCall ? `; ${r.droppedCall}` : ""}`); return;
@@ -172,7 +180,7 @@ export class StreamGuardHost implements HostAdapter {
 
   private refresh(): void {
     const on = [...this.running.values()];
-    const label = on.length ? `Stream guard (${on.map((r) => GUARD_AGENT_LABELS[r.agent]).join(", ")})` : this.label;
+    const label = on.length ? `Stream guard for ${on.map((r) => GUARD_AGENT_LABELS[r.agent]).join(", ").replace(/, ([^,]*)$/, " and $1")}` : this.label;
     const next: HostStatus = on.length
       ? { hostId: this.hostId, label, state: "watching", detail: `their requests pass through a guard on this computer: ${on.map((r) => `${GUARD_AGENT_LABELS[r.agent]} on to ${safeOrigin(r.upstream)}`).join(", ")}`, sessions: this.agentOfSession.size }
       : { hostId: this.hostId, label, state: "inactive", detail: "off: no agent's requests go through it", sessions: this.agentOfSession.size };
@@ -193,7 +201,7 @@ export class StreamGuardHost implements HostAdapter {
     if (this.waitingCount >= MAX_WAITING) return { done, ok: true };
     const delivery = new Promise<ActionOutcome>((resolve) => {
       const list = this.waiting.get(taskId) ?? [];
-      list.push(resolve);
+      list.push({ resolve, delivered: DELIVERED[iv.action] });
       this.waiting.set(taskId, list);
       this.waitingCount++;
     });
@@ -212,7 +220,7 @@ export class StreamGuardHost implements HostAdapter {
     }
     for (const r of this.running.values()) void r.proxy.close().catch(() => undefined);
     this.running.clear();
-    for (const list of this.waiting.values()) for (const resolve of list) resolve({ done: "the stream guard was closed before the guidance went out", ok: false });
+    for (const list of this.waiting.values()) for (const w of list) w.resolve({ done: "the stream guard was closed before the guidance went out", ok: false });
     this.waiting.clear();
     this.statusEmitter.dispose();
     this.eventEmitter.dispose();

@@ -334,7 +334,8 @@ export class StreamGuardProxy {
             write(out);
             const marks = reader.cutMarks();
             this.core.cut(plan, marks);
-            const droppedCall = held.length > 0 || r.hold ? "a tool call still streaming was not sent" : undefined;
+            // The event that decided is not forwarded: a call it completes (Gemini sends each whole) is dropped too.
+            const droppedCall = held.length > 0 || r.hold ? "a tool call still streaming was not sent" : r.calls?.length ? "a tool call was not sent" : undefined;
             res.end(reader.end(verdict.note));
             ureq.destroy();
             ures.destroy();
