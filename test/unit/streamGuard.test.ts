@@ -433,6 +433,30 @@ describe("stream guard: the proxy", function () {
     }
   });
 
+  it("gemini: refuses the 5th identical call though the model gives its calls no id (named by their place, which the CLI's own later ids are read back to)", async () => {
+    const r = await rig({ decide: (body) => JSON.stringify(body).includes("refused") ? "final" : "call" });
+    try {
+      const body = firstRequest("gemini") as { contents: Array<Record<string, unknown>> };
+      let refusedAt = 0;
+      for (let i = 1; i <= 7 && !refusedAt; i++) {
+        const got = await send(r.base, PATHS.gemini, body);
+        const calls = got.raw.toString("utf8").split(/\r?\n/).filter((l) => l.startsWith("data: ")).flatMap((l) => {
+          const d = JSON.parse(l.slice(6));
+          return (d.candidates?.[0]?.content?.parts ?? []).filter((p: Record<string, unknown>) => p.functionCall).map((p: { functionCall: Record<string, unknown> }) => p.functionCall);
+        });
+        if (calls.length === 0) { refusedAt = i; assert.match(got.text, /Loop Sentinel refused this call/); break; }
+        assert.equal(calls[0].id, undefined, "the model gave no id");
+        // As the Gemini CLI keeps it: its own id on the call and on its answer.
+        const id = `run_shell_command_${1000 + i}_0`;
+        body.contents.push({ role: "model", parts: [{ text: got.text }, { functionCall: { ...calls[0], id } }] });
+        body.contents.push({ role: "user", parts: [{ functionResponse: { id, name: calls[0].name, response: { output: "a.txt\n" } } }] });
+      }
+      assert.equal(refusedAt, 5, `refused at call ${refusedAt}`);
+      const ivs = r.records.filter((x) => x.type === "intervention").map((x) => x.type === "intervention" && `${x.action}@${x.event}`);
+      assert.equal(ivs.filter((x) => String(x).startsWith("warn")).length, 1, `each call counted once: ${ivs.join(" ")}`);
+    } finally { await unrig(r); }
+  });
+
   it("leaves tool findings to Loop Sentinel's hook where it is installed: no call refused, no warning added", async () => {
     const up = new LoopingUpstream({ delayMs: 5, decide: () => "call" });
     await up.start();

@@ -20,7 +20,7 @@ import { LoopSession, type Intervention } from "../../engine/session";
 import { BoundedMap } from "../../engine/boundedMap";
 import { hashText } from "../../engine/signatures";
 import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
-import { addGuidance, addMarks, history, newestUserText, noteOfLastAnswer, removeCutReasoning } from "./requests";
+import { addGuidance, addMarks, answerPlace, history, newestUserText, noteOfLastAnswer, removeCutReasoning } from "./requests";
 import type { CutMarks, Reading, SeenToolCall, WireFormat } from "./streamReaders";
 import { wholeParts, type WholePart } from "./wholeAnswers";
 
@@ -66,6 +66,8 @@ export interface RequestPlan {
   changed: boolean;
   /** The guidance notes this request carries (cleared once it is answered). */
   carried: string[];
+  /** Where the answer will stand in the conversation (Gemini names calls without ids by it). */
+  answerAt?: number;
 }
 
 /** What to do after an event of a streamed answer. */
@@ -111,6 +113,8 @@ export class StreamGuardCore {
    * changed as the session's state says (stopped: answered here; guidance added; cut reasoning out).
    */
   planRequest(key: string, agent: string, format: WireFormat, body: Record<string, unknown>): RequestPlan {
+    // Counted in the agent's own conversation, before the guard adds or takes out anything.
+    const answerAt = answerPlace(format, body);
     const fresh = !this.sessions.peek(key);
     const s = this.session(key, agent);
     if (fresh && !this.warnOnly) {
@@ -148,7 +152,7 @@ export class StreamGuardCore {
     let changed = removeCutReasoning(format, body, s.marks) > 0;
     const carried = [...s.pending];
     if (carried.length > 0 && addGuidance(format, body, carried.join("\n\n"))) changed = true;
-    return { session: s, changed, carried: carried.length > 0 && changed ? carried : [] };
+    return { session: s, changed, carried: carried.length > 0 && changed ? carried : [], answerAt };
   }
 
   /** The request was answered (a whole answer, or one the guard cut): its guidance has arrived. */

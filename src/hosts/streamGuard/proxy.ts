@@ -299,7 +299,7 @@ export class StreamGuardProxy {
   /** A guarded SSE answer: each complete event is read, judged and forwarded (or held, or the answer cut). */
   private stream(ures: http.IncomingMessage, res: http.ServerResponse, ureq: http.ClientRequest, format: WireFormat, plan: RequestPlan): void {
     const splitter = new SseSplitter();
-    const reader = streamReader(format);
+    const reader = streamReader(format, plan.answerAt);
     const events: SseEvent[] = [];
     let held: Buffer[] = [];
     let heldChars = 0;

@@ -33,10 +33,14 @@ const guided = (r: GuardedRun) => r.up.main().filter((q) => JSON.stringify(q.bod
 
 /** What each agent does after a clean cut: Claude Code and the Copilot CLI continue by themselves, Codex and the Gemini CLI at the next turn. */
 const SAME_RUN: Record<Agent, boolean> = { claude: true, copilot: true, codex: false, gemini: false };
-/** Measured: after a refused call (the answer ended before it, with the reason) Codex ends its turn; the Gemini CLI, like Claude Code and the Copilot CLI, asks again. */
-const ENDS_AT_REFUSAL: Record<Agent, boolean> = { claude: false, copilot: false, codex: true, gemini: false };
-/** A call the engine refuses is held back mid-stream (its id is known as it streams): not for the Gemini CLI, whose calls carry no id from the model. */
-const REFUSED_LIVE: Record<Agent, boolean> = { claude: true, copilot: true, codex: true, gemini: false };
+/** Measured: after a refused call (the answer ended before it, with the reason as text) Codex and the Gemini CLI end their turn; Claude Code and the Copilot CLI ask again. */
+const ENDS_AT_REFUSAL: Record<Agent, boolean> = { claude: false, copilot: false, codex: true, gemini: true };
+/**
+ * A call the engine refuses is held back mid-stream. The Gemini CLI's calls carry no id from the
+ * model (the CLI names them itself afterwards): the guard names them by their place in the
+ * conversation and reads the CLI's ids back to it (requests.history), so they are refused too.
+ */
+const REFUSED_LIVE: Record<Agent, boolean> = { claude: true, copilot: true, codex: true, gemini: true };
 
 describe("stream guard with the real agent CLIs (loop-sentinel run)", function () {
   this.timeout(400_000);
@@ -139,21 +143,18 @@ describe("stream guard with the real agent CLIs (loop-sentinel run)", function (
       const actions = r.records.filter((x) => x.type === "intervention").map((x) => `${x.action}:${x.detector}`);
       assert.ok(actions.includes("block:tool-repeat"), actions.join(" "));
       const ran = resultsRun(r);
-      // Refused live: the 5th and 6th are never handed over. The Gemini CLI's calls come without an
-      // id (the CLI names them itself afterwards), so the guard cannot tell the streamed call from
-      // the same call in later requests and leaves it to be read there: it runs, and the refusal
-      // arrives as guidance with the next request; the 7th request is answered by the guard.
+      // Refused live: the 5th and 6th are never handed over.
       assert.equal(ran, REFUSED_LIVE[agent] ? 4 : 6, `calls that ran: ${describeRun(r)}`);
       if (ENDS_AT_REFUSAL[agent]) {
-        // Codex ends its turn when the answer that held the refused call ends: the loop is over at
-        // the 5th call, and the refusal's guidance waits for the next turn.
+        // Codex and the Gemini CLI end their turn when the answer that held the refused call ends:
+        // the loop is over at the 5th call, and the refusal's guidance waits for the next turn.
         assert.ok(r.records.some((x) => x.type === "cut" && x.action === "block" && x.droppedCall), describeRun(r));
         assert.equal(r.up.main().filter((q) => q.answer === "call").length, 5, `the 5th answer was the last: ${describeRun(r)}`);
         assert.ok(!actions.some((a) => a.startsWith("stop:")), actions.join(" "));
       } else {
         // The others ask again after the refusal: the 7th call ends the session. Claude Code gets the
         // stop as a cut answer and then the guard's answer; the Copilot CLI (which continues at most
-        // twice after a length end) ends at the cut; the Gemini CLI's next request is answered by the guard.
+        // twice after a length end) ends at the cut.
         assert.ok(actions.some((a) => a.startsWith("stop:")), actions.join(" "));
         assert.ok(r.records.some((x) => (x.type === "cut" && x.action === "stop") || x.type === "answered"), describeRun(r));
       }
