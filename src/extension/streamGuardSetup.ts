@@ -49,6 +49,8 @@ export function setupStreamGuard(
   let added = false;
   /** Each agent's latest change: the settings' own change event may have carried out what a command asked for. */
   const latest = new Map<GuardAgent, GuardReport>();
+  /** Problems already shown (a settings change tries again, and says it again only when asked). */
+  const warned = new Set<string>();
 
   /** `given`: the agents a command just wrote to the settings (their change event may come later). */
   const apply = async (given?: GuardAgent[]): Promise<GuardReport[]> => {
@@ -61,7 +63,8 @@ export function setupStreamGuard(
     for (const r of reports) latest.set(r.agent, r);
     setKey(CONTEXT_KEYS.streamGuardOn, host.guarded().length > 0);
     // A file it could not read is the user's to fix: said where they see it.
-    const unreadable = reports.filter((r) => r.state === "unreadable");
+    const unreadable = reports.filter((r) => r.state === "unreadable" && (given !== undefined || !warned.has(r.detail)));
+    for (const r of unreadable) warned.add(r.detail);
     if (unreadable.length) void vscode.window.showWarningMessage(`Loop Sentinel's stream guard: ${unreadable.map((r) => r.detail).join(" ")}`);
     return reports;
   };

@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { defaultConfig } from "../../src/engine/config";
 import { SessionManager } from "../../src/extension/sessionManager";
-import { COPILOT_VARIABLE, StreamGuardHost } from "../../src/hosts/streamGuard/host";
+import { COPILOT_VARIABLE, StreamGuardHost, guardOutcome } from "../../src/hosts/streamGuard/host";
 import { pointedFileFor } from "../../src/hosts/streamGuard/pointing";
 import { LoopingUpstream, GUIDANCE_MARK } from "../fakeLoopingUpstream";
 import { PATHS, copies, firstRequest, followUp, send } from "./streamGuardKit";
@@ -91,6 +91,40 @@ describe("stream guard in the extension: one more host of the SessionManager", f
       await assert.rejects(send(guarded.url, PATHS.anthropic, first, CLAUDE_SESSION), (err: NodeJS.ErrnoException) => err.code === "ECONNREFUSED" || err.code === "ECONNRESET", "the guard is closed (a kept-alive socket is reset, a new one refused)");
       assert.equal(host.status().state, "inactive");
     } finally { manager.dispose(); await up.stop(); }
+  });
+
+  it("a refusal it could not carry out (the calls had already run when it read them) is shown as not done, its guidance as pending until answered", async () => {
+    const up = new LoopingUpstream({ delayMs: 5, decide: () => "final" });
+    await up.start();
+    const penv = { ...sandbox(), ANTHROPIC_BASE_URL: up.url };
+    const { manager, host } = rig(penv);
+    try {
+      await host.apply(["claude"]);
+      // A session the guard meets halfway: six identical calls already ran.
+      const body = firstRequest("anthropic") as { messages: unknown[] };
+      for (let i = 1; i <= 6; i++) {
+        body.messages.push({ role: "assistant", content: [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: "ls" } }] });
+        body.messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: "a.txt" }] });
+      }
+      await send(host.guarded()[0].url, PATHS.anthropic, body, CLAUDE_SESSION);
+      const ivs = manager.snapshots()[0].interventions;
+      const block = ivs.find((r) => r.action === "block");
+      assert.ok(block, JSON.stringify(ivs.map((r) => r.action)));
+      assert.equal(block.phase, "failed", "not refused: it had run");
+      assert.match(block.outcome, /had already run/);
+      assert.ok(JSON.stringify(up.main()[0].body).includes("Loop Sentinel refused this call"), "its guidance went with that request");
+    } finally { manager.dispose(); await up.stop(); }
+  });
+
+  it("says what each rung did by where the finding came from: an answer streaming now, a request's history, an answer already ended", () => {
+    const iv = (action: "warn" | "block" | "abort" | "stop") => ({ action, detector: "stream-repeat" as const });
+    assert.match(guardOutcome(iv("abort"), false, "stream").done, /^cut the response mid-stream/);
+    assert.equal(guardOutcome(iv("abort"), false, "stream").ok, undefined);
+    assert.equal(guardOutcome(iv("abort"), false, "ended").ok, false);
+    assert.match(guardOutcome(iv("abort"), false, "ended").done, /had already ended/);
+    assert.equal(guardOutcome(iv("block"), false, "request").ok, false);
+    assert.match(guardOutcome(iv("stop"), false, "request").done, /^the session's next request is answered by the guard/);
+    assert.match(guardOutcome({ action: "block", detector: "tool-repeat" }, true, "stream").done, /left to Loop Sentinel's hook/);
   });
 
   it("puts the file back at once when the window closes (dispose), before anything is awaited", async () => {

@@ -57,6 +57,13 @@ interface GuardSession {
   seen: BoundedMap<string, true>;
 }
 
+/**
+ * Where an event fed to the engine came from, which decides what the guard can still do about a
+ * finding: "stream" (an answer streaming now: it can be cut, a call held back), "request" (read from
+ * a request: the calls in it already ran, nothing to cut), "ended" (the answer had ended by itself).
+ */
+export type FeedSource = "stream" | "request" | "ended";
+
 /** What the guard decided for one request. */
 export interface RequestPlan {
   session: GuardSession;
@@ -88,7 +95,7 @@ export interface GuardDeps {
    * The engine lives elsewhere (the extension's SessionManager, so the session shows in the status
    * bar and the panel): each event goes there, and the interventions it caused come back.
    */
-  feed?: (session: string, agent: string, event: TraceEvent) => Intervention[];
+  feed?: (session: string, agent: string, event: TraceEvent, source: FeedSource) => Intervention[];
 }
 
 export class StreamGuardCore {
@@ -132,17 +139,17 @@ export class StreamGuardCore {
       // The user spoke: a stop is over. Pending guidance still goes with this request: the model
       // has not read it yet, and the user's words may well be "go on".
       s.stopped = undefined;
-      this.push(s, { t: "user", text: said!, ts });
+      this.push(s, { t: "user", text: said!, ts }, "request");
     }
     let fromHistory: Intervention | undefined;
     for (const h of history(format, body, (kind, id) => s.seen.peek(`${kind}:${id}`) !== undefined)) {
       s.seen.set(`${h.kind}:${h.id}`, true);
       const out = h.kind === "call"
-        ? this.push(s, { t: "tool_call", id: h.id, name: h.name, input: h.input, ts })
-        : this.push(s, { t: "tool_result", id: h.id, ok: h.ok, output: h.output, ts });
+        ? this.push(s, { t: "tool_call", id: h.id, name: h.name, input: h.input, ts }, "request")
+        : this.push(s, { t: "tool_result", id: h.id, ok: h.ok, output: h.output, ts }, "request");
       for (const iv of out) if (!fromHistory || rank(iv) > rank(fromHistory)) fromHistory = iv;
     }
-    this.push(s, { t: "request", ts });
+    this.push(s, { t: "request", ts }, "request");
     if (fromHistory && !this.warnOnly) {
       // A call already made cannot be refused any more: a block is a warning by then.
       if (fromHistory.action === "stop") s.stopped = fromHistory.message;
@@ -215,7 +222,7 @@ export class StreamGuardCore {
   /** The streamed answer ended by itself. */
   streamEnded(plan: RequestPlan): void {
     const s = plan.session;
-    for (const iv of this.push(s, { t: "end", ts: this.deps.now() })) {
+    for (const iv of this.push(s, { t: "end", ts: this.deps.now() }, "ended")) {
       if (this.warnOnly) continue;
       // Nothing left to cut: the guidance waits for the next request, a stop answers it.
       if (iv.action === "stop") s.stopped = iv.message;
@@ -226,7 +233,7 @@ export class StreamGuardCore {
   /** The guard cut the answer: what the cut leaves in the agent's history is kept out of later requests. */
   cut(plan: RequestPlan, marks: CutMarks): void {
     addMarks(plan.session.marks, marks, MAX_MARKS);
-    this.push(plan.session, { t: "end", ts: this.deps.now() });
+    this.push(plan.session, { t: "end", ts: this.deps.now() }, "ended");
   }
 
   private onStreamIntervention(s: GuardSession, iv: Intervention, verdict: StreamVerdict, call?: SeenToolCall): StreamVerdict {
@@ -256,8 +263,8 @@ export class StreamGuardCore {
   }
 
   /** Feeds the engine; returns the interventions the guard acts on (all are reported). */
-  private push(s: GuardSession, ev: TraceEvent): Intervention[] {
-    const out = this.deps.feed ? this.deps.feed(s.key, s.agent, ev) : s.engine!.push(ev);
+  private push(s: GuardSession, ev: TraceEvent, source: FeedSource = "stream"): Intervention[] {
+    const out = this.deps.feed ? this.deps.feed(s.key, s.agent, ev, source) : s.engine!.push(ev);
     if (out.length === 0) return out;
     for (const iv of out) {
       this.deps.report({ type: "intervention", session: s.key, agent: s.agent, event: iv.event, detector: iv.detector, action: iv.action, message: iv.message, key: iv.key, evidence: iv.evidence, ...(this.deps.toolsByHook && TOOL_DETECTORS.has(iv.detector) ? { leftToHook: true } : {}) });

@@ -13,7 +13,7 @@ import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
 import { BoundedMap } from "../../engine/boundedMap";
 import { Emitter, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
 import { StreamGuardProxy } from "./proxy";
-import type { GuardRecord } from "./guard";
+import type { FeedSource, GuardRecord } from "./guard";
 import { currentUpstream, pointAgentAt, restoreAgent, safeOrigin, type PointedAgent, type PointReport } from "./pointing";
 
 export type GuardAgent = PointedAgent | "copilot";
@@ -40,14 +40,25 @@ export interface StreamGuardHostOptions {
 
 interface Running { agent: GuardAgent; proxy: StreamGuardProxy; upstream: string; url: string; toolsByHook: boolean }
 
-/** What the guard does with each rung, said once it is done (the cut is made in the same moment the engine decides). */
-export function guardOutcome(iv: Pick<Intervention, "action" | "detector">, toolsByHook: boolean): { done: string; waits: boolean } {
+/**
+ * What the guard does with a rung, said once it is done. The cut is made in the same moment the
+ * engine decides (while the answer streams); a finding read from a request, or made when the answer
+ * had ended by itself, has nothing left to cut or hold back: its guidance goes with the next request.
+ */
+export function guardOutcome(iv: Pick<Intervention, "action" | "detector">, toolsByHook: boolean, source: FeedSource = "stream"): { done: string; waits: boolean; ok?: false } {
   if (toolsByHook && TOOL_DETECTORS.has(iv.detector)) return { done: "left to Loop Sentinel's hook, which acts on this agent's tool calls", waits: false };
+  const stop = "the session's next request is answered by the guard with the reason, and nothing more goes to the provider until you write again";
+  if (source !== "stream") {
+    if (iv.action === "stop") return { done: stop, waits: false };
+    if (iv.action === "warn") return { done: "guidance to be added to the session's next request", waits: true };
+    // Not carried out (the UI says "could not ..."): only its guidance follows.
+    return { done: source === "request" ? "the call had already run when the guard read it in the next request; the guidance goes with that request" : "the response had already ended; the guidance goes with the next request", waits: true, ok: false };
+  }
   switch (iv.action) {
     case "warn": return { done: "guidance to be added to the session's next request", waits: true };
     case "block": return { done: "ended the response before this call, so the agent never got it; the guidance goes with the next request", waits: true };
     case "abort": return { done: "cut the response mid-stream and ended the provider's request; the guidance goes with the next request", waits: true };
-    case "stop": return { done: "cut the response; the session's next request is answered by the guard with the reason, and nothing more goes to the provider until you write again", waits: false };
+    case "stop": return { done: `cut the response; ${stop}`, waits: false };
   }
 }
 
@@ -73,6 +84,8 @@ export class StreamGuardHost implements HostAdapter {
   private current: HostStatus = { hostId: this.hostId, label: this.label, state: "inactive", detail: "off", sessions: 0 };
   private readonly penv: NodeJS.ProcessEnv;
   private chain: Promise<unknown> = Promise.resolve();
+  private source: FeedSource = "stream";
+  private readonly said = new Map<GuardAgent, string>();
 
   constructor(private readonly o: StreamGuardHostOptions) {
     this.penv = o.processEnv ?? process.env;
@@ -96,7 +109,8 @@ export class StreamGuardHost implements HostAdapter {
     const reports: GuardReport[] = [];
     for (const agent of [...this.running.keys()]) if (!agents.includes(agent)) reports.push(await this.stopAgent(agent));
     for (const agent of agents) if (!this.running.has(agent)) reports.push(await this.startAgent(agent));
-    for (const r of reports) this.o.env.log(`stream guard: ${r.detail}`);
+    // An agent that cannot be pointed is tried again at each settings change: said once until that changes.
+    for (const r of reports) if (this.said.get(r.agent) !== r.detail) { this.said.set(r.agent, r.detail); this.o.env.log(`stream guard: ${r.detail}`); }
     this.refresh();
     return reports;
   }
@@ -119,7 +133,7 @@ export class StreamGuardHost implements HostAdapter {
     let proxy: StreamGuardProxy;
     let url: string;
     try {
-      proxy = new StreamGuardProxy({ upstream, config: () => this.o.engineConfig(), report: (r) => this.onRecord(agent, r), toolsByHook, feed: (key, a, ev) => this.feed(key, a, agent, ev) });
+      proxy = new StreamGuardProxy({ upstream, config: () => this.o.engineConfig(), report: (r) => this.onRecord(agent, r), toolsByHook, feed: (key, _a, ev, source) => this.feed(key, agent, ev, source) });
       url = await proxy.listen();
     } catch (err) {
       return { agent, state: "unreadable", detail: `${label}: the guard could not start (${(err as Error).message}); nothing changed` };
@@ -152,11 +166,15 @@ export class StreamGuardHost implements HostAdapter {
     return report;
   }
 
-  private feed(key: string, _agentName: string, agent: GuardAgent, event: TraceEvent): Intervention[] {
+  private feed(key: string, agent: GuardAgent, event: TraceEvent, source: FeedSource): Intervention[] {
     let caused: Intervention[] = [];
+    // handledByHost is asked while this event is fed (the manager acts synchronously): it needs the source.
+    this.source = source;
     if (!this.agentOfSession.peek(key)) { this.agentOfSession.set(key, agent); this.refresh(); }
     const id = key.replace(/^[a-z]+:/, "");
-    this.eventEmitter.fire({ hostId: this.hostId, taskId: key, title: `${GUARD_AGENT_LABELS[agent]} ${id.slice(0, 8)} (stream)`, event, onInterventions: (ivs) => { caused = ivs; } });
+    try {
+      this.eventEmitter.fire({ hostId: this.hostId, taskId: key, title: `${GUARD_AGENT_LABELS[agent]} ${id.slice(0, 8)} (stream)`, event, onInterventions: (ivs) => { caused = ivs; } });
+    } finally { this.source = "stream"; }
     return caused;
   }
 
@@ -196,17 +214,18 @@ export class StreamGuardHost implements HostAdapter {
   handledByHost(taskId: string, iv: Intervention): ActionOutcome {
     const agent = this.agentOfSession.peek(taskId);
     const toolsByHook = agent ? this.running.get(agent)?.toolsByHook ?? false : false;
-    const { done, waits } = guardOutcome(iv, toolsByHook);
-    if (!waits || this.o.engineConfig().mode === "warnOnly") return { done, ok: true };
-    if (this.waitingCount >= MAX_WAITING) return { done, ok: true };
+    const source = this.source;
+    const { done, waits, ok = true } = guardOutcome(iv, toolsByHook, source);
+    if (!waits || this.o.engineConfig().mode === "warnOnly") return { done, ok };
+    if (this.waitingCount >= MAX_WAITING) return { done, ok };
     const delivery = new Promise<ActionOutcome>((resolve) => {
       const list = this.waiting.get(taskId) ?? [];
-      list.push({ resolve, delivered: DELIVERED[iv.action] });
+      list.push({ resolve, delivered: ok ? DELIVERED[iv.action] : `${done.replace(/; the guidance goes with (that|the next) request$/, "")}; its guidance went with the next request, which the provider answered` });
       this.waiting.set(taskId, list);
       this.waitingCount++;
     });
     // A warning is not given until the model got it; a cut or a refusal is done now, its guidance follows.
-    return { done, ok: true, deferred: iv.action === "warn", delivery };
+    return { done, ok, deferred: iv.action === "warn", delivery };
   }
 
   /**
