@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { ROOT } from "./cliKit";
 import { currentUpstream, pointAgentAt, pointedFileFor, pointings, restoreAgent, restoreOrphans } from "../../src/hosts/streamGuard/pointing";
 
 const GUARD = "http://127.0.0.1:41234/AAAAAAAAAAAAAAAAAAAAAAAA";
@@ -158,5 +159,17 @@ describe("stream guard in the extension: pointing the agents' endpoint at it", (
     const r = pointAgentAt("claude", GUARD, env);
     assert.equal(r.state, "left");
     assert.ok(fs.readFileSync(file).equals(before));
+  });
+
+  it("uninstalling Loop Sentinel (its vscode:uninstall script) puts a pointing back byte for byte, whoever's window it was", () => {
+    const { env, root } = sandbox();
+    const file = pointedFileFor("claude", env);
+    const before = write(file, '{"model":"x"}');
+    pointAgentAt("claude", GUARD, env, process.pid);
+    const r = spawnSync(process.execPath, [path.join(ROOT, "dist/uninstall.js")], { env: { ...env, PATH: process.env.PATH, XDG_DATA_HOME: path.join(root, "data"), XDG_CONFIG_HOME: path.join(root, "config") }, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /Claude Code's endpoint is back as it was/);
+    assert.ok(fs.readFileSync(file).equals(before));
+    assert.deepEqual(pointings(env), []);
   });
 });

@@ -224,16 +224,16 @@ export function pointAgentAt(agent: PointedAgent, guardUrl: string, env: NodeJS.
 
 /**
  * Puts the agent's endpoint back. `owner`: only a pointing of this process, or of one that is gone
- * (undefined: any, the uninstall script).
+ * ("any": whoever's, the uninstall script and the start's clean-up of windows gone).
  */
-export function restoreAgent(agent: PointedAgent, env: NodeJS.ProcessEnv = process.env, owner: number | undefined = process.pid): PointReport {
+export function restoreAgent(agent: PointedAgent, env: NodeJS.ProcessEnv = process.env, owner: number | "any" = process.pid): PointReport {
   const file = pointedFileFor(agent, env);
   const label = POINTED_LABELS[agent];
   const records = readRecords(env);
   const i = records.findIndex((r) => r.file === file);
   if (i < 0) return { agent, file, state: "absent", detail: `${label} was not pointed at the stream guard` };
   const record = records[i];
-  if (owner !== undefined && record.owner !== owner && processAlive(record.owner)) {
+  if (owner !== "any" && record.owner !== owner && processAlive(record.owner)) {
     return { agent, file, state: "left", detail: `${label} is pointed at the stream guard of another VS Code window (process ${record.owner}); left as it is` };
   }
   const forget = () => { records.splice(i, 1); writeRecords(env, records); };
@@ -272,9 +272,9 @@ export function pointings(env: NodeJS.ProcessEnv = process.env): Array<{ agent: 
   return readRecords(env).map((r) => ({ agent: r.agent, file: r.file, owner: r.owner, upstream: r.upstream, ownerAlive: processAlive(r.owner) }));
 }
 
-/** Puts back every pointing whose window is gone (a crash) or, with `owner` undefined, every one (uninstall). */
+/** Puts back every pointing whose window is gone (a crash) or, with `all`, every one (uninstall). */
 export function restoreOrphans(env: NodeJS.ProcessEnv = process.env, all = false): PointReport[] {
-  return readRecords(env).filter((r) => all || !processAlive(r.owner)).map((r) => restoreAgent(r.agent, env, undefined));
+  return readRecords(env).filter((r) => all || !processAlive(r.owner)).map((r) => restoreAgent(r.agent, env, "any"));
 }
 
 /** Scheme, host and port only: a base URL's path may carry a token. */
