@@ -187,57 +187,68 @@ describe("stream guard with the real agent CLIs (loop-sentinel run)", function (
     });
   }
 
-  it("claude pointed as the extension points it (its settings.json's env, no variable given): the real CLI goes through the guard, the loop is cut, the SessionManager shows the guidance delivered, and the file comes back byte for byte", async function () {
-    if (!AGENTS.includes("claude")) this.skip();
-    const bin = ensureCli("claude");
-    const dir = path.join(os.tmpdir(), "loop-sentinel-streamguard-e2e", "claude-extension-pointing");
-    fs.rmSync(dir, { recursive: true, force: true });
-    const ws = path.join(dir, "ws");
-    fs.mkdirSync(ws, { recursive: true });
-    fs.writeFileSync(path.join(ws, "a.txt"), "hello\n");
-    const up = new LoopingUpstream({});
-    await up.start();
-    const penv: NodeJS.ProcessEnv = { HOME: path.join(dir, "home"), CLAUDE_CONFIG_DIR: path.join(dir, "claude-config"), CODEX_HOME: path.join(dir, "codex"), LOOP_SENTINEL_HOME: path.join(dir, "ls") };
-    const settings = path.join(penv.CLAUDE_CONFIG_DIR!, "settings.json");
-    fs.mkdirSync(path.dirname(settings), { recursive: true });
-    // The user's own endpoint, in their settings (as a gateway or a local model would be).
-    fs.writeFileSync(settings, `{\n  "env": {\n    "ANTHROPIC_BASE_URL": "${up.url}"\n  }\n}\n`);
-    const before = fs.readFileSync(settings);
-    const manager = new SessionManager({ log: { info() {}, warn() {}, error() {}, debug() {} }, confirm: async () => "dismiss" });
-    const host = new StreamGuardHost({ env: { log: () => {}, globalStorageRoot: undefined }, engineConfig: () => manager.config.engine, processEnv: penv });
-    manager.addAdapters([host]);
-    try {
-      const [pointed] = await host.apply(["claude"]);
-      assert.equal(pointed.state, "pointed", pointed.detail);
-      const env: NodeJS.ProcessEnv = { ...process.env, ...penv, NO_COLOR: "1", ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_MODEL: "fake-model", ANTHROPIC_SMALL_FAST_MODEL: "fake-model", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1" };
-      delete env.ANTHROPIC_BASE_URL;
-      delete env.XDG_RUNTIME_DIR;
-      const r = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const child = spawn("nice", ["-n", "10", bin, "-p", "List the files here", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"], { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
-        let stdout = "";
-        child.stdout.on("data", (d) => { stdout += d; });
-        const timer = setTimeout(() => child.kill("SIGKILL"), 180_000);
-        child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout }); });
-      });
-      const main = up.main();
-      const info = `exit ${r.code}; requests ${main.map((q) => `${q.answer}${q.clientGone ? " cut" : ""}`).join(", ")}`;
-      assert.equal(r.code, 0, info);
-      assert.equal(main[0].answer, "loop", info);
-      assert.equal(main[0].clientGone, true, "the upstream request was ended");
-      assert.ok(carriesGuidance(main[1].body), info);
-      assert.ok(r.stdout.includes(FINAL.slice(0, 20)), r.stdout.slice(-600));
-      const snap = manager.snapshots().find((x) => x.hostId === "stream-guard");
-      assert.ok(snap && /^Claude Code /.test(snap.title), JSON.stringify(manager.snapshots().map((x) => x.title)));
-      const abort = snap.interventions.find((x) => x.action === "abort");
-      assert.ok(abort && abort.phase === "done", JSON.stringify(snap.interventions.map((x) => `${x.action}:${x.phase}`)));
-      for (let i = 0; i < 100 && abort.delivery !== "delivered"; i++) await new Promise((res) => setTimeout(res, 20));
-      assert.equal(manager.snapshots().find((x) => x.hostId === "stream-guard")!.interventions.find((x) => x.action === "abort")!.delivery, "delivered");
-      measured.push(`claude pointed through settings.json (the extension's way): ${info}`);
-    } finally {
-      await host.apply([]);
-      manager.dispose();
-      await up.stop();
-    }
-    assert.ok(fs.readFileSync(settings).equals(before), "settings.json is back byte for byte");
-  });
+  for (const agent of ["claude", "codex"] as const) {
+    it(`${agent} pointed as the extension points it (${agent === "claude" ? "its settings.json's env, no variable given" : "its own provider's base_url in config.toml"}): the real CLI goes through the guard, the loop is cut, the SessionManager shows the guidance delivered, and the file comes back byte for byte`, async function () {
+      if (!AGENTS.includes(agent)) this.skip();
+      const bin = ensureCli(agent);
+      const dir = path.join(os.tmpdir(), "loop-sentinel-streamguard-e2e", `${agent}-extension-pointing`);
+      fs.rmSync(dir, { recursive: true, force: true });
+      const ws = path.join(dir, "ws");
+      fs.mkdirSync(ws, { recursive: true });
+      fs.writeFileSync(path.join(ws, "a.txt"), "hello\n");
+      const up = new LoopingUpstream({});
+      await up.start();
+      const penv: NodeJS.ProcessEnv = { HOME: path.join(dir, "home"), CLAUDE_CONFIG_DIR: path.join(dir, "claude-config"), CODEX_HOME: path.join(dir, "codex-home"), LOOP_SENTINEL_HOME: path.join(dir, "ls") };
+      // The user's own endpoint, in their settings (as a gateway or a local model would be).
+      const file = agent === "claude" ? path.join(penv.CLAUDE_CONFIG_DIR!, "settings.json") : path.join(penv.CODEX_HOME!, "config.toml");
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, agent === "claude"
+        ? `{\n  "env": {\n    "ANTHROPIC_BASE_URL": "${up.url}"\n  }\n}\n`
+        : ['model = "fake-model"', 'model_provider = "fake"   # my provider', "", "[model_providers.fake]", 'name = "fake"', `base_url = "${up.url}/v1"`, 'wire_api = "responses"', 'env_key = "FAKE_API_KEY"', ""].join("\n"));
+      const before = fs.readFileSync(file);
+      const manager = new SessionManager({ log: { info() {}, warn() {}, error() {}, debug() {} }, confirm: async () => "dismiss" });
+      const host = new StreamGuardHost({ env: { log: () => {}, globalStorageRoot: undefined }, engineConfig: () => manager.config.engine, processEnv: penv });
+      manager.addAdapters([host]);
+      try {
+        const [pointed] = await host.apply([agent]);
+        assert.equal(pointed.state, "pointed", pointed.detail);
+        const env: NodeJS.ProcessEnv = { ...process.env, ...penv, NO_COLOR: "1", ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_MODEL: "fake-model", ANTHROPIC_SMALL_FAST_MODEL: "fake-model", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1", FAKE_API_KEY: "fake-key-123" };
+        delete env.ANTHROPIC_BASE_URL;
+        delete env.XDG_RUNTIME_DIR;
+        const turns = agent === "claude"
+          ? [[bin, "-p", "List the files here", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"]]
+          // Codex ends its turn at the cut: the guidance goes with the next one.
+          : [[bin, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", "List the files here"], [bin, "exec", "resume", "--last", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", "Please continue"]];
+        const runs: Array<{ code: number | null; stdout: string }> = [];
+        for (const command of turns) {
+          runs.push(await new Promise((resolve) => {
+            const child = spawn("nice", ["-n", "10", ...command], { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
+            let stdout = "";
+            child.stdout.on("data", (d) => { stdout += d; });
+            const timer = setTimeout(() => child.kill("SIGKILL"), 180_000);
+            child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout }); });
+          }));
+        }
+        const main = up.main();
+        const info = `exit ${runs.map((x) => x.code).join("/")}; requests ${main.map((q) => `${q.answer}${q.clientGone ? " cut" : ""}`).join(", ")}`;
+        for (const run of runs) assert.equal(run.code, 0, info);
+        assert.equal(main[0].answer, "loop", info);
+        assert.equal(main[0].clientGone, true, "the upstream request was ended");
+        assert.ok(carriesGuidance(main[1].body), info);
+        assert.ok(runs[runs.length - 1].stdout.includes(FINAL.slice(0, 20)), runs[runs.length - 1].stdout.slice(-600));
+        const snap = manager.snapshots().find((x) => x.hostId === "stream-guard");
+        assert.ok(snap && snap.title.startsWith(agent === "claude" ? "Claude Code " : "Codex "), JSON.stringify(manager.snapshots().map((x) => x.title)));
+        const abort = snap.interventions.find((x) => x.action === "abort");
+        assert.ok(abort && abort.phase === "done", JSON.stringify(snap.interventions.map((x) => `${x.action}:${x.phase}`)));
+        for (let i = 0; i < 100 && manager.snapshots().find((x) => x.hostId === "stream-guard")!.interventions.find((x) => x.action === "abort")!.delivery !== "delivered"; i++) await new Promise((res) => setTimeout(res, 20));
+        assert.equal(manager.snapshots().find((x) => x.hostId === "stream-guard")!.interventions.find((x) => x.action === "abort")!.delivery, "delivered");
+        measured.push(`${agent} pointed through its settings (the extension's way): ${info}`);
+      } finally {
+        await host.apply([]);
+        manager.dispose();
+        await up.stop();
+      }
+      assert.ok(fs.readFileSync(file).equals(before), `${path.basename(file)} is back byte for byte`);
+    });
+  }
 });
