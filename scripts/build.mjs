@@ -1,13 +1,46 @@
 // Bundles the extension, the CLI, the OpenCode plugin, the pi extension and the benchmark with esbuild (one file each, no runtime deps to ship).
 import * as esbuild from "esbuild";
 import * as fs from "node:fs";
+import * as path from "node:path";
 
 const production = process.argv.includes("--production");
 const version = JSON.parse(fs.readFileSync("package.json", "utf8")).version;
 const common = { bundle: true, platform: "node", target: "node20", format: "cjs", sourcemap: !production, minify: production, logLevel: "warning" };
 
+// The engine ships once in the VSIX: dist/agent-hook-engine.js carries every engine module (the
+// headless hook needs it anyway), and the extension takes its engine from there instead of a copy
+// of its own. The OpenCode plugin keeps its own: it is copied into the agent's folder alone.
+const ENGINE_DIR = path.resolve("src/engine");
+const SHARED_ENGINE = "./agent-hook-engine.js";
+const engineFiles = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => d.isDirectory() ? engineFiles(path.join(dir, d.name)) : d.name.endsWith(".ts") ? [path.join(dir, d.name)] : []);
+const engineKey = (file) => path.relative(ENGINE_DIR, file).split(path.sep).join("/");
+const sharedEngineEntry = () => {
+  const files = engineFiles(ENGINE_DIR).sort();
+  return [
+    `export * from "./src/hosts/hookAgents/headlessEntry";`,
+    ...files.map((f, i) => `import * as m${i} from ${JSON.stringify("./" + path.relative(process.cwd(), f).split(path.sep).join("/"))};`),
+    `export const engineModules = {${files.map((f, i) => `${JSON.stringify(engineKey(f))}: m${i}`).join(", ")}};`,
+  ].join("\n");
+};
+/** Every import that lands in src/engine becomes a lookup in the shared engine bundle. */
+const takeEngineFromShared = {
+  name: "take-engine-from-shared",
+  setup(build) {
+    build.onResolve({ filter: /engine/ }, async (args) => {
+      if (args.pluginData?.inner) return undefined;
+      const r = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: { inner: true } });
+      if (r.errors.length || !r.path.startsWith(ENGINE_DIR + path.sep)) return undefined;
+      return { path: engineKey(r.path), namespace: "shared-engine" };
+    });
+    build.onLoad({ filter: /.*/, namespace: "shared-engine" }, (args) => ({
+      contents: `const m = require(${JSON.stringify(SHARED_ENGINE)}).engineModules[${JSON.stringify(args.path)}]; if (!m) throw new Error("Loop Sentinel: the engine module ${args.path} is missing from ${SHARED_ENGINE}"); module.exports = m;`,
+      loader: "js",
+    }));
+  },
+};
+
 const entries = [
-  { entryPoints: ["src/extension/extension.ts"], outfile: "dist/extension.js", external: ["vscode"] },
+  { entryPoints: ["src/extension/extension.ts"], outfile: "dist/extension.js", external: ["vscode", SHARED_ENGINE], plugins: [takeEngineFromShared] },
   { entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js", banner: { js: "#!/usr/bin/env node" } },
   // Loaded by opencode / Kilo 7 from their plugin folder: ESM, one named export (see its header).
   { entryPoints: ["src/hosts/opencode/plugin.ts"], outfile: "dist/opencode-plugin.js", format: "esm", sourcemap: false, banner: { js: `// loop-sentinel opencode plugin ${version}` } },
@@ -17,7 +50,8 @@ const entries = [
   // Claude Code's, Copilot CLI's and Codex's tool-call hook: run for every call, so on its own too.
   { entryPoints: ["src/hosts/hookAgents/hookMain.ts"], outfile: "dist/agent-hook.js", sourcemap: false },
   // Its engine, loaded only when no running Loop Sentinel answers (the hook decides alone).
-  { entryPoints: ["src/hosts/hookAgents/headlessEntry.ts"], outfile: "dist/agent-hook-engine.js", sourcemap: false, minify: true },
+  // Also the extension's engine (see takeEngineFromShared).
+  { entryPoints: ["src/hosts/hookAgents/headlessEntry.ts"], stdin: { contents: sharedEngineEntry(), resolveDir: process.cwd(), sourcefile: "agent-hook-engine-entry.ts", loader: "ts" }, outfile: "dist/agent-hook-engine.js", sourcemap: false, minify: true },
   // The pi extension (this package's `pi` manifest names it): pi loads it through jiti, which wants
   // the factory as the module itself (it does not unwrap a CommonJS `exports.default`). Not in the
   // VSIX (.vscodeignore lists what ships).
@@ -29,6 +63,8 @@ const entries = [
 
 for (const e of entries) {
   if (!fs.existsSync(e.entryPoints[0])) { console.warn(`build: ${e.entryPoints[0]} not present yet, skipped`); continue; }
-  await esbuild.build({ ...common, ...e });
+  // An entry written here (stdin) names its source file only for the check above.
+  const { stdin, ...rest } = e;
+  await esbuild.build({ ...common, ...rest, ...(stdin ? { stdin, entryPoints: undefined } : {}) });
 }
 fs.chmodSync("dist/cli.js", 0o755);

@@ -44,6 +44,7 @@ function printer(io: CliIO, json: boolean, started: number): (r: GuardRecord) =>
       case "cut": io.out(`${clock()}  session ${r.session}  cut the ${r.format} answer after ${r.streamedChars} characters (${r.msFromFirstByte} ms in)${r.droppedCall ? `; ${r.droppedCall}` : ""}`); return;
       case "guidance": io.out(`${clock()}  session ${r.session}  guidance delivered in the next request`); return;
       case "answered": io.out(`${clock()}  session ${r.session}  answered by the guard: ${r.why}`); return;
+      case "left-to-plugin": io.out(`${clock()}  session ${r.session}  guarded by Loop Sentinel's plugin in its server: passed through untouched`); return;
       case "error": io.err(`loop-sentinel: stream guard: ${r.message}`); return;
     }
   };

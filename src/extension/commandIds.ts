@@ -19,6 +19,8 @@ export const COMMANDS = {
   chooseMode: "loopSentinel.chooseMode",
   installAgentHook: "loopSentinel.installAgentHook",
   removeAgentHook: "loopSentinel.removeAgentHook",
+  streamGuardOn: "loopSentinel.turnOnStreamGuard",
+  streamGuardOff: "loopSentinel.turnOffStreamGuard",
 } as const;
 
 /** Titles as shown in the Command Palette (category "Loop Sentinel"). */
@@ -42,6 +44,8 @@ export const COMMAND_TITLES: Record<keyof typeof COMMANDS, string> = {
   chooseMode: "Choose Warn-Only or Intervene…",
   installAgentHook: "Install Hook for Claude Code, Copilot CLI, Codex, Gemini CLI or Qwen Code…",
   removeAgentHook: "Remove Hook from Claude Code, Copilot CLI, Codex, Gemini CLI or Qwen Code…",
+  streamGuardOn: "Turn On the Stream Guard (cut looping answers mid-stream)…",
+  streamGuardOff: "Turn Off the Stream Guard",
 };
 
 /**
@@ -64,6 +68,8 @@ export const COMMAND_WHEN: Partial<Record<keyof typeof COMMANDS, string>> = {
   installClineHook: "loopSentinel.clineFound && !loopSentinel.clineHookInstalled && !isWindows",
   removeClineHook: "loopSentinel.clineHookInstalled",
   removeAgentHook: "loopSentinel.agentHookInstalled",
+  streamGuardOn: "!loopSentinel.streamGuardOn",
+  streamGuardOff: "loopSentinel.streamGuardOn",
 };
 
 /** Commands behind the panel's buttons: not in the Command Palette (they need a session). */
@@ -91,4 +97,5 @@ export const CONTEXT_KEYS = {
   clineFound: "loopSentinel.clineFound",
   clineHookInstalled: "loopSentinel.clineHookInstalled",
   hasSessions: "loopSentinel.hasSessions",
+  streamGuardOn: "loopSentinel.streamGuardOn",
 } as const;

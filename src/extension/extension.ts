@@ -20,6 +20,8 @@ import { settingsCommandFor } from "./settingsTab";
 import { LoopStatusBar, type StatusBarView } from "./statusBar";
 import { connectedHosts, registerOpencodeCommands, syncPluginSettings } from "./opencodeConnection";
 import { offerWalkthroughOnce, registerWalkthroughCommands } from "./walkthrough";
+import { setupStreamGuard, type StreamGuardSetup } from "./streamGuardSetup";
+import type { StreamGuardAgent } from "./settings";
 
 /** What the extension exports: read-only views, used by the integration tests and other extensions. */
 export interface LoopSentinelApi {
@@ -38,6 +40,8 @@ export interface LoopSentinelApi {
   contextKeys(): Readonly<Record<string, boolean>>;
   /** One-time offers shown in this window (the walkthrough, the Cline hook), oldest first. */
   offers(): readonly string[];
+  /** The agents the stream guard guards now, each with its upstream and the guard's base URL. */
+  streamGuard(): Array<{ agent: string; upstream: string; url: string }>;
 }
 
 /** Phases that raise a notification: a question, a failure, a strong action done, and warn-only's only signal. */
@@ -125,10 +129,13 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   // Settings: applied now and live on every change; invalid values warn once and fall back.
   let warnings: string[] = [];
   let legacyLogged = false;
+  let guardSettings: { enabled: boolean; agents: StreamGuardAgent[] } = { enabled: false, agents: [] };
+  let streamGuard: StreamGuardSetup | undefined;
   const applySettings = () => {
     const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const settings = readShellSettings(trustAwareReader((key) => cfg.get(key), (key) => cfg.inspect(key), vscode.workspace.isTrusted));
     notificationsOn = settings.notifications;
+    guardSettings = settings.streamGuard;
     // Detector settings under their names before issue 36 still count; said once in the log.
     if (settings.legacyRead.length && !legacyLogged) { legacyLogged = true; log.info(`settings read under their old names (they keep working; the Settings editor lists them under the detectors' names now): ${settings.legacyRead.join(", ")}`); }
     manager.configure({ engine: settings.engine, actionPolicy: settings.actionPolicy, hostPolicies: settings.hostPolicies });
@@ -142,7 +149,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   };
   applySettings();
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(SETTINGS_SECTION)) { applySettings(); syncPluginSettings(log); log.info("settings applied"); }
+    if (e.affectsConfiguration(SETTINGS_SECTION)) { applySettings(); syncPluginSettings(log); void streamGuard?.apply(); log.info("settings applied"); }
   }));
   // Once the user trusts the workspace, its settings may tune thresholds.
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => { applySettings(); log.info("workspace trusted: settings applied"); }));
@@ -172,6 +179,10 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
   };
   refreshFileKeys();
   refreshKeys();
+  streamGuard = setupStreamGuard(context, manager, (line) => log.info(line), () => guardSettings, setKey);
+  context.subscriptions.push(streamGuard);
+  // Off by default; on from an earlier session: started without holding up activation.
+  void streamGuard.apply();
   // The manager changes on every streamed chunk: look again at most every 250 ms.
   let keysTimer: NodeJS.Timeout | undefined;
   const scheduleKeys = () => { keysTimer ??= setTimeout(() => { keysTimer = undefined; refreshKeys(); refreshTaskToasts(); }, 250); };
@@ -322,6 +333,7 @@ export function activate(context: vscode.ExtensionContext): LoopSentinelApi {
     notifications: () => ({ open: notifier.openToasts(), waiting: notifier.waitingToasts(), shown: notifier.shown }),
     contextKeys: () => ({ ...keys }),
     offers: () => [...offers],
+    streamGuard: () => streamGuard?.host.guarded() ?? [],
   };
 }
 

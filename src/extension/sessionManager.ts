@@ -384,7 +384,9 @@ export class SessionManager implements Disposable {
     if (handled) {
       // Done already, by the user's consent to the host's guard: nothing to ask or send.
       this.settle(record, handled);
-      if (iv.action === "warn" && handled.ok) record.delivery = "delivered";
+      // A host that shows when its guidance arrived (the stream guard: a request carrying it was answered).
+      if (handled.delivery) this.followDelivery(s, record, iv, handled.delivery);
+      else if (iv.action === "warn" && handled.ok) record.delivery = "delivered";
       this.deps.notify?.(s.summary, record);
       return;
     }

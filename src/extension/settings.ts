@@ -16,6 +16,8 @@ export interface ShellSettings {
   /** Per-host policy overriding actionPolicy: Cline asks first unless told otherwise. */
   hostPolicies: Record<string, ActionPolicy>;
   notifications: boolean;
+  /** The stream guard in this window (user settings only): on or off, and the agents it points at itself. */
+  streamGuard: { enabled: boolean; agents: StreamGuardAgent[] };
   /** One line per rejected value, named by its setting id. */
   warnings: string[];
   /** Detector settings read under their old keys (before issue 36); they keep working. */
@@ -23,6 +25,9 @@ export interface ShellSettings {
 }
 
 export type { SettingsReader };
+
+export type StreamGuardAgent = "claude" | "codex" | "copilot";
+const STREAM_GUARD_AGENTS: readonly StreamGuardAgent[] = ["claude", "codex", "copilot"];
 
 /** Where a setting's values come from (vscode's `WorkspaceConfiguration.inspect`, the fields read here). */
 export interface SettingLevels {
@@ -145,6 +150,19 @@ export function readShellSettings(get: SettingsReader): ShellSettings {
   if (typeof notify === "boolean") notifications = notify;
   else if (notify !== undefined) warnings.push(`loopSentinel.notifications: expected true or false, got ${JSON.stringify(notify)}; using the default`);
 
-  // The Kilo / opencode plugin acts inside the agent's server by itself: there is nothing to ask about.
-  return { engine, actionPolicy, hostPolicies: { cline: clinePolicy, "opencode-plugin": "automatic" }, notifications, warnings, legacyRead };
+  let guardOn = false;
+  const guardSetting = get("streamGuard.enabled");
+  if (typeof guardSetting === "boolean") guardOn = guardSetting;
+  else if (guardSetting !== undefined) warnings.push(`loopSentinel.streamGuard.enabled: expected true or false, got ${JSON.stringify(guardSetting)}; the stream guard stays off`);
+  let guardAgents: StreamGuardAgent[] = [...STREAM_GUARD_AGENTS];
+  const agentsSetting = get("streamGuard.agents");
+  if (Array.isArray(agentsSetting)) {
+    const unknown = agentsSetting.filter((a) => !STREAM_GUARD_AGENTS.includes(a as StreamGuardAgent));
+    if (unknown.length) warnings.push(`loopSentinel.streamGuard.agents: ${unknown.map((a) => JSON.stringify(a)).join(", ")} is not one of "claude", "codex", "copilot"; ignored`);
+    guardAgents = STREAM_GUARD_AGENTS.filter((a) => agentsSetting.includes(a));
+  } else if (agentsSetting !== undefined) warnings.push(`loopSentinel.streamGuard.agents: expected a list such as ["claude", "codex"], got ${JSON.stringify(agentsSetting)}; using the default`);
+
+  // The Kilo / opencode plugin acts inside the agent's server by itself, and so does the stream
+  // guard on the wire (a stream cannot wait for an answer): there is nothing to ask about.
+  return { engine, actionPolicy, hostPolicies: { cline: clinePolicy, "opencode-plugin": "automatic", "stream-guard": "automatic" }, notifications, streamGuard: { enabled: guardOn, agents: guardAgents }, warnings, legacyRead };
 }

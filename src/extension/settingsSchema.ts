@@ -95,6 +95,15 @@ function generalProperties(): Record<string, JsonSchema> {
       markdownDescription: "Extra Cline data folders to watch, besides the extension's own storage and `~/.cline/data` (e.g. a CLI run with its own `HOME`). Each may hold `tasks/<id>/ui_messages.json` (classic) or `sessions/<id>/<id>.messages.json` (v4).",
     },
     [`${p}notifications`]: { order: 5, type: "boolean", default: true, description: "Show a notification when Loop Sentinel warns or intervenes (the status bar always shows it)." },
+    [`${p}streamGuard.enabled`]: {
+      order: 6, type: "boolean", default: false,
+      markdownDescription: "Run the stream guard while VS Code runs: the requests of the agents in *Stream Guard: Agents* pass through a guard on this computer (127.0.0.1), which reads each answer as it streams, cuts a looping one mid-stream and adds guidance to the agent's next request. While it is on, each agent's endpoint setting points at the guard (Claude Code: `env.ANTHROPIC_BASE_URL` in `~/.claude/settings.json`; Codex: your provider's `base_url` in `~/.codex/config.toml`; the Copilot CLI: `COPILOT_PROVIDER_BASE_URL` in VS Code's terminals), and the guard sends the requests on to the endpoint that was set before. Turned off, or when VS Code closes, every file is put back as it was, byte for byte. Your API keys pass through untouched and nothing is logged or stored. User settings only.",
+    },
+    [`${p}streamGuard.agents`]: {
+      order: 7, type: "array", default: ["claude", "codex", "copilot"], uniqueItems: true,
+      items: { type: "string", enum: ["claude", "codex", "copilot"], enumDescriptions: ["Claude Code (CLI and VS Code extension): env.ANTHROPIC_BASE_URL in ~/.claude/settings.json", "Codex: the base_url of your own model provider in ~/.codex/config.toml", "Copilot CLI with your own provider (COPILOT_PROVIDER_BASE_URL), in VS Code's terminals"] },
+      markdownDescription: "Which agents the stream guard points at itself while *Stream Guard: Enabled* is on. An agent without an endpoint to point (Codex on OpenAI's own provider, the Copilot CLI on GitHub's service) is left as it is, and the log says why.",
+    },
   };
 }
 
@@ -135,7 +144,7 @@ function tuningProperties(definitions: readonly DetectorDefinition[]): Record<st
  * runs, what it may do and ask, the text it sends to the agent, and which folders it reads. A cloned
  * repository's `.vscode/settings.json` must not switch the guard off or put words in the agent's mouth.
  */
-export const USER_ONLY_SETTINGS: ReadonlySet<string> = new Set(["enabled", "mode", "actionPolicy", "cline.actionPolicy", "cline.dataFolders", "guidance"]);
+export const USER_ONLY_SETTINGS: ReadonlySet<string> = new Set(["enabled", "mode", "actionPolicy", "cline.actionPolicy", "cline.dataFolders", "guidance", "streamGuard.enabled", "streamGuard.agents"]);
 
 /**
  * One group per detector, titled with its name; a group's id is its settings' key prefix, so the

@@ -6,6 +6,7 @@
 import { uninstallHook } from "../hosts/cline/hookInstall";
 import { pluginFolder, PLUGIN_HOSTS, removePlugin } from "../hosts/opencode/install";
 import { uninstallAllAgentHooks } from "../hosts/hookAgents/install";
+import { restoreOrphans } from "../hosts/streamGuard/pointing";
 
 // Kilo Code's and opencode's global plugin folders.
 for (const host of PLUGIN_HOSTS) {
@@ -24,4 +25,11 @@ try {
   for (const r of uninstallAllAgentHooks()) process.stdout.write(`${r.detail}\n`);
 } catch (err) {
   process.stderr.write(`Loop Sentinel: could not remove the agents' hook: ${(err as Error).message}\n`);
+}
+
+// The stream guard's pointing of Claude Code and Codex at it (normally put back when VS Code closes).
+try {
+  for (const r of restoreOrphans(process.env, true)) process.stdout.write(`${r.detail}\n`);
+} catch (err) {
+  process.stderr.write(`Loop Sentinel: could not put the agents' endpoints back: ${(err as Error).message}\n`);
 }

@@ -6,6 +6,7 @@
  * request and the cut thinking does not; a second loop stops the session; a productive stream
  * passes byte for byte; an unreachable upstream, a missing token and what is not a model request.
  */
+import { PLUGIN_HEADER, isLoopbackUrl } from "../../src/hosts/streamGuard/pluginHeader";
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as http from "node:http";
@@ -432,6 +433,30 @@ describe("stream guard: the proxy", function () {
     }
   });
 
+  it("gemini: refuses the 5th identical call though the model gives its calls no id (named by their place, which the CLI's own later ids are read back to)", async () => {
+    const r = await rig({ decide: (body) => JSON.stringify(body).includes("refused") ? "final" : "call" });
+    try {
+      const body = firstRequest("gemini") as { contents: Array<Record<string, unknown>> };
+      let refusedAt = 0;
+      for (let i = 1; i <= 7 && !refusedAt; i++) {
+        const got = await send(r.base, PATHS.gemini, body);
+        const calls = got.raw.toString("utf8").split(/\r?\n/).filter((l) => l.startsWith("data: ")).flatMap((l) => {
+          const d = JSON.parse(l.slice(6));
+          return (d.candidates?.[0]?.content?.parts ?? []).filter((p: Record<string, unknown>) => p.functionCall).map((p: { functionCall: Record<string, unknown> }) => p.functionCall);
+        });
+        if (calls.length === 0) { refusedAt = i; assert.match(got.text, /Loop Sentinel refused this call/); break; }
+        assert.equal(calls[0].id, undefined, "the model gave no id");
+        // As the Gemini CLI keeps it: its own id on the call and on its answer.
+        const id = `run_shell_command_${1000 + i}_0`;
+        body.contents.push({ role: "model", parts: [{ text: got.text }, { functionCall: { ...calls[0], id } }] });
+        body.contents.push({ role: "user", parts: [{ functionResponse: { id, name: calls[0].name, response: { output: "a.txt\n" } } }] });
+      }
+      assert.equal(refusedAt, 5, `refused at call ${refusedAt}`);
+      const ivs = r.records.filter((x) => x.type === "intervention").map((x) => x.type === "intervention" && `${x.action}@${x.event}`);
+      assert.equal(ivs.filter((x) => String(x).startsWith("warn")).length, 1, `each call counted once: ${ivs.join(" ")}`);
+    } finally { await unrig(r); }
+  });
+
   it("leaves tool findings to Loop Sentinel's hook where it is installed: no call refused, no warning added", async () => {
     const up = new LoopingUpstream({ delayMs: 5, decide: () => "call" });
     await up.start();
@@ -450,6 +475,37 @@ describe("stream guard: the proxy", function () {
       const ivs = records.filter((x) => x.type === "intervention");
       assert.ok(ivs.length > 0 && ivs.every((x) => x.type === "intervention" && x.leftToHook === true), "reported, left to the hook");
     } finally { await guard.close(); await up.stop(); }
+  });
+
+  it("leaves a session Loop Sentinel's opencode/Kilo plugin guards to the plugin: the loop streams through uncut, nothing added, the plugin's header not forwarded", async () => {
+    const r = await rig({ decide: () => "loop" });
+    try {
+      const first = firstRequest("chat");
+      const got = await send(r.base, PATHS.chat, first, { "user-agent": "opencode/1.18.33", [PLUGIN_HEADER]: "ses_plugin1" });
+      assert.equal(got.status, 200);
+      assert.ok(copies(got.text) >= 19, `the whole answer passed: ${copies(got.text)} copies`);
+      assert.ok(!got.text.includes("Loop Sentinel"), "no note");
+      const next = await send(r.base, PATHS.chat, followUp("chat", first, got, "go on"), { [PLUGIN_HEADER]: "ses_plugin1" });
+      assert.equal(next.status, 200);
+      assert.equal(r.up.main()[0].completed, true, "the upstream ran to its end");
+      assert.ok(!JSON.stringify(r.up.requests.map((q) => q.body)).includes(GUIDANCE_MARK), "no guidance added");
+      assert.ok(r.up.requests.every((q) => q.headers[PLUGIN_HEADER] === undefined), "the header stays between the plugin and the guard");
+      assert.deepEqual(r.records.filter((x) => x.type !== "left-to-plugin"), []);
+      assert.equal(r.records.filter((x) => x.type === "left-to-plugin").length, 1, "said once per session");
+      assert.equal(r.guard.stats.leftToPlugin, 2);
+      // The same loop without the header is the guard's to cut.
+      const alone = await send(r.base, PATHS.chat, first, { "user-agent": "opencode/1.18.33" });
+      assert.ok(copies(alone.text) < 6 && r.records.some((x) => x.type === "cut"));
+    } finally { await unrig(r); }
+  });
+
+  it("the plugin asks for that only towards a loopback base URL", () => {
+    assert.equal(isLoopbackUrl("http://127.0.0.1:4100/tok/v1"), true);
+    assert.equal(isLoopbackUrl("http://localhost:11434/v1"), true);
+    assert.equal(isLoopbackUrl("https://api.openai.com/v1"), false);
+    assert.equal(isLoopbackUrl("http://127.0.0.1.example.com/v1"), false);
+    assert.equal(isLoopbackUrl(undefined), false);
+    assert.equal(isLoopbackUrl("not a url"), false);
   });
 
   it("serves an https upstream (a test certificate)", async function () {

@@ -13,6 +13,7 @@
  */
 import { clientActions, type ClientLike } from "./actions";
 import { OpencodeGuard } from "./guard";
+import { isLoopbackUrl, PLUGIN_HEADER } from "../streamGuard/pluginHeader";
 import { JsonLinesFile, reportFilePath, SettingsFile, settingsFilePath } from "./settingsFile";
 
 interface PluginInputLike { client: ClientLike; directory?: string }
@@ -42,6 +43,14 @@ export const LoopSentinel = async (input: PluginInputLike) => {
     "chat.message": async (i: Record<string, unknown>, o: { message?: unknown; parts?: unknown }) => {
       record("chat.message", i, o);
       guard.take({ hook: "chat.message", input: i, output: o });
+    },
+    // Towards Loop Sentinel's stream guard (a loopback base URL): this session is the plugin's to
+    // guard, so the guard leaves its requests alone (one finding, one intervention).
+    "chat.headers": async (i: { sessionID?: unknown; provider?: { options?: Record<string, unknown>; info?: { options?: Record<string, unknown> } } }, o: { headers?: Record<string, string> }) => {
+      try {
+        const base = i?.provider?.options?.baseURL ?? i?.provider?.info?.options?.baseURL;
+        if (o?.headers && typeof i.sessionID === "string" && isLoopbackUrl(base)) o.headers[PLUGIN_HEADER] = i.sessionID;
+      } catch { /* a header not added: the guard acts on the stream as for any agent */ }
     },
     "tool.execute.before": async (i: { tool?: unknown; sessionID?: unknown; callID?: unknown }, o: { args?: unknown }) => {
       record("tool.execute.before", i, o);

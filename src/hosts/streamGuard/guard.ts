@@ -20,7 +20,7 @@ import { LoopSession, type Intervention } from "../../engine/session";
 import { BoundedMap } from "../../engine/boundedMap";
 import { hashText } from "../../engine/signatures";
 import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
-import { addGuidance, addMarks, history, newestUserText, noteOfLastAnswer, removeCutReasoning } from "./requests";
+import { addGuidance, addMarks, answerPlace, history, newestUserText, noteOfLastAnswer, removeCutReasoning } from "./requests";
 import type { CutMarks, Reading, SeenToolCall, WireFormat } from "./streamReaders";
 import { wholeParts, type WholePart } from "./wholeAnswers";
 
@@ -41,12 +41,14 @@ export type GuardRecord =
   | { type: "cut"; session: string; agent: string; action: Intervention["action"]; format: WireFormat; streamedChars: number; msFromFirstByte: number; droppedCall?: string }
   | { type: "guidance"; session: string; agent: string; notes: number }
   | { type: "answered"; session: string; agent: string; format: WireFormat; why: string }
+  | { type: "left-to-plugin"; session: string }
   | { type: "error"; message: string };
 
 interface GuardSession {
   key: string;
   agent: string;
-  engine: LoopSession;
+  /** Its own engine, unless the events go to one elsewhere (GuardDeps.feed). */
+  engine: LoopSession | undefined;
   pending: string[];
   marks: { prefixes: string[]; itemIds: Set<string> };
   /** The reason the session was stopped: its requests are answered with it until the user speaks. */
@@ -54,6 +56,13 @@ interface GuardSession {
   lastUser?: string;
   seen: BoundedMap<string, true>;
 }
+
+/**
+ * Where an event fed to the engine came from, which decides what the guard can still do about a
+ * finding: "stream" (an answer streaming now: it can be cut, a call held back), "request" (read from
+ * a request: the calls in it already ran, nothing to cut), "ended" (the answer had ended by itself).
+ */
+export type FeedSource = "stream" | "request" | "ended";
 
 /** What the guard decided for one request. */
 export interface RequestPlan {
@@ -64,6 +73,8 @@ export interface RequestPlan {
   changed: boolean;
   /** The guidance notes this request carries (cleared once it is answered). */
   carried: string[];
+  /** Where the answer will stand in the conversation (Gemini names calls without ids by it). */
+  answerAt?: number;
 }
 
 /** What to do after an event of a streamed answer. */
@@ -80,6 +91,11 @@ export interface GuardDeps {
    * hook's to act on (one finding, one intervention), and the guard acts on the stream alone.
    */
   toolsByHook?: boolean;
+  /**
+   * The engine lives elsewhere (the extension's SessionManager, so the session shows in the status
+   * bar and the panel): each event goes there, and the interventions it caused come back.
+   */
+  feed?: (session: string, agent: string, event: TraceEvent, source: FeedSource) => Intervention[];
 }
 
 export class StreamGuardCore {
@@ -90,7 +106,7 @@ export class StreamGuardCore {
   private session(key: string, agent: string): GuardSession {
     let s = this.sessions.get(key);
     if (!s) {
-      s = { key, agent, engine: new LoopSession(this.deps.config()), pending: [], marks: { prefixes: [], itemIds: new Set() }, seen: new BoundedMap(MAX_SEEN_IDS) };
+      s = { key, agent, engine: this.deps.feed ? undefined : new LoopSession(this.deps.config()), pending: [], marks: { prefixes: [], itemIds: new Set() }, seen: new BoundedMap(MAX_SEEN_IDS) };
       this.sessions.set(key, s);
       this.deps.report({ type: "session", session: key, agent });
     }
@@ -104,6 +120,8 @@ export class StreamGuardCore {
    * changed as the session's state says (stopped: answered here; guidance added; cut reasoning out).
    */
   planRequest(key: string, agent: string, format: WireFormat, body: Record<string, unknown>): RequestPlan {
+    // Counted in the agent's own conversation, before the guard adds or takes out anything.
+    const answerAt = answerPlace(format, body);
     const fresh = !this.sessions.peek(key);
     const s = this.session(key, agent);
     if (fresh && !this.warnOnly) {
@@ -121,17 +139,17 @@ export class StreamGuardCore {
       // The user spoke: a stop is over. Pending guidance still goes with this request: the model
       // has not read it yet, and the user's words may well be "go on".
       s.stopped = undefined;
-      this.push(s, { t: "user", text: said!, ts });
+      this.push(s, { t: "user", text: said!, ts }, "request");
     }
     let fromHistory: Intervention | undefined;
     for (const h of history(format, body, (kind, id) => s.seen.peek(`${kind}:${id}`) !== undefined)) {
       s.seen.set(`${h.kind}:${h.id}`, true);
       const out = h.kind === "call"
-        ? this.push(s, { t: "tool_call", id: h.id, name: h.name, input: h.input, ts })
-        : this.push(s, { t: "tool_result", id: h.id, ok: h.ok, output: h.output, ts });
+        ? this.push(s, { t: "tool_call", id: h.id, name: h.name, input: h.input, ts }, "request")
+        : this.push(s, { t: "tool_result", id: h.id, ok: h.ok, output: h.output, ts }, "request");
       for (const iv of out) if (!fromHistory || rank(iv) > rank(fromHistory)) fromHistory = iv;
     }
-    this.push(s, { t: "request", ts });
+    this.push(s, { t: "request", ts }, "request");
     if (fromHistory && !this.warnOnly) {
       // A call already made cannot be refused any more: a block is a warning by then.
       if (fromHistory.action === "stop") s.stopped = fromHistory.message;
@@ -141,7 +159,7 @@ export class StreamGuardCore {
     let changed = removeCutReasoning(format, body, s.marks) > 0;
     const carried = [...s.pending];
     if (carried.length > 0 && addGuidance(format, body, carried.join("\n\n"))) changed = true;
-    return { session: s, changed, carried: carried.length > 0 && changed ? carried : [] };
+    return { session: s, changed, carried: carried.length > 0 && changed ? carried : [], answerAt };
   }
 
   /** The request was answered (a whole answer, or one the guard cut): its guidance has arrived. */
@@ -204,7 +222,7 @@ export class StreamGuardCore {
   /** The streamed answer ended by itself. */
   streamEnded(plan: RequestPlan): void {
     const s = plan.session;
-    for (const iv of this.push(s, { t: "end", ts: this.deps.now() })) {
+    for (const iv of this.push(s, { t: "end", ts: this.deps.now() }, "ended")) {
       if (this.warnOnly) continue;
       // Nothing left to cut: the guidance waits for the next request, a stop answers it.
       if (iv.action === "stop") s.stopped = iv.message;
@@ -215,7 +233,7 @@ export class StreamGuardCore {
   /** The guard cut the answer: what the cut leaves in the agent's history is kept out of later requests. */
   cut(plan: RequestPlan, marks: CutMarks): void {
     addMarks(plan.session.marks, marks, MAX_MARKS);
-    this.push(plan.session, { t: "end", ts: this.deps.now() });
+    this.push(plan.session, { t: "end", ts: this.deps.now() }, "ended");
   }
 
   private onStreamIntervention(s: GuardSession, iv: Intervention, verdict: StreamVerdict, call?: SeenToolCall): StreamVerdict {
@@ -245,8 +263,8 @@ export class StreamGuardCore {
   }
 
   /** Feeds the engine; returns the interventions the guard acts on (all are reported). */
-  private push(s: GuardSession, ev: TraceEvent): Intervention[] {
-    const out = s.engine.push(ev);
+  private push(s: GuardSession, ev: TraceEvent, source: FeedSource = "stream"): Intervention[] {
+    const out = this.deps.feed ? this.deps.feed(s.key, s.agent, ev, source) : s.engine!.push(ev);
     if (out.length === 0) return out;
     for (const iv of out) {
       this.deps.report({ type: "intervention", session: s.key, agent: s.agent, event: iv.event, detector: iv.detector, action: iv.action, message: iv.message, key: iv.key, evidence: iv.evidence, ...(this.deps.toolsByHook && TOOL_DETECTORS.has(iv.detector) ? { leftToHook: true } : {}) });

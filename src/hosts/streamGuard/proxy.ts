@@ -20,14 +20,15 @@ import { SseSplitter, type SseEvent } from "./sse";
 import { streamReader, type WireFormat } from "./streamReaders";
 import { errorAnswer, formatOf, ownAnswer, wantsStream } from "./requests";
 import { cutWhole } from "./wholeAnswers";
-import { MAX_GUARD_SESSIONS, StreamGuardCore, type GuardRecord, type RequestPlan } from "./guard";
+import { MAX_GUARD_SESSIONS, StreamGuardCore, type GuardDeps, type GuardRecord, type RequestPlan } from "./guard";
 import { BoundedMap } from "../../engine/boundedMap";
+import { PLUGIN_HEADER } from "./pluginHeader";
 
 /** A request body larger than this is not read whole: it is streamed upstream as it comes. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** A whole (non-streamed) answer larger than this is passed through unjudged. */
 const MAX_WHOLE_ANSWER_BYTES = 16 * 1024 * 1024;
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host", "content-length"]);
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host", "content-length", PLUGIN_HEADER]);
 
 export interface StreamGuardOptions {
   /** The provider's base URL the guard's base URL stands for (`https://api.anthropic.com`, `http://127.0.0.1:11434/v1`). */
@@ -40,11 +41,13 @@ export interface StreamGuardOptions {
   now?: () => number;
   /** Loop Sentinel's hook guards the agent's tool calls: the guard leaves tool findings to it. */
   toolsByHook?: boolean;
+  /** The engine lives elsewhere (the extension's SessionManager): see GuardDeps.feed. */
+  feed?: GuardDeps["feed"];
   /** Certificates to trust for an https upstream besides the system's (tests; users set NODE_EXTRA_CA_CERTS). */
   ca?: string | Buffer;
 }
 
-export interface ProxyStats { requests: number; guarded: number; passedThrough: number; refused: number; cuts: number; answeredHere: number; upstreamErrors: number }
+export interface ProxyStats { requests: number; guarded: number; passedThrough: number; refused: number; cuts: number; answeredHere: number; upstreamErrors: number; leftToPlugin: number }
 
 export class StreamGuardProxy {
   readonly token: string;
@@ -52,7 +55,9 @@ export class StreamGuardProxy {
   private readonly core: StreamGuardCore;
   private server: http.Server | undefined;
   private readonly agent: http.Agent;
-  readonly stats: ProxyStats = { requests: 0, guarded: 0, passedThrough: 0, refused: 0, cuts: 0, answeredHere: 0, upstreamErrors: 0 };
+  readonly stats: ProxyStats = { requests: 0, guarded: 0, passedThrough: 0, refused: 0, cuts: 0, answeredHere: 0, upstreamErrors: 0, leftToPlugin: 0 };
+  /** Sessions Loop Sentinel's plugin guards (reported once each). */
+  private readonly pluginSessions = new BoundedMap<string, true>(MAX_GUARD_SESSIONS);
   /** Session keys of requests that offered tools: a later request of theirs without tools is a side request (a title, a summary). */
   private readonly toolSessions = new BoundedMap<string, true>(MAX_GUARD_SESSIONS);
   private base = "";
@@ -61,7 +66,7 @@ export class StreamGuardProxy {
     this.upstream = new URL(options.upstream);
     if (this.upstream.protocol !== "http:" && this.upstream.protocol !== "https:") throw new Error(`the upstream must be an http:// or https:// URL, got ${options.upstream}`);
     this.token = options.token ?? randomBytes(18).toString("base64url");
-    this.core = new StreamGuardCore({ config: options.config, report: options.report, now: options.now ?? Date.now, toolsByHook: options.toolsByHook });
+    this.core = new StreamGuardCore({ config: options.config, report: options.report, now: options.now ?? Date.now, toolsByHook: options.toolsByHook, feed: options.feed });
     this.agent = this.upstream.protocol === "https:" ? new https.Agent({ keepAlive: true, ...(options.ca ? { ca: options.ca } : {}) }) : new http.Agent({ keepAlive: true });
   }
 
@@ -156,6 +161,16 @@ export class StreamGuardProxy {
   }
 
   private guarded(req: http.IncomingMessage, res: http.ServerResponse, upstreamPath: string, format: WireFormat, parsed: Record<string, unknown>, body: Buffer, pathName: string, rest: string, query: string): void {
+    const plugin = req.headers[PLUGIN_HEADER];
+    if (plugin !== undefined) {
+      // Loop Sentinel's plugin guards this session from inside its server: passed through untouched.
+      const key = `plugin:${String(Array.isArray(plugin) ? plugin[0] : plugin).slice(0, 80)}`;
+      if (!this.pluginSessions.peek(key)) { this.pluginSessions.set(key, true); this.options.report({ type: "left-to-plugin", session: key }); }
+      this.stats.leftToPlugin++;
+      this.stats.passedThrough++;
+      this.forward(req, res, upstreamPath, undefined, body);
+      return;
+    }
     const { key, agent } = sessionOf(req.headers, format, pathName);
     const offersTools = Array.isArray(parsed.tools) && parsed.tools.length > 0;
     if (offersTools) this.toolSessions.set(key, true);
@@ -284,7 +299,7 @@ export class StreamGuardProxy {
   /** A guarded SSE answer: each complete event is read, judged and forwarded (or held, or the answer cut). */
   private stream(ures: http.IncomingMessage, res: http.ServerResponse, ureq: http.ClientRequest, format: WireFormat, plan: RequestPlan): void {
     const splitter = new SseSplitter();
-    const reader = streamReader(format);
+    const reader = streamReader(format, plan.answerAt);
     const events: SseEvent[] = [];
     let held: Buffer[] = [];
     let heldChars = 0;
@@ -319,7 +334,8 @@ export class StreamGuardProxy {
             write(out);
             const marks = reader.cutMarks();
             this.core.cut(plan, marks);
-            const droppedCall = held.length > 0 || r.hold ? "a tool call still streaming was not sent" : undefined;
+            // The event that decided is not forwarded: a call it completes (Gemini sends each whole) is dropped too.
+            const droppedCall = held.length > 0 || r.hold ? "a tool call still streaming was not sent" : r.calls?.length ? "a tool call was not sent" : undefined;
             res.end(reader.end(verdict.note));
             ureq.destroy();
             ures.destroy();

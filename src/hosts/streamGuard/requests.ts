@@ -6,12 +6,17 @@
  * answer when a session was stopped, in the API's shape.
  */
 import { isRecord } from "../../engine/json";
-import type { CutMarks, WireFormat } from "./streamReaders";
+import { geminiCallPlace, type CutMarks, type WireFormat } from "./streamReaders";
 import { codexOutput } from "../codex/rolloutTranslator";
 
 type Json = Record<string, unknown>;
 
 /** The wire format a request path speaks, or undefined (passed through untouched). */
+/** Where a Gemini answer to this request will stand in the conversation (names its calls without ids). */
+export function answerPlace(format: WireFormat, body: Json): number | undefined {
+  return format === "gemini" ? turns(format, body).length : undefined;
+}
+
 export function formatOf(method: string, path: string): WireFormat | undefined {
   if (method !== "POST") return undefined;
   if (path.endsWith("/messages")) return "anthropic";
@@ -153,6 +158,8 @@ export function history(format: WireFormat, body: Json, known: (kind: HistoryIte
   const result = (id: string, make: () => HistoryItem) => { if (!known("result", id)) out.push(make()); };
   let geminiTurn = 0;
   let lastCallIds: string[] = [];
+  /** The agent's own id of a Gemini call, to the name it is read under. */
+  const geminiIds = new Map<string, string>();
   for (const m of turns(format, body)) {
     switch (format) {
       case "anthropic":
@@ -189,16 +196,21 @@ export function history(format: WireFormat, body: Json, known: (kind: HistoryIte
         const turn = geminiTurn++;
         const callIds: string[] = [];
         let answered = 0;
+        let k = 0;
         m.parts.forEach((p, at) => {
           if (!isRecord(p)) return;
           if (isRecord(p.functionCall)) {
             const fc = p.functionCall;
-            const id = typeof fc.id === "string" ? fc.id : `gemini:${turn}:${at}`;
+            // A call the guard saw stream without an id is named by its place there (streamReaders),
+            // whatever id the agent gave it since.
+            const place = geminiCallPlace(turn, k++);
+            const id = known("call", place) ? place : typeof fc.id === "string" ? fc.id : `gemini:${turn}:${at}`;
+            if (typeof fc.id === "string") geminiIds.set(fc.id, id);
             callIds.push(id);
             call(id, () => ({ kind: "call", id, name: String(fc.name ?? ""), input: isRecord(fc.args) ? fc.args : {} }));
           } else if (isRecord(p.functionResponse)) {
             const fr = p.functionResponse;
-            const id = typeof fr.id === "string" ? fr.id : lastCallIds[answered] ?? `gemini:${turn}:${at}`;
+            const id = typeof fr.id === "string" ? geminiIds.get(fr.id) ?? fr.id : lastCallIds[answered] ?? `gemini:${turn}:${at}`;
             answered++;
             result(id, () => {
               const response = isRecord(fr.response) ? fr.response : {};

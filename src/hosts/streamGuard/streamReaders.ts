@@ -394,6 +394,11 @@ const MAX_KEPT_ITEM_TEXT = 64 * 1024;
 export class GeminiReader implements StreamReader {
   private readonly r = newReading();
   private modelVersion: unknown;
+  /** Calls of this answer so far (a call without an id is named by its place: see geminiCallPlace). */
+  private calls = 0;
+
+  /** `turn`: where this answer will stand in the conversation (the request's contents count), if known. */
+  constructor(private readonly turn?: number) {}
   private reasoning = new Prefix();
   private reasoningOpen = false;
 
@@ -416,12 +421,16 @@ export class GeminiReader implements StreamReader {
           } else { this.reasoningOpen = false; r.pieces.push({ channel: "text", delta: p.text }); }
         }
         // A Gemini call comes whole in one part: the event is held only while it is decided on.
-        // One without an id is named in later requests by its place in the conversation, which the
-        // answer does not know: it is left to be read there (it can then not be refused).
-        if (isRecord(p.functionCall) && typeof p.functionCall.id === "string") {
+        // One without an id (the model gives none; the Gemini CLI names it itself afterwards) is
+        // named by its place, which later requests name it by too (requests.history); without the
+        // place it is left to be read there (it can then not be refused).
+        if (isRecord(p.functionCall)) {
           const fc = p.functionCall;
+          const k = this.calls++;
+          const id = typeof fc.id === "string" ? fc.id : this.turn !== undefined ? geminiCallPlace(this.turn, k) : undefined;
+          if (id === undefined) continue;
           r.hold = true;
-          (r.calls ??= []).push({ id: fc.id as string, name: String(fc.name ?? ""), input: isRecord(fc.args) ? fc.args : {} });
+          (r.calls ??= []).push({ id, name: String(fc.name ?? ""), input: isRecord(fc.args) ? fc.args : {} });
         }
       }
       if (c.finishReason !== undefined && c.finishReason !== null) r.done = true;
@@ -440,11 +449,15 @@ export class GeminiReader implements StreamReader {
   }
 }
 
-export function streamReader(format: WireFormat): StreamReader {
+/** The name of the k-th call of the answer at `turn` of a Gemini conversation, for a call without an id. */
+export function geminiCallPlace(turn: number, k: number): string { return `gemini:${turn}:c${k}`; }
+
+/** `answerAt`: where the answer will stand in the conversation (Gemini names calls without ids by it). */
+export function streamReader(format: WireFormat, answerAt?: number): StreamReader {
   switch (format) {
     case "anthropic": return new AnthropicReader();
     case "chat": return new ChatReader();
     case "responses": return new ResponsesReader();
-    case "gemini": return new GeminiReader();
+    case "gemini": return new GeminiReader(answerAt);
   }
 }

@@ -11,6 +11,8 @@ import * as path from "node:path";
 import { makeWorkFolder, PROMPTS } from "../../recording/scenarios";
 import { OPENCODE } from "../../recording/agents";
 import type { E2eFakeModel, E2eScenario } from "./fakeModel";
+import { StreamGuardProxy, type GuardRecord } from "../../../src/hosts/streamGuard";
+import { defaultConfig } from "../../../src/engine/config";
 
 export const REPO = path.resolve(__dirname, "../../../..");
 const ROOT = path.join(REPO, ".tmp", "opencode-e2e");
@@ -72,6 +74,8 @@ export interface Run {
   serverLog: string;
   /** What `loop-sentinel watch --opencode` printed (--json lines), when it ran. */
   watchOutput: Record<string, unknown>[];
+  /** With `proxied`: the stream guard's records (the provider's base URL pointed at it). */
+  guardRecords: GuardRecord[];
 }
 
 function isolatedEnv(home: string): NodeJS.ProcessEnv {
@@ -128,7 +132,7 @@ function keepPluginDeps(agent: AgentName, configDir: string): void {
  * One session on a fresh server: creates it, posts the scenario's prompt and waits until the
  * session has stayed idle for a while (an abort is followed by the guided response).
  */
-export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; model: E2eFakeModel; port: number; name?: string; settings?: Record<string, unknown>; limitMs?: number; guard?: "plugin" | "project-plugin" | "watch" }): Promise<Run> {
+export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; model: E2eFakeModel; port: number; name?: string; settings?: Record<string, unknown>; limitMs?: number; guard?: "plugin" | "project-plugin" | "watch" | "none"; proxied?: boolean }): Promise<Run> {
   const spec = AGENTS[o.agent];
   const bin = ensureAgent(o.agent);
   const runDir = path.join(ROOT, "runs", o.agent, o.name ?? o.scenario);
@@ -146,12 +150,16 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
   fs.mkdirSync(configDir, { recursive: true });
   // Installed as a user installs it: the CLI's install-plugin into the agent's global plugin folder.
   // "project-plugin": into the work folder's .kilo/plugin or .opencode/plugin instead.
-  if (o.guard !== "watch") execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "install-plugin", `--${o.agent}`, ...(o.guard === "project-plugin" ? ["--project", work] : [])], { env, stdio: ["ignore", "pipe", "pipe"] });
+  if (o.guard !== "watch" && o.guard !== "none") execFileSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "install-plugin", `--${o.agent}`, ...(o.guard === "project-plugin" ? ["--project", work] : [])], { env, stdio: ["ignore", "pipe", "pipe"] });
+  // proxied: the provider's base URL points at Loop Sentinel's stream guard, which forwards to the fake model.
+  const guardRecords: GuardRecord[] = [];
+  const proxy = o.proxied ? new StreamGuardProxy({ upstream: `http://127.0.0.1:${o.port}/v1`, config: () => defaultConfig(), report: (r) => guardRecords.push(r) }) : undefined;
+  const baseURL = proxy ? await proxy.listen() : `http://127.0.0.1:${o.port}/v1`;
   fs.writeFileSync(path.join(configDir, spec.configFile), JSON.stringify({
     // No snapshots: on a loaded machine their set-up is slow enough for the server to stop and ask the user about it.
     autoupdate: false, share: "disabled", snapshot: false, model: "fake/fake-model",
     permission: { edit: "allow", bash: "allow", webfetch: "deny" },
-    provider: { fake: { npm: "@ai-sdk/openai-compatible", name: "Fake", options: { baseURL: `http://127.0.0.1:${o.port}/v1`, apiKey: "fake-key" }, models: { "fake-model": { name: "Fake model", reasoning: true, tool_call: true } } } },
+    provider: { fake: { npm: "@ai-sdk/openai-compatible", name: "Fake", options: { baseURL, apiKey: "fake-key" }, models: { "fake-model": { name: "Fake model", reasoning: true, tool_call: true } } } },
   }, null, 2));
   if (o.settings) {
     const file = path.join(env.XDG_CONFIG_HOME as string, "loop-sentinel", "settings.json");
@@ -214,12 +222,13 @@ export async function runScenario(o: { agent: AgentName; scenario: E2eScenario; 
   } finally {
     if (watcher) await stopServer(watcher);
     await stopServer(child);
+    await proxy?.close();
   }
   keepPluginDeps(o.agent, configDir);
   const report = readJsonLines(path.join(env.XDG_STATE_HOME as string, "loop-sentinel", "opencode.jsonl"));
   fs.writeFileSync(path.join(runDir, "server.log"), log);
   const watchOutput = watchOut.split("\n").filter((l) => l.trim().startsWith("{")).map((l) => JSON.parse(l));
-  return { agent: o.agent, scenario: o.scenario, report, traceFile, ms: Date.now() - started, timedOut, serverLog: log, watchOutput };
+  return { agent: o.agent, scenario: o.scenario, report, traceFile, ms: Date.now() - started, timedOut, serverLog: log, watchOutput, guardRecords };
 }
 
 /** With RECORD_OPENCODE_FIXTURES=1: keeps the hook calls a run received as a fixture for the unit tests. */

@@ -129,6 +129,31 @@ for (const agent of Object.keys(AGENTS) as AgentName[]) {
       assert.ok(run.watchOutput.some((r) => r.type === "outcome" && r.action === "abort" && r.ok === true), "watch reports the abort done");
     });
 
+    it("a provider pointed at Loop Sentinel's stream guard, with the plugin in the server: one finding, one intervention (the plugin aborts, the guard passes the session through)", async () => {
+      const run = await runScenario({ agent, scenario: "reasoning-loop", model, port, name: "reasoning-loop-proxied", proxied: true });
+      console.log(`    ${describeRun(run, model)}; guard: ${run.guardRecords.map((r) => r.type).join(" ")}`);
+      assert.equal(run.timedOut, false, "the session should settle");
+      const main = model.main();
+      assert.ok(main[0].cut, "the looping response was cut before its end");
+      assert.equal(records(run, "intervention").filter((r) => r.action === "abort").length, 1, "the plugin aborted once");
+      assert.ok(records(run, "outcome").some((r) => r.action === "abort" && r.ok === true), "abort carried out");
+      assert.deepEqual(run.guardRecords.filter((r) => r.type !== "left-to-plugin").map((r) => r.type), [], "the guard did nothing of its own");
+      assert.ok(run.guardRecords.some((r) => r.type === "left-to-plugin"), "the guard saw the plugin's session");
+      const notes = main.flatMap((r) => r.messages.filter((m) => m.content.includes(ABORTED) || m.content.includes("Loop Sentinel stopped this response")));
+      assert.equal(new Set(notes.map((m) => m.content)).size, 1, `one guidance, not two: ${notes.map((m) => m.content.slice(0, 80)).join(" | ")}`);
+      assert.ok(main.slice(1).some((r) => r.messages.filter((m) => m.role === "user").pop()?.content.includes(ABORTED)), "the plugin's guidance is the model's next user message");
+    });
+
+    it("the same provider pointed at the stream guard without the plugin: the guard cuts the loop itself", async () => {
+      const run = await runScenario({ agent, scenario: "reasoning-loop", model, port, name: "reasoning-loop-proxy-alone", proxied: true, guard: "none" });
+      console.log(`    ${describeRun(run, model)}; guard: ${run.guardRecords.map((r) => r.type === "intervention" || r.type === "cut" ? `${r.type}:${r.action}` : r.type).join(" ")}`);
+      assert.equal(run.timedOut, false, "the session should settle");
+      assert.deepEqual(run.report, [], "no plugin installed");
+      assert.ok(run.guardRecords.some((r) => r.type === "cut" && r.action === "abort"), "the guard cut the answer");
+      assert.ok(!run.guardRecords.some((r) => r.type === "left-to-plugin"));
+      assert.ok(model.main()[0].cut, "the upstream request was ended");
+    });
+
     it("in warn-only mode reports the loop and sends the agent nothing", async () => {
       const run = await runScenario({ agent, scenario: "build-loop", model, port, name: "build-loop-warn-only", settings: { "loopSentinel.mode": "warnOnly" } });
       console.log(`    ${describeRun(run, model)}`);

@@ -56,6 +56,14 @@ export interface GuardedOptions {
   viaProxy?: boolean;
   /** The fake provider serves https with a test certificate (the proxy trusts it through NODE_EXTRA_CA_CERTS). */
   tls?: boolean;
+  /**
+   * The agent's own cap on retries of a failed request, lowered so that a test of an unreachable
+   * provider takes seconds (Claude Code CLAUDE_CODE_MAX_RETRIES, Codex request/stream_max_retries,
+   * Gemini CLI general.maxAttempts). The guard's part is the same whatever the cap.
+   */
+  agentRetries?: number;
+  /** Engine settings for the guard (`--set key=value`, both `run` and `proxy`). */
+  set?: string[];
 }
 
 /** A throwaway certificate for 127.0.0.1 (openssl, as on any CI image). */
@@ -67,9 +75,9 @@ function testCertificate(dir: string): { key: Buffer; cert: Buffer; file: string
 }
 
 /** Starts `loop-sentinel proxy --json`; its first line gives the base URL, the rest its records. */
-async function startProxy(upstream: string, caFile?: string): Promise<{ url: string; stop: () => Promise<Record<string, any>[]> }> {
+async function startProxy(upstream: string, caFile?: string, set: string[] = []): Promise<{ url: string; stop: () => Promise<Record<string, any>[]> }> {
   const env = caFile ? { ...process.env, NODE_EXTRA_CA_CERTS: caFile } : process.env;
-  const child = spawn("nice", ["-n", "10", process.execPath, CLI, "proxy", "--upstream", upstream, "--json"], { stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn("nice", ["-n", "10", process.execPath, CLI, "proxy", "--upstream", upstream, "--json", ...set.flatMap((kv) => ["--set", kv])], { stdio: ["ignore", "pipe", "pipe"], env });
   let stdout = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (d) => {
@@ -112,7 +120,7 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
   const tls = o.tls ? testCertificate(dir) : undefined;
   const up = new LoopingUpstream({ ...o.upstream, ...(tls ? { tls: { key: tls.key, cert: tls.cert } } : {}) });
   await up.start();
-  const proxy = o.viaProxy ? await startProxy(o.upstreamUrl ?? up.url, tls?.file) : undefined;
+  const proxy = o.viaProxy ? await startProxy(o.upstreamUrl ?? up.url, tls?.file, o.set) : undefined;
   // Through `proxy` the agent is pointed at the guard by hand, as a user does.
   const upstreamUrl = proxy ? proxy.url : o.upstreamUrl ?? up.url;
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1", CLAUDE_CONFIG_DIR: path.join(dir, "claude-config"), COPILOT_HOME: path.join(home, ".copilot"), CODEX_HOME: path.join(dir, "codex-home") };
@@ -120,6 +128,7 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
   switch (agent) {
     case "claude":
       Object.assign(env, { ANTHROPIC_BASE_URL: upstreamUrl, ANTHROPIC_API_KEY: "fake-key", ANTHROPIC_MODEL: "fake-model", ANTHROPIC_SMALL_FAST_MODEL: "fake-model", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1" });
+      if (o.agentRetries !== undefined) env.CLAUDE_CODE_MAX_RETRIES = String(o.agentRetries);
       break;
     case "copilot":
       Object.assign(env, { COPILOT_OFFLINE: "true", COPILOT_PROVIDER_BASE_URL: `${upstreamUrl}/v1`, COPILOT_PROVIDER_API_KEY: "fake-key-loop-sentinel-e2e-0123456789", COPILOT_MODEL: "fake-model", COPILOT_AUTO_UPDATE: "false", XDG_CACHE_HOME: path.join(REPO, ".tmp", "hook-agents", "xdg-cache") });
@@ -130,12 +139,13 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
       fs.writeFileSync(path.join(home, ".gemini", "settings.json"), JSON.stringify({
         general: { disableAutoUpdate: true, disableUpdateNag: true }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false },
         security: { folderTrust: { enabled: false }, auth: { selectedType: "gemini-api-key" } }, model: { disableLoopDetection: true },
+        ...(o.agentRetries !== undefined ? { general: { disableAutoUpdate: true, disableUpdateNag: true, maxAttempts: o.agentRetries + 1 } } : {}),
       }));
       Object.assign(env, { GOOGLE_GEMINI_BASE_URL: upstreamUrl, GEMINI_API_KEY: "fake-key", GEMINI_CLI_NO_RELAUNCH: "true", XDG_CONFIG_HOME: path.join(home, ".config"), XDG_CACHE_HOME: path.join(home, ".cache") });
       break;
     case "codex":
       fs.mkdirSync(env.CODEX_HOME!, { recursive: true });
-      fs.writeFileSync(path.join(env.CODEX_HOME!, "config.toml"), ['model = "fake-model"', 'model_provider = "fake"', "", "[model_providers.fake]", 'name = "fake"', `base_url = "${upstreamUrl}/v1"`, 'wire_api = "responses"', 'env_key = "FAKE_API_KEY"', ""].join("\n"));
+      fs.writeFileSync(path.join(env.CODEX_HOME!, "config.toml"), ['model = "fake-model"', 'model_provider = "fake"', "", "[model_providers.fake]", 'name = "fake"', `base_url = "${upstreamUrl}/v1"`, 'wire_api = "responses"', 'env_key = "FAKE_API_KEY"', ...(o.agentRetries !== undefined ? [`request_max_retries = ${o.agentRetries}`, `stream_max_retries = ${o.agentRetries}`] : []), ""].join("\n"));
       env.FAKE_API_KEY = "fake-key-123";
       break;
   }
@@ -143,7 +153,7 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
   for (const turn of o.secondTurn ? [1, 2] as const : [1] as const) {
     const t0 = Date.now();
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const command = proxy ? ["-n", "10", ...agentCommand(agent, bin, turn)] : ["-n", "10", process.execPath, CLI, "run", "--json", "--", ...agentCommand(agent, bin, turn)];
+      const command = proxy ? ["-n", "10", ...agentCommand(agent, bin, turn)] : ["-n", "10", process.execPath, CLI, "run", "--json", ...(o.set ?? []).flatMap((kv) => ["--set", kv]), "--", ...agentCommand(agent, bin, turn)];
       const child = spawn("nice", command, { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
