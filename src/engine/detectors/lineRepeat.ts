@@ -265,7 +265,7 @@ class LineRepeatDetector implements Detector {
   private lengthStamp = 1;
   private flow = new Map<StreamChannel, number>();
   private strongest: Strongest = { count: 0 };
-  /** Per channel, the names (identifiers, paths, files) the request's lines gave, and how many were new. */
+  /** Per channel, the names (identifiers, paths, files) the request's lines gave since one of its lines was said again, and how many were new. */
   private names = new Map<StreamChannel, Names>();
   /** Per channel, the request's opening lines, while they may yet be one block said twice. */
   private openings = new Map<StreamChannel, Opening>();
@@ -367,7 +367,7 @@ class LineRepeatDetector implements Detector {
   private readLine(line: StreamLine, soFar = false): void {
     const before = this.flow.get(line.channel) ?? 0;
     if (!soFar) this.flow.set(line.channel, before + line.text.length + 1);
-    if (!soFar) this.readNames(line);
+    if (!soFar && this.names.size > 0) this.readNames(line);
     if (line.kind !== "prose" && line.kind !== "list") {
       if (!soFar && line.text.trim() !== "") this.breakOpening(line.channel);
       return;
@@ -429,7 +429,8 @@ class LineRepeatDetector implements Detector {
     if (!s) { s = { count: 0, events: [], text, unitsBefore: tally.units, repeatsBefore: tally.repeats, unitsAtLast: tally.units, repeatsAtLast: tally.repeats, staleGap: false, namesAtLast: names, newNamesEachGap: true }; seen.set(id, s); }
     else {
       if (staleSince(s, tally)) s.staleGap = true;
-      if (names === s.namesAtLast) s.newNamesEachGap = false;
+      // (a gap read before names were followed is not held against the refrain)
+      if (names >= 0 && s.namesAtLast >= 0 && names === s.namesAtLast) s.newNamesEachGap = false;
     }
     s.namesAtLast = names;
     for (let k = 0; k < times; k++) {
@@ -437,6 +438,8 @@ class LineRepeatDetector implements Detector {
       tally.units++;
       if (s.count > 1) tally.repeats++;
     }
+    // names are followed from a request's first line said again: most requests never say one twice
+    if (s.count > 1 && names < 0) s.namesAtLast = this.namesOf(channel).fresh;
     s.unitsAtLast = tally.units;
     s.repeatsAtLast = tally.repeats;
     if (s.events.length < MAX_EVENTS) s.events.push(event);
@@ -522,14 +525,14 @@ class LineRepeatDetector implements Detector {
 
   /** Names a line gives that the request had not given (a copy of a line gives none). */
   private readNames(line: StreamLine): void {
+    const n = this.names.get(line.channel);
+    if (n === undefined) return;
     const text = line.text;
-    let n: Names | undefined;
     for (let i = 0; i < text.length;) {
       const run = nameRun(text, i);
       if (run === -1) { i++; continue; }
       if (run < -1) { i = -run - 2; continue; }
       const name = text.slice(i, run);
-      n ??= this.namesOf(line.channel);
       if (!n.seen.has(name)) {
         n.fresh++;
         if (n.seen.size < MAX_NAMES) n.seen.add(name);
@@ -544,8 +547,9 @@ class LineRepeatDetector implements Detector {
     return n;
   }
 
+  /** Names first given in the channel since they were followed; -1 while they are not. */
   private namesGiven(channel: StreamChannel): number {
-    return this.names.get(channel)?.fresh ?? 0;
+    return this.names.get(channel)?.fresh ?? -1;
   }
 
   /** Code, a table or a heading in the opening: the response is more than a block said twice. */

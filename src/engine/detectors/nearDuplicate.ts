@@ -211,6 +211,8 @@ const CLAIM_WORDS = new Map<string, number>(Object.values(CLAIM_MEANINGS).flatMa
 /** The claims' Jaccard that makes two units alike, and the verdicts or acts each must make to be compared so. */
 const CLAIMS_SIMILARITY = 0.55;
 const CLAIMS_MIN_MEANINGS = 2;
+/** The meanings that are verdicts (done, passes, fails): a unit compared by its claims reaches one. */
+const VERDICT_MASK = ["done", "pass", "fail"].reduce((mask, v) => mask | (1 << Object.keys(CLAIM_MEANINGS).indexOf(v)), 0);
 
 /** The set bits of a mask. */
 function bitCount(mask: number): number {
@@ -791,7 +793,11 @@ class NearDuplicateDetector implements Detector {
    * words, each verdict and act put to one meaning, mostly the same.
    */
   private sameClaims(a: Unit, b: Unit): boolean {
-    if (bitCount(this.claimMaskOf(a)) < CLAIMS_MIN_MEANINGS || bitCount(this.claimMaskOf(b)) < CLAIMS_MIN_MEANINGS) return false;
+    // a verdict in common first (most units give none): acts and objects alone ("build", "test", "change") are any talk about code
+    const ma = this.claimMaskOf(a);
+    if ((ma & VERDICT_MASK) === 0) return false;
+    const mb = this.claimMaskOf(b);
+    if ((ma & mb & VERDICT_MASK) === 0 || bitCount(ma) < CLAIMS_MIN_MEANINGS || bitCount(mb) < CLAIMS_MIN_MEANINGS) return false;
     const x = this.claimsOf(a), y = this.claimsOf(b);
     if (a.claimMeanings! < CLAIMS_MIN_MEANINGS || b.claimMeanings! < CLAIMS_MIN_MEANINGS || x.length < CLAIMS_MIN_WORDS || y.length < CLAIMS_MIN_WORDS) return false;
     let common = 0;
