@@ -114,6 +114,14 @@ export class Emitter<T> {
   dispose(): void { this.listeners.clear(); }
 }
 
+/** The status and session-event channels every host adapter offers, made once for all of them. */
+export abstract class HostEvents {
+  protected readonly statusEmitter = new Emitter<HostStatus>();
+  protected readonly eventEmitter = new Emitter<HostSessionEvent>();
+  readonly onStatusChange = this.statusEmitter.subscribe;
+  readonly onEvent = this.eventEmitter.subscribe;
+}
+
 /** What a host factory needs from the extension: logging and settings, without vscode types. */
 export interface HostEnvironment {
   log(line: string): void;

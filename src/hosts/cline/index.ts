@@ -8,7 +8,7 @@
  */
 import * as vscode from "vscode";
 import type { Intervention } from "../../engine/session";
-import { Emitter, type Remedy, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
+import { HostEvents, type Remedy, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostStatus } from "../hostAdapter";
 import { ClineActions, isClineApi, type ClineApi } from "./actions";
 import { ClineGuard } from "./guard";
 import { HookServer } from "./hookChannel";
@@ -23,13 +23,9 @@ const START_GRACE_MS = 60_000;
 /** How often to look again for the Cline extension's API while it is not active. */
 const API_RETRY_MS = 5_000;
 
-class ClineAdapter implements HostAdapter {
+class ClineAdapter extends HostEvents implements HostAdapter {
   readonly hostId = "cline";
   readonly label = "Cline";
-  private readonly statusEmitter = new Emitter<HostStatus>();
-  private readonly eventEmitter = new Emitter<HostSessionEvent>();
-  readonly onStatusChange = this.statusEmitter.subscribe;
-  readonly onEvent = this.eventEmitter.subscribe;
   private watcher: ClineWatcher | undefined;
   private guard: ClineGuard | undefined;
   private hookServer: HookServer | undefined;
@@ -41,6 +37,7 @@ class ClineAdapter implements HostAdapter {
   private current: HostStatus = { hostId: "cline", label: "Cline", state: "inactive", detail: "starting", sessions: 0 };
 
   constructor(private readonly env: HostEnvironment) {
+    super();
     this.actions = new ClineActions({
       api: () => this.api,
       snapshot: (id) => this.watcher?.snapshot(id),

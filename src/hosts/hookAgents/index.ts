@@ -7,7 +7,7 @@
  */
 import type { Intervention } from "../../engine/session";
 import type { HookServer } from "../cline/hookChannel";
-import { Emitter, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
+import { HostEvents, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostStatus } from "../hostAdapter";
 import { AGENT_LABELS, AGENT_NAMES, type AgentName } from "./dialect";
 import { presentAgents } from "./presence";
 import { agentHookStatus } from "./install";
@@ -29,18 +29,14 @@ export function hookOutcome(agent: AgentName, iv: Pick<Intervention, "action">):
 /** The install command as the Command Palette names it (a unit test holds it to COMMAND_TITLES; hosts sit below the extension). */
 export const INSTALL_COMMAND_TITLE = "Install Hook for Claude Code, Copilot CLI, Codex, Gemini CLI or Qwen Code…";
 
-class AgentHooksAdapter implements HostAdapter {
+class AgentHooksAdapter extends HostEvents implements HostAdapter {
   readonly hostId = "agent-hooks";
   readonly label = "Claude Code / Copilot CLI / Codex / Gemini CLI / Qwen Code";
-  private readonly statusEmitter = new Emitter<HostStatus>();
-  private readonly eventEmitter = new Emitter<HostSessionEvent>();
-  readonly onStatusChange = this.statusEmitter.subscribe;
-  readonly onEvent = this.eventEmitter.subscribe;
   private server: HookServer | undefined;
   private readonly agentOf = new Map<string, AgentName>();
   private current: HostStatus = { hostId: this.hostId, label: this.label, state: "inactive", detail: "starting", sessions: 0 };
 
-  constructor(private readonly env: HostEnvironment) {}
+  constructor(private readonly env: HostEnvironment) { super(); }
 
   async start(): Promise<void> {
     const service = new AgentHookService({

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import type { Intervention } from "../../engine/session";
 import { isRecord } from "../../engine/json";
 import { toTraceEvent } from "../../engine/events";
-import { Emitter, type ActionOutcome, type HostAdapter, type HostSessionEvent, type HostStatus } from "../hostAdapter";
+import { HostEvents, type ActionOutcome, type HostAdapter, type HostStatus } from "../hostAdapter";
 
 export const PLUGIN_HOST_ID = "opencode-plugin";
 
@@ -31,13 +31,9 @@ const INSTALL_CHECK_POLLS = 20;
 
 interface Outcome { action: string; ok: boolean; done: string; taken: boolean }
 
-export class PluginReportAdapter implements HostAdapter {
+export class PluginReportAdapter extends HostEvents implements HostAdapter {
   readonly hostId = PLUGIN_HOST_ID;
   readonly label = "Kilo Code 7 / opencode";
-  private readonly statusEmitter = new Emitter<HostStatus>();
-  private readonly eventEmitter = new Emitter<HostSessionEvent>();
-  readonly onStatusChange = this.statusEmitter.subscribe;
-  readonly onEvent = this.eventEmitter.subscribe;
   private offset = 0;
   private partial = "";
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -49,6 +45,7 @@ export class PluginReportAdapter implements HostAdapter {
   private current: HostStatus;
 
   constructor(private readonly options: PluginReportOptions) {
+    super();
     this.current = { hostId: this.hostId, label: this.label, state: "not-found", detail: "", sessions: 0 };
   }
 

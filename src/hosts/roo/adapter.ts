@@ -5,7 +5,7 @@
  * shape. The extension registry is injected (VS Code's in index.ts, a fake in unit tests).
  */
 import type { Intervention } from "../../engine/session";
-import { Emitter, type ActionOutcome, type Disposable, type HostAdapter, type HostSessionEvent, type HostStatus, type HostState } from "../hostAdapter";
+import { HostEvents, type ActionOutcome, type Disposable, type HostAdapter, type HostStatus, type HostState } from "../hostAdapter";
 import { rooApiProblem, type RooApiLike } from "./api";
 import { RooConnection, type ActionTiming } from "./connection";
 import { AutoApprovalHold, type HoldStore } from "./autoApprovalHold";
@@ -100,13 +100,9 @@ interface Link {
   files?: TaskFolderWatcher;
 }
 
-export class RooHostAdapter implements HostAdapter {
+export class RooHostAdapter extends HostEvents implements HostAdapter {
   readonly hostId: string;
   readonly label: string;
-  private readonly statusEmitter = new Emitter<HostStatus>();
-  private readonly eventEmitter = new Emitter<HostSessionEvent>();
-  readonly onStatusChange = this.statusEmitter.subscribe;
-  readonly onEvent = this.eventEmitter.subscribe;
   private readonly links = new Map<string, Link>();
   private readonly activating = new Set<string>();
   private state: HostState = "not-found";
@@ -117,6 +113,7 @@ export class RooHostAdapter implements HostAdapter {
   private disposed = false;
 
   constructor(private readonly spec: HostSpec, private readonly deps: AdapterDeps) {
+    super();
     this.hostId = spec.hostId;
     this.label = spec.label;
     this.detail = this.notFoundDetail();

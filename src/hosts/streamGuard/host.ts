@@ -11,7 +11,7 @@ import type { TraceEvent } from "../../engine/events";
 import type { Intervention } from "../../engine/session";
 import { DETECTOR_DEFINITIONS } from "../../engine/detectors";
 import { BoundedMap } from "../../engine/boundedMap";
-import { Emitter, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostSessionEvent, type HostStatus } from "../hostAdapter";
+import { HostEvents, type ActionOutcome, type HostAdapter, type HostEnvironment, type HostStatus } from "../hostAdapter";
 import { StreamGuardProxy } from "./proxy";
 import type { FeedSource, GuardRecord } from "./guard";
 import { currentUpstream, pointAgentAt, restoreAgent, safeOrigin, type PointedAgent, type PointReport } from "./pointing";
@@ -70,13 +70,9 @@ const DELIVERED: Record<Intervention["action"], string> = {
   stop: "cut the response; the session's next request is answered by the guard with the reason",
 };
 
-export class StreamGuardHost implements HostAdapter {
+export class StreamGuardHost extends HostEvents implements HostAdapter {
   readonly hostId = "stream-guard";
   readonly label = "Stream guard";
-  private readonly statusEmitter = new Emitter<HostStatus>();
-  private readonly eventEmitter = new Emitter<HostSessionEvent>();
-  readonly onStatusChange = this.statusEmitter.subscribe;
-  readonly onEvent = this.eventEmitter.subscribe;
   private readonly running = new Map<GuardAgent, Running>();
   private readonly agentOfSession = new BoundedMap<string, GuardAgent>(256);
   private readonly waiting = new Map<string, Array<{ resolve: (o: ActionOutcome) => void; delivered: string }>>();
@@ -88,6 +84,7 @@ export class StreamGuardHost implements HostAdapter {
   private readonly said = new Map<GuardAgent, string>();
 
   constructor(private readonly o: StreamGuardHostOptions) {
+    super();
     this.penv = o.processEnv ?? process.env;
   }
 
