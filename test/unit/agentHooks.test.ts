@@ -547,5 +547,28 @@ describe("agent hooks: install and uninstall", () => {
     assert.equal(reports.length, 2);
     assert.ok(!fs.existsSync(path.join(root, "copilot", "hooks")), "the folders we made are gone");
     assert.deepEqual(fs.readdirSync(project), []);
+    assert.ok(!fs.existsSync(path.join(root, "ls")), "Loop Sentinel's copies of the hook, its records and its folder are gone");
+  });
+
+  it("removing the last hook removes Loop Sentinel's copies of the hook and its records; before that, and with records it cannot read, they stay", () => {
+    const { root, env, script } = sandbox();
+    fs.writeFileSync(path.join(root, "agent-hook-engine.js"), "// engine\n");
+    installAgentHook({ agent: "claude", script, env });
+    installAgentHook({ agent: "codex", script, env });
+    const home = path.join(root, "ls");
+    assert.deepEqual(fs.readdirSync(home).sort(), ["hook-installs.json", "loop-sentinel-agent-hook-engine.js", "loop-sentinel-agent-hook.js"]);
+    uninstallAgentHook("claude", undefined, env);
+    assert.ok(fs.existsSync(path.join(home, "loop-sentinel-agent-hook.js")), "Codex still runs the copy");
+    uninstallAgentHook("codex", undefined, env);
+    assert.ok(!fs.existsSync(home), "nothing left behind");
+    // another file of Loop Sentinel's in its folder keeps the folder; unreadable records keep the copies
+    installAgentHook({ agent: "claude", script, env });
+    fs.writeFileSync(path.join(home, "other.json"), "{}");
+    uninstallAgentHook("claude", undefined, env);
+    assert.deepEqual(fs.readdirSync(home), ["other.json"]);
+    installAgentHook({ agent: "claude", script, env });
+    fs.writeFileSync(path.join(home, "hook-installs.json"), "{ cut mid-wri");
+    uninstallAgentHook("codex", undefined, env);
+    assert.ok(fs.existsSync(path.join(home, "loop-sentinel-agent-hook.js")), "no proof that no hook is left: the copy stays");
   });
 });

@@ -97,10 +97,28 @@ interface Record_ { file: string; agent: AgentName; original: string | null; wri
 function recordsFile(env: NodeJS.ProcessEnv): string { return path.join(loopSentinelHome(env), RECORDS); }
 
 function readRecords(env: NodeJS.ProcessEnv): Record_[] {
+  return readRecordsIfReadable(env) ?? [];
+}
+
+/** The install records; undefined when the file is missing or cannot be read (nothing then proves no hook is left). */
+function readRecordsIfReadable(env: NodeJS.ProcessEnv): Record_[] | undefined {
   try {
     const doc: unknown = JSON.parse(fs.readFileSync(recordsFile(env), "utf8"));
-    return Array.isArray(doc) ? doc.filter((r): r is Record_ => isRecord(r) && typeof r.file === "string" && typeof r.written === "string") : [];
-  } catch { return []; }
+    return Array.isArray(doc) ? doc.filter((r): r is Record_ => isRecord(r) && typeof r.file === "string" && typeof r.written === "string") : undefined;
+  } catch { return undefined; }
+}
+
+/**
+ * Once the records say no hook of ours is left anywhere, Loop Sentinel's own copies of the hook
+ * program and the records themselves go too, and its folder if nothing else is in it. With records
+ * that cannot be read, nothing is removed: some agent may still run the copy.
+ */
+function removeOwnCopiesIfLastGone(env: NodeJS.ProcessEnv): void {
+  const records = readRecordsIfReadable(env);
+  if (records === undefined || records.length > 0) return;
+  const home = loopSentinelHome(env);
+  for (const name of [INSTALLED_SCRIPT, INSTALLED_SCRIPT.replace(/\.js$/, "-engine.js"), RECORDS]) fs.rmSync(path.join(home, name), { force: true });
+  try { fs.rmdirSync(home); } catch { /* other files of Loop Sentinel's are there: the folder stays with them */ }
 }
 
 function writeRecords(env: NodeJS.ProcessEnv, records: Record_[]): void {
@@ -223,7 +241,9 @@ export function installAgentHook(o: AgentInstallOptions): InstallReport {
 
 /** Takes the hook out: the file as it was before the install when nobody changed it since, else only our entries. */
 export function uninstallAgentHook(agent: AgentName, project: string | undefined, env: NodeJS.ProcessEnv = process.env): InstallReport {
-  return uninstallFile(hookFileFor(agent, project, env), agent, env);
+  const report = uninstallFile(hookFileFor(agent, project, env), agent, env);
+  removeOwnCopiesIfLastGone(env);
+  return report;
 }
 
 function uninstallFile(file: string, agent: AgentName, env: NodeJS.ProcessEnv): InstallReport {
@@ -267,7 +287,6 @@ export function agentHookStatus(agent: AgentName, project: string | undefined, e
 /** Every install this Loop Sentinel made, undone (the extension's uninstall script). */
 export function uninstallAllAgentHooks(env: NodeJS.ProcessEnv = process.env): InstallReport[] {
   const out = readRecords(env).map((r) => uninstallFile(r.file, r.agent, env));
-  fs.rmSync(path.join(loopSentinelHome(env), INSTALLED_SCRIPT), { force: true });
-  fs.rmSync(path.join(loopSentinelHome(env), INSTALLED_SCRIPT.replace(/\.js$/, "-engine.js")), { force: true });
+  removeOwnCopiesIfLastGone(env);
   return out;
 }
