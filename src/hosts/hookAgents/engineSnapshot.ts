@@ -56,17 +56,21 @@ function anchorsOf(session: LoopSession): Map<unknown, string> {
 }
 
 /**
- * A typed array as its bytes, or, when nearly all of it is one value (a table of a few words, an
- * index sized for thousands of entries), as that value and the entries that differ.
+ * A typed array as its bytes, or, when all of it is one value (an index sized for thousands of
+ * entries, still empty), as that value. Both by native calls, never a loop over the entries: the
+ * hook runs this code cold, once a process, and a loop over tens of thousands of entries got hot
+ * enough for V8 to start optimizing it on a background thread, which the process then waited for
+ * at exit: about 11 ms of each headless call, on top of the scan's own 3 ms (issue 35, part 4).
+ * (The reader still takes the older form, a fill value and the entries that differ.)
  */
 function typedNode(type: string, view: ArrayLike<number> & { buffer: ArrayBufferLike; byteLength: number }): Node {
-  const fill = view.length > 0 ? view[0] : 0;
-  if (Number.isInteger(fill) && type !== "Float32Array" && type !== "Float64Array") {
-    const diff: number[] = [];
-    for (let k = 0; k < view.length && diff.length < view.length / 2; k++) if (view[k] !== fill) diff.push(k, view[k]);
-    if (diff.length < view.length / 2) return ["t", type, view.length, fill, ...diff];
+  const bytes = Buffer.from(view.buffer, 0, view.byteLength);
+  if (view.length > 0 && type !== "Float32Array" && type !== "Float64Array") {
+    const fill = view[0];
+    const same = new (TYPED[type] as unknown as new (length: number) => Uint32Array)(view.length).fill(fill);
+    if (bytes.equals(Buffer.from(same.buffer, 0, same.byteLength))) return ["t", type, view.length, fill];
   }
-  return ["t", type, Buffer.from(view.buffer, 0, view.byteLength).toString("base64")];
+  return ["t", type, bytes.toString("base64")];
 }
 
 function typedFrom(n: Node): object | undefined {
@@ -267,7 +271,8 @@ export function restoreSession(snap: EngineSnapshot, config: EngineConfig): Loop
   try {
     // The functions, from the fresh session before its fields are overwritten.
     const functions = new Map<unknown, unknown>();
-    for (const n of nodes) for (const v of n) if (Array.isArray(v) && v[0] === "f") functions.set(v, functionAt(session, v));
+    // (A typed array's node holds numbers only: not looked through.)
+    for (const n of nodes) if (n[0] !== "t") for (const v of n) if (Array.isArray(v) && v[0] === "f") functions.set(v, functionAt(session, v));
     // First every object (references may point forward), then their contents.
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i];
