@@ -20,6 +20,7 @@ const FILE_EDIT_PATTERNS: RegExp[] = [
   /\bapply_patch\b|\bgit\s+apply\b/,
 ];
 
+/** Each with its guard words in MUTATING_GUARDS below, in the same order (a pattern added here needs its words there, and an example in shellCommands.test.ts). */
 const MUTATING_PATTERNS: RegExp[] = [
   ...FILE_EDIT_PATTERNS,
   /(^|[;&|(]\s*)(rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|truncate|patch|tee|dd|install)\b/,
