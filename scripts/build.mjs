@@ -61,10 +61,32 @@ const entries = [
   { entryPoints: ["src/extension/uninstall.ts"], outfile: "dist/uninstall.js", sourcemap: false },
 ];
 
+/**
+ * The agents' hook and its engine run once per tool call, in a new process (issue 35, part 4).
+ * esbuild turns each `import * as fs from "node:fs"` into a copy of the module's exports
+ * (__toESM: a getter defined per export, about 100 for node:fs, a dozen such imports), about
+ * 1.5 ms of each call; the module object itself serves as well, since the code only reads its
+ * exports. Built unminified, the copies taken out (a `.default` read of one stops the build), then
+ * minified as asked.
+ */
+const HOOK_BUNDLES = new Set(["dist/agent-hook.js", "dist/agent-hook-engine.js"]);
+async function buildHookBundle(e) {
+  const minify = e.minify ?? common.minify;
+  const out = await esbuild.build({ ...common, ...e, minify: false, write: false });
+  let text = out.outputFiles.find((f) => f.path.endsWith(".js")).text;
+  const names = [...text.matchAll(/var (\w+) = __toESM\(require\("node:[\w/]+"\)\)/g)].map((m) => m[1]);
+  for (const n of names) if (new RegExp(`\\b${n}\\.default\\b`).test(text)) throw new Error(`build: ${e.outfile} reads ${n}.default: keep its __toESM`);
+  text = text.replace(/__toESM\((require\("node:[\w/]+"\))\)/g, "$1");
+  if (minify) text = (await esbuild.transform(text, { minify: true, format: "cjs", platform: "node", target: common.target })).code;
+  fs.writeFileSync(e.outfile, text);
+}
+
 for (const e of entries) {
   if (!fs.existsSync(e.entryPoints[0])) { console.warn(`build: ${e.entryPoints[0]} not present yet, skipped`); continue; }
   // An entry written here (stdin) names its source file only for the check above.
   const { stdin, ...rest } = e;
-  await esbuild.build({ ...common, ...rest, ...(stdin ? { stdin, entryPoints: undefined } : {}) });
+  const entry = { ...rest, ...(stdin ? { stdin, entryPoints: undefined } : {}) };
+  if (HOOK_BUNDLES.has(e.outfile)) await buildHookBundle(entry);
+  else await esbuild.build({ ...common, ...entry });
 }
 fs.chmodSync("dist/cli.js", 0o755);

@@ -39,45 +39,57 @@ const NUMBER_WORDS: Record<string, number> = {
   duas: 2, "três": 3, dez: 10, tre: 3, cinque: 5, dieci: 10, "два": 2, "три": 3, "пять": 5, "десять": 10,
 };
 
-const NUMBER = "\\d{1,3}|once|twice|thrice|two|three|four|five|six|seven|eight|nine|ten|twenty|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|vingt|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwanzig|duas|três|dez|tre|cinque|dieci|два|три|пять|десять";
-/** "5 times", "cinq fois", "tres veces", "drei Mal", "dreimal", "5x", "cinco vezes", "5 volte", "5 раз". */
-const EXPLICIT = new RegExp(`(?<![\\p{L}\\p{N}])(${NUMBER})\\s*(?:more\\s+|de\\s+plus\\s+|m[aá]s\\s+)?(?:times|runs|rounds|iterations|x(?![\\p{L}])|fois|veces|mal|male|vezes|volte|раза?)(?![\\p{L}])|(?<![\\p{L}\\p{N}])(once|twice|thrice|zweimal|dreimal|viermal|fünfmal|zehnmal)(?![\\p{L}])`, "gu");
-/** 三次, 5次, 两遍, 十回, 5回 (Japanese too), 5번 (Korean). */
-const EXPLICIT_ZH = /(\d{1,3}|二十|[一两二三四五六七八九十])\s*(?:次|遍|回|번)/gu;
-const FEW_WORDS = /\b(?:a few|a couple(?: of)?|few more|some more|a handful of|a bunch of|a number of) (?:more )?(?:times|runs|rounds|tries|attempts)\b|\bquelques fois\b|\bunas (?:cuantas|pocas) veces\b|\balgunas veces\b|\bun par de veces\b|\bein paar (?:mal|male)\b|\balgumas vezes\b|\balcune volte\b|几次|几遍|几回|何度か|何回か|数回|(?<!\p{L})несколько раз|몇 ?번/gu;
 /**
- * "Many", "multiple" and "several" count runs only with a word for runs after them: "make multiple tool
- * calls", "handle as many files as the project has" ask for no repetition.
+ * The patterns, made when the first user message is read rather than when the module loads: their
+ * letter classes cost about a millisecond to parse, and the agents' hook loads the engine afresh
+ * for every tool call (issue 35, part 4), while a user message comes only with a new prompt.
  */
-const SEVERAL_WORDS = /\b(?:(?:several|many|multiple|numerous) (?:more )?(?:times|runs|rounds|tries|attempts|iterations)|repeatedly|again and again|over and over)\b|\bplusieurs fois\b|\b(?:à|a) plusieurs reprises\b|\bencore et encore\b|\bvarias veces\b|\brepetidamente\b|\buna y otra vez\b|\bmehrmals\b|\bmehrfach\b|\bmehrere (?:mal|male)\b|\bwiederholt\b|\bimmer wieder\b|\bv[áa]rias vezes\b|\brepetidas vezes\b|\bpiù volte\b|\bripetutamente\b|多次|反复|重复|何度も|繰り返し|(?<!\p{L})много раз|(?<!\p{L})неоднократно|(?<!\p{L})снова и снова|여러 ?번|반복/gu;
-const FREQUENCY_WORDS = /\bhow (?:often|frequently|many times)\b|\bwhat (?:fraction|percentage|share)\b|\bfailure rate\b|\bcombien de fois\b|\b(?:à|a) quelle fréquence\b|\bcon qué frecuencia\b|\bcuántas veces\b|\bwie (?:oft|häufig)\b|\bcom que frequência\b|\bquantas vezes\b|\bquanto spesso\b|\bcon (?:che|quale) frequenza\b|\bquante volte\b|多少次|频率|概率|几率|頻度|何回失敗|(?<!\p{L})как часто|(?<!\p{L})сколько раз|얼마나 자주|몇 번이나/gu;
-/** "About ten times", a sample in round words. */
-const TEN_OR_SO_WORDS = /\b(?:a dozen|a dozen or so|ten or so) (?:times|runs)\b|\bune dizaine de fois\b|\buna decena de veces\b|\betwa zehnmal\b|\buma dezena de vezes\b|\buna decina di volte\b|(?<!\p{L})десяток раз|十来次|十几次/gu;
-const UNTIL_WORDS = /\b(?:until|till|unless) (?:it|they|the [\w-]+|all(?: the)? [\w-]+|tests?|ci|everything|the build)(?: [\w-]+){0,2} (?:pass(?:es)?|succeeds?|works?|is green|are green|turns? green|goes green|is stable|fails)\b|\b(?:until|till) (?:it's|they're) (?:green|passing|stable|fixed)\b|\baté (?:que )?(?:\p{L}+ ){0,3}(?:passar|passe|funcionar|funcione)|\bfinché non (?:\p{L}+ ){0,3}(?:passa|passano|funziona)|通るまで|成功するまで|пока не (?:\p{L}+ ){0,3}(?:пройд|заработает)|통과할 때까지|\bjusqu'(?:à|a) ce qu(?:e|')(?:[\p{L}'-]+ ){0,3}(?:passe|passent|marche|fonctionne|réussisse|échoue)|\bhasta que (?:\p{L}+ ){0,3}(?:pase|pasen|funcione|falle)|\bbis (?:er|es|sie|der|die|das|alle)(?: \p{L}+){0,3} (?:durchläuft|besteht|grün|funktioniert|klappt|fehlschlägt)|直到.{0,8}(?:通过|成功|变绿|失败)/gu;
-/**
- * A word every branch of UNTIL_WORDS holds, under the same flags: a message without one cannot match
- * it, and is not run through it. Its letter classes make it costlier to compile than a
- * whole session's user messages are to read (a third of a replay's cost of its one message).
- */
-const UNTIL_ANCHOR = /until|till|unless|até|finché non|通るまで|成功するまで|пока не|통과할 때까지|jusqu'|hasta que|bis |直到/u;
-/**
- * Waiting for a person ("wait for feedback after every command", "wait for my reply") is a harness's
- * rule of conduct, not a thing to poll.
- */
-const WAIT_WORDS = /\bwait(?:ing)? (?:for|until|till|on)\b(?! (?:(?:the |my |your |our )?(?:feedback|response|reply|replies|answer|confirmation|approval|input|instructions?|user|me|us|permission|review)\b))|\bkeep (?:polling|checking|watching|an eye)\b|\bpoll(?:ing)?\b|\b(?:tell|let) me know when\b|\btell me when\b|\bonce it(?:'s| is) (?:done|finished|live|green)\b|\battend(?:s|re|ez)\b|\bsurveill|\bdis-moi quand\b|\bespera(?:r)?\b|\bav[ií]same cuando\b|\bwarte(?:n)?\b|\bbescheid,? (?:wenn|sobald)\b|\bsag mir,? (?:wenn|sobald)\b|\bcontinue (?:à|a|de) (?:vérifier|surveiller|regarder)\b|\bsigue (?:comprobando|revisando|consultando|mirando)\b|\bprüfe? (?:weiter|regelmäßig)\b|\bespere\b|\baguard(?:e|ar)\b|\baspett(?:a|are)\b|\battendi\b|\bcontinua a (?:controllare|verificare)\b|(?<!\p{L})подожди|(?<!\p{L})дождись|(?<!\p{L})ожидай|等待|等到|等一下|轮询|盯着|待って|待つ|終わるまで|기다려|기다리/gu;
+function makePatterns() {
+  const NUMBER = "\\d{1,3}|once|twice|thrice|two|three|four|five|six|seven|eight|nine|ten|twenty|une|un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|vingt|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwanzig|duas|três|dez|tre|cinque|dieci|два|три|пять|десять";
+  /** "5 times", "cinq fois", "tres veces", "drei Mal", "dreimal", "5x", "cinco vezes", "5 volte", "5 раз". */
+  const EXPLICIT = new RegExp(`(?<![\\p{L}\\p{N}])(${NUMBER})\\s*(?:more\\s+|de\\s+plus\\s+|m[aá]s\\s+)?(?:times|runs|rounds|iterations|x(?![\\p{L}])|fois|veces|mal|male|vezes|volte|раза?)(?![\\p{L}])|(?<![\\p{L}\\p{N}])(once|twice|thrice|zweimal|dreimal|viermal|fünfmal|zehnmal)(?![\\p{L}])`, "gu");
+  /** 三次, 5次, 两遍, 十回, 5回 (Japanese too), 5번 (Korean). */
+  const EXPLICIT_ZH = /(\d{1,3}|二十|[一两二三四五六七八九十])\s*(?:次|遍|回|번)/gu;
+  const FEW_WORDS = /\b(?:a few|a couple(?: of)?|few more|some more|a handful of|a bunch of|a number of) (?:more )?(?:times|runs|rounds|tries|attempts)\b|\bquelques fois\b|\bunas (?:cuantas|pocas) veces\b|\balgunas veces\b|\bun par de veces\b|\bein paar (?:mal|male)\b|\balgumas vezes\b|\balcune volte\b|几次|几遍|几回|何度か|何回か|数回|(?<!\p{L})несколько раз|몇 ?번/gu;
+  /**
+   * "Many", "multiple" and "several" count runs only with a word for runs after them: "make multiple tool
+   * calls", "handle as many files as the project has" ask for no repetition.
+   */
+  const SEVERAL_WORDS = /\b(?:(?:several|many|multiple|numerous) (?:more )?(?:times|runs|rounds|tries|attempts|iterations)|repeatedly|again and again|over and over)\b|\bplusieurs fois\b|\b(?:à|a) plusieurs reprises\b|\bencore et encore\b|\bvarias veces\b|\brepetidamente\b|\buna y otra vez\b|\bmehrmals\b|\bmehrfach\b|\bmehrere (?:mal|male)\b|\bwiederholt\b|\bimmer wieder\b|\bv[áa]rias vezes\b|\brepetidas vezes\b|\bpiù volte\b|\bripetutamente\b|多次|反复|重复|何度も|繰り返し|(?<!\p{L})много раз|(?<!\p{L})неоднократно|(?<!\p{L})снова и снова|여러 ?번|반복/gu;
+  const FREQUENCY_WORDS = /\bhow (?:often|frequently|many times)\b|\bwhat (?:fraction|percentage|share)\b|\bfailure rate\b|\bcombien de fois\b|\b(?:à|a) quelle fréquence\b|\bcon qué frecuencia\b|\bcuántas veces\b|\bwie (?:oft|häufig)\b|\bcom que frequência\b|\bquantas vezes\b|\bquanto spesso\b|\bcon (?:che|quale) frequenza\b|\bquante volte\b|多少次|频率|概率|几率|頻度|何回失敗|(?<!\p{L})как часто|(?<!\p{L})сколько раз|얼마나 자주|몇 번이나/gu;
+  /** "About ten times", a sample in round words. */
+  const TEN_OR_SO_WORDS = /\b(?:a dozen|a dozen or so|ten or so) (?:times|runs)\b|\bune dizaine de fois\b|\buna decena de veces\b|\betwa zehnmal\b|\buma dezena de vezes\b|\buna decina di volte\b|(?<!\p{L})десяток раз|十来次|十几次/gu;
+  const UNTIL_WORDS = /\b(?:until|till|unless) (?:it|they|the [\w-]+|all(?: the)? [\w-]+|tests?|ci|everything|the build)(?: [\w-]+){0,2} (?:pass(?:es)?|succeeds?|works?|is green|are green|turns? green|goes green|is stable|fails)\b|\b(?:until|till) (?:it's|they're) (?:green|passing|stable|fixed)\b|\baté (?:que )?(?:\p{L}+ ){0,3}(?:passar|passe|funcionar|funcione)|\bfinché non (?:\p{L}+ ){0,3}(?:passa|passano|funziona)|通るまで|成功するまで|пока не (?:\p{L}+ ){0,3}(?:пройд|заработает)|통과할 때까지|\bjusqu'(?:à|a) ce qu(?:e|')(?:[\p{L}'-]+ ){0,3}(?:passe|passent|marche|fonctionne|réussisse|échoue)|\bhasta que (?:\p{L}+ ){0,3}(?:pase|pasen|funcione|falle)|\bbis (?:er|es|sie|der|die|das|alle)(?: \p{L}+){0,3} (?:durchläuft|besteht|grün|funktioniert|klappt|fehlschlägt)|直到.{0,8}(?:通过|成功|变绿|失败)/gu;
+  /**
+   * A word every branch of UNTIL_WORDS holds, under the same flags: a message without one cannot match
+   * it, and is not run through it. Its letter classes make it costlier to compile than a
+   * whole session's user messages are to read (a third of a replay's cost of its one message).
+   */
+  const UNTIL_ANCHOR = /until|till|unless|até|finché non|通るまで|成功するまで|пока не|통과할 때까지|jusqu'|hasta que|bis |直到/u;
+  /**
+   * Waiting for a person ("wait for feedback after every command", "wait for my reply") is a harness's
+   * rule of conduct, not a thing to poll.
+   */
+  const WAIT_WORDS = /\bwait(?:ing)? (?:for|until|till|on)\b(?! (?:(?:the |my |your |our )?(?:feedback|response|reply|replies|answer|confirmation|approval|input|instructions?|user|me|us|permission|review)\b))|\bkeep (?:polling|checking|watching|an eye)\b|\bpoll(?:ing)?\b|\b(?:tell|let) me know when\b|\btell me when\b|\bonce it(?:'s| is) (?:done|finished|live|green)\b|\battend(?:s|re|ez)\b|\bsurveill|\bdis-moi quand\b|\bespera(?:r)?\b|\bav[ií]same cuando\b|\bwarte(?:n)?\b|\bbescheid,? (?:wenn|sobald)\b|\bsag mir,? (?:wenn|sobald)\b|\bcontinue (?:à|a|de) (?:vérifier|surveiller|regarder)\b|\bsigue (?:comprobando|revisando|consultando|mirando)\b|\bprüfe? (?:weiter|regelmäßig)\b|\bespere\b|\baguard(?:e|ar)\b|\baspett(?:a|are)\b|\battendi\b|\bcontinua a (?:controllare|verificare)\b|(?<!\p{L})подожди|(?<!\p{L})дождись|(?<!\p{L})ожидай|等待|等到|等一下|轮询|盯着|待って|待つ|終わるまで|기다려|기다리/gu;
 
-/**
- * A clause that asks for no repetition: negated ("don't just run it multiple times", "do not read it
- * again and again"), a limit ("never retry more than twice", "at most 3 times", "no more than"), a
- * condition ("if it fails several times"), or a complaint about what the agent keeps doing. Read in
- * the clause before the words of repetition, in the languages the counts are read in.
- */
-const NOT_ASKED = /(?<![\p{L}'])(?:don'?t|doesn'?t|didn'?t|do not|does not|did not|never|not|no|nor|avoid|without|instead of|rather than|stop|refrain|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot|at most|more than|up to|maximum|limit|if|unless|whether|you keep|kept|keeps|stuck|looping|was|were|has been|have been|ne|n'|pas|jamais|sans|nunca|sin|nicht|nie|kein\p{L}*|ohne|não|sem|non|mai|senza|не|нет|без|никогда)(?![\p{L}'])|不|别|勿|没|無|ない|않|말고|하지 ?마/u;
-/** Where a clause begins: a sentence's end, a line, a semicolon or colon, a comma, or "but". */
-const CLAUSE_START = /[.!?;:,\n。！？；：，](?=\s|$)|[。！？；：，\n]|\bbut\b/gu;
+  /**
+   * A clause that asks for no repetition: negated ("don't just run it multiple times", "do not read it
+   * again and again"), a limit ("never retry more than twice", "at most 3 times", "no more than"), a
+   * condition ("if it fails several times"), or a complaint about what the agent keeps doing. Read in
+   * the clause before the words of repetition, in the languages the counts are read in.
+   */
+  const NOT_ASKED = /(?<![\p{L}'])(?:don'?t|doesn'?t|didn'?t|do not|does not|did not|never|not|no|nor|avoid|without|instead of|rather than|stop|refrain|won'?t|will not|shouldn'?t|should not|mustn'?t|must not|can'?t|cannot|at most|more than|up to|maximum|limit|if|unless|whether|you keep|kept|keeps|stuck|looping|was|were|has been|have been|ne|n'|pas|jamais|sans|nunca|sin|nicht|nie|kein\p{L}*|ohne|não|sem|non|mai|senza|не|нет|без|никогда)(?![\p{L}'])|不|别|勿|没|無|ない|않|말고|하지 ?마/u;
+  /** Where a clause begins: a sentence's end, a line, a semicolon or colon, a comma, or "but". */
+  const CLAUSE_START = /[.!?;:,\n。！？；：，](?=\s|$)|[。！？；：，\n]|\bbut\b/gu;
+  return { EXPLICIT, EXPLICIT_ZH, FEW_WORDS, SEVERAL_WORDS, FREQUENCY_WORDS, TEN_OR_SO_WORDS, UNTIL_WORDS, UNTIL_ANCHOR, WAIT_WORDS, NOT_ASKED, CLAUSE_START };
+}
+
+let madePatterns: ReturnType<typeof makePatterns> | undefined;
+const patterns = () => (madePatterns ??= makePatterns());
 
 /** The first match of `re` (global) in a clause that asks for it: not negated, limited or conditional. */
 function firstAsked(re: RegExp, lower: string): RegExpExecArray | undefined {
+  const { NOT_ASKED } = patterns();
   re.lastIndex = 0;
   for (let m = re.exec(lower); m; m = re.exec(lower)) {
     if (!NOT_ASKED.test(clauseBefore(lower, m.index))) return m;
@@ -87,6 +99,7 @@ function firstAsked(re: RegExp, lower: string): RegExpExecArray | undefined {
 }
 
 function clauseBefore(lower: string, at: number): string {
+  const { CLAUSE_START } = patterns();
   let start = 0;
   CLAUSE_START.lastIndex = 0;
   for (let m = CLAUSE_START.exec(lower); m && m.index < at; m = CLAUSE_START.exec(lower)) start = m.index + m[0].length;
@@ -113,6 +126,7 @@ function namesIn(word: string): string[] {
 
 /** Reads a user message. */
 export function repetitionIntent(text: string): RepetitionIntent {
+  const { EXPLICIT, EXPLICIT_ZH, FEW_WORDS, SEVERAL_WORDS, FREQUENCY_WORDS, TEN_OR_SO_WORDS, UNTIL_WORDS, UNTIL_ANCHOR, WAIT_WORDS } = patterns();
   let times = 1;
   let counted = false;
   let explicit = false;

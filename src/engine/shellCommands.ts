@@ -20,6 +20,7 @@ const FILE_EDIT_PATTERNS: RegExp[] = [
   /\bapply_patch\b|\bgit\s+apply\b/,
 ];
 
+/** Each with its guard words in MUTATING_GUARDS below, in the same order (a pattern added here needs its words there, and an example in shellCommands.test.ts). */
 const MUTATING_PATTERNS: RegExp[] = [
   ...FILE_EDIT_PATTERNS,
   /(^|[;&|(]\s*)(rm|mv|cp|mkdir|rmdir|touch|chmod|chown|ln|truncate|patch|tee|dd|install)\b/,
@@ -54,10 +55,79 @@ const MUTATING_PATTERNS: RegExp[] = [
 
 /**
  * The patterns as one, for the judgement at every command: one scan of the command instead of one
- * per pattern (alternatives in a group of their own, the case-insensitive ones apart).
+ * per pattern (alternatives in a group of their own, the case-insensitive ones apart). Made at the
+ * first command a process judges that the guards below do not settle.
  */
-const ANY_MUTATING_PATTERN = new RegExp(MUTATING_PATTERNS.filter((re) => !re.ignoreCase).map((re) => `(?:${re.source})`).join("|"));
-const ANY_MUTATING_PATTERN_I = new RegExp(MUTATING_PATTERNS.filter((re) => re.ignoreCase).map((re) => `(?:${re.source})`).join("|"), "i");
+let anyMutating: RegExp | undefined;
+let anyMutatingI: RegExp | undefined;
+
+/**
+ * Words at least one of which every match of a case-sensitive pattern holds, in the order of
+ * MUTATING_PATTERNS (undefined: no guard, the pattern is always tried). A process that judges only
+ * a few commands (the agents' hook loads the engine for every tool call, issue 35, part 4) would
+ * spend more compiling the joined pattern, about 4 ms, than on everything else it does with a
+ * command: there, only the patterns whose words the command holds are compiled and tried. A
+ * pattern matches only where one of its words is, so the verdict is the joined pattern's
+ * (shellCommands.test.ts checks each guard against its pattern).
+ */
+const MUTATING_GUARDS: readonly (readonly string[] | undefined)[] = [
+  ["edit", "insert", "append"],
+  ["sed"],
+  ["perl"],
+  ["apply"],
+  ["rm", "mv", "cp", "mkdir", "touch", "chmod", "chown", "ln", "truncate", "patch", "tee", "dd", "install"],
+  ["git"],
+  ["git"],
+  ["npm", "yarn", "bun"],
+  ["pip"],
+  ["apt", "brew", "cargo", "go"],
+  ["python"],
+  ["node"],
+  ["cat"],
+  ["black", "isort", "autopep8", "yapf", "rustfmt", "gofmt", "goimports", "ruff", "prettier", "eslint", "clang-format", "swiftformat", "stylua"],
+  ["fmt", "format"],
+  ["git"],
+  ["gh"],
+  undefined,
+  ["kubectl"],
+  ["docker"],
+  undefined,
+  ["gcloud", "az", "aws", "gsutil", "firebase", "terraform", "helm", "flyctl", "vercel", "heroku"],
+  ["kill", "systemctl", "service", "launchctl", "nohup"],
+  ["start"],
+  ["create"],
+];
+
+/**
+ * The first commands a process judges are judged pattern by pattern, under the guards; from then
+ * on by the joined pattern, compiled once, which is cheaper for a process that judges many.
+ */
+const GUARDED_COMMANDS = 8;
+let judged = 0;
+
+/** The joined case-sensitive pattern's verdict on a (cleaned) command, by that pattern. */
+export function mutatingByJoined(c: string): boolean {
+  return (anyMutating ??= new RegExp(MUTATING_PATTERNS.filter((re) => !re.ignoreCase).map((re) => `(?:${re.source})`).join("|"))).test(c);
+}
+
+/** The same verdict, trying only the patterns whose guard words the command holds (every pattern when the guards do not line up with them). */
+export function mutatingByGuards(c: string): boolean {
+  if (MUTATING_GUARDS.length !== MUTATING_PATTERNS.length) return mutatingByJoined(c);
+  return MUTATING_PATTERNS.some((re, i) => !re.ignoreCase && (MUTATING_GUARDS[i]?.some((w) => c.includes(w)) ?? true) && re.test(c));
+}
+
+/** The patterns and their guards, for the test that holds each guard to its pattern. */
+export function mutatingGuards(): { pattern: RegExp; words: readonly string[] | undefined }[] {
+  return MUTATING_PATTERNS.map((pattern, i) => ({ pattern, words: MUTATING_GUARDS[i] }));
+}
+
+function anyMutatingMatch(c: string): boolean {
+  return judged++ < GUARDED_COMMANDS && !anyMutating ? mutatingByGuards(c) : mutatingByJoined(c);
+}
+
+function anyMutatingMatchI(c: string): boolean {
+  return (anyMutatingI ??= new RegExp(MUTATING_PATTERNS.filter((re) => re.ignoreCase).map((re) => `(?:${re.source})`).join("|"), "i")).test(c);
+}
 
 const ANY_FILE_EDIT_PATTERN = new RegExp(FILE_EDIT_PATTERNS.map((re) => `(?:${re.source})`).join("|"));
 
@@ -145,7 +215,7 @@ function judgeMutating(command: string, isScratch: ScratchJudge): boolean {
   const line = withoutHeredocBodies(command);
   // (most commands have no heredoc: their line is the command, cleaned once)
   const bare = line === command ? c : withoutTempWrites(normaliseWhitespace(line), isScratch);
-  return ANY_MUTATING_PATTERN.test(c) || ANY_MUTATING_PATTERN_I.test(c) || (bare.includes(">") && REDIRECT_TO_FILE.test(withoutQuoted(bare)));
+  return anyMutatingMatch(c) || anyMutatingMatchI(c) || (bare.includes(">") && REDIRECT_TO_FILE.test(withoutQuoted(bare)));
 }
 
 /** Where throwaway files go: /tmp, /var/tmp, $TMPDIR, %TEMP%, $env:TEMP. Files there are not project progress. */

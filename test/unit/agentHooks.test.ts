@@ -12,6 +12,7 @@ import { boundedLog, decideHeadless, logFileFor, MAX_LOG_EVENTS, sessionsDir } f
 import { fromChannelQuery, toChannelQuery } from "../../src/hosts/hookAgents/channelQuery";
 import { parseHookArgs, runAgentHook } from "../../src/hosts/hookAgents/hookMain";
 import { AgentHookService } from "../../src/hosts/hookAgents/service";
+import { permissionFromState, stateFileFor } from "../../src/hosts/hookAgents/sessionFiles";
 import { agentHookStatus, installAgentHook, uninstallAgentHook, uninstallAllAgentHooks, hookFileFor } from "../../src/hosts/hookAgents/install";
 import { parseClaudeCode } from "../../src/formats/claudeCode";
 
@@ -451,6 +452,54 @@ describe("agent hooks: headless state between hook processes", () => {
       out = run(JSON.stringify({ session_id: "x", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: `t${i}` })).stdout;
     }
     assert.equal(JSON.parse(out).hookSpecificOutput.permissionDecision, "deny");
+  });
+});
+
+describe("agent hooks: Copilot's permissionRequest answered from the session file alone", () => {
+  const perm = (sessionId: string, extra: Partial<AgentCall> = {}): AgentCall => ({ agent: "copilot", point: "permission", sessionId, toolName: "bash", input: { command: "ls" }, claudeShaped: false, ...extra });
+
+  it("lets the call through without the engine only when the state says so; any doubt goes to the engine path", () => {
+    const channel = path.join(tempDir("lsa-"), "ch");
+    assert.deepEqual(permissionFromState(perm("s1"), channel), { action: "allow" }, "no session file yet: what a first call answers");
+    assert.ok(!fs.existsSync(sessionsDir(channel)), "and nothing is written");
+    fs.mkdirSync(sessionsDir(channel), { recursive: true });
+    const write = (doc: unknown) => fs.writeFileSync(stateFileFor(sessionsDir(channel), { agent: "copilot", sessionId: "s1" }), typeof doc === "string" ? doc : JSON.stringify(doc));
+    const state = { agent: "copilot", sessionId: "s1", calls: [], results: [], open: [], pendingWarn: [], nextId: 0 };
+    write({ v: 2, state, engine: { key: "k", snapshot: { nodes: [] } } });
+    assert.deepEqual(permissionFromState(perm("s1"), channel), { action: "allow" }, "no stop held");
+    write({ v: 2, state: { ...state, stop: { message: "m", delivered: true } } });
+    assert.deepEqual(permissionFromState(perm("s1"), channel), { action: "allow" }, "a stop already delivered");
+    write({ v: 2, state: { ...state, stop: { message: "m", delivered: false } } });
+    assert.equal(permissionFromState(perm("s1"), channel), undefined, "a stop to deliver: the engine path ends the run");
+    write({ v: 2, state: { ...state, sessionId: "other" } });
+    assert.equal(permissionFromState(perm("s1"), channel), undefined, "a file of another session: the engine path starts afresh");
+    write({ v: 1, state });
+    assert.equal(permissionFromState(perm("s1"), channel), undefined, "another format");
+    write(`{"v":2,"state":{"agent":"copilot","sessionId":"s1"`);
+    assert.equal(permissionFromState(perm("s1"), channel), undefined, "a file being written: the engine path waits on the lock");
+    write({ v: 2, state });
+    assert.equal(permissionFromState(perm("s1", { turnId: "t" }), channel), undefined, "a turn id may start the counts afresh");
+    assert.equal(permissionFromState(perm("s1", { point: "pre" }), channel), undefined, "only permissionRequest");
+  });
+
+  it("the whole hook still ends a stopped Copilot run at permissionRequest", async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, LOOP_SENTINEL_CHANNEL_DIR: path.join(tempDir("lsa-"), "ch"), COPILOT_HOME: tempDir("lsa-copilot-") };
+    delete env.XDG_RUNTIME_DIR;
+    const bundle = path.join(REPO, "dist", "agent-hook-engine.js");
+    const args = (point: string) => parseHookArgs(["copilot", point])!;
+    const input = (extra: Record<string, unknown> = {}) => JSON.stringify({ sessionId: "cp-stop", timestamp: Date.now(), cwd: "/w", toolName: "bash", toolArgs: { command: "ls", description: "list" }, ...extra });
+    let interrupted: Record<string, unknown> | undefined;
+    for (let i = 0; i < 12 && !interrupted; i++) {
+      assert.equal(await runAgentHook(args("permission"), input(), env, bundle), undefined, `permission ${i}: nothing held yet, or the stop was not reached`);
+      const pre = await runAgentHook(args("pre"), input(), env, bundle);
+      if (pre === undefined) {
+        const out = await runAgentHook(args("permission"), input(), env, bundle);
+        if (out) { interrupted = out; break; }
+      }
+      await runAgentHook(args("post"), input({ toolResult: { resultType: "success", textResultForLlm: "a.txt" } }), env, bundle);
+    }
+    assert.equal(interrupted?.interrupt, true, "the held stop went out at permissionRequest");
+    assert.equal(await runAgentHook(args("permission"), input(), env, bundle), undefined, "and once only");
   });
 });
 

@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
-import { attemptShape, commandRead, commandSearch, isMutatingCommand, isWaitCommand, mainCommand, pathsMaybeWritten, samePathNamed } from "../../src/engine/shellCommands";
+import * as fc from "fast-check";
+import { attemptShape, commandRead, commandSearch, isMutatingCommand, isWaitCommand, mainCommand, mutatingByGuards, mutatingByJoined, mutatingGuards, pathsMaybeWritten, samePathNamed } from "../../src/engine/shellCommands";
 
 describe("shell commands", () => {
   it("tells mutating commands from reading ones", () => {
@@ -9,6 +10,38 @@ describe("shell commands", () => {
     for (const c of ["cat f.py", "grep -rn foo src", "git status", "gh pr view 12", "gh run list --limit 1", "python -m pytest -q", "ls 2>/dev/null", "echo hi >&2"]) {
       assert.ok(!isMutatingCommand(c), c);
     }
+  });
+
+  it("judges a command pattern by pattern under the guards exactly as the joined pattern does", () => {
+    // One command each mutating pattern matches, in their order: every pattern is seen matching once.
+    const examples = [
+      "edit 12:15", "sed -i 's/a/b/' f", "perl -pi -e 's/a/b/' f", "git apply x.patch", "rm -rf build", "git commit -m x",
+      "git bisect good", "pnpm add left-pad", "pip3 install x", "go install ./...", "python3 -c \"open('f','w').write('x')\"",
+      "node -e \"require('fs').writeFileSync('f','x')\"", "cat > f.py", "npx prettier --write src", "cargo fmt", "git fetch origin",
+      "gh pr merge 3", "gh api repos/x -X POST", "kubectl apply -f x.yaml", "docker compose up", "Remove-Item x",
+      "aws s3 cp a b", "pkill node", "start \"\" x.exe", "create reproduce.py",
+    ];
+    const guards = mutatingGuards();
+    assert.equal(examples.length, guards.length, "an example for each pattern");
+    guards.forEach(({ pattern, words }, i) => {
+      assert.ok(pattern.test(examples[i]), `${pattern} matches ${examples[i]}`);
+      if (words) assert.ok(words.some((w) => examples[i].includes(w)), `${examples[i]} holds a guard word of ${pattern}`);
+    });
+    const words = [...new Set(guards.flatMap((g) => g.words ?? []))];
+    const token = fc.oneof(
+      fc.constantFrom(...words, "i", "-i", "--in-place", "-pi", "-c", "-e", "--eval", "-", "<<", "<<EOF", ">", ">>", ">&2", "add", "commit", "push", "fetch", "pr", "api", "-X", "POST",
+        "merge", "compose", "up", "apply", "bisect", "good", "open('f','w')", ".write(", "writeFileSync", "--write", "--fix", "-w", "--check", "--diff", "format", "check",
+        "create", "delete", "deploy", "\"", "x.py", "12:15", "40", "-m", "s3", "cp", "npx", "uvx", "python3", "-m", "get", "build", "f.txt", "/tmp/x", "Remove-Item", "gh"),
+      // Commands whole, to see every pattern match often, among others and cut by separators.
+      fc.constantFrom(...examples, "git status", "git log --oneline", "npm test", "cat f.py", "python -m pytest -q", "gofmt -l .", "ruff check .", "docker ps", "kubectl get pods"),
+      fc.string({ maxLength: 4 }),
+    );
+    const separator = fc.constantFrom(" ", " ", " ", "  ", ";", "; ", " && ", " | ", "(", "\n", "");
+    const command = fc.array(fc.tuple(token, separator), { maxLength: 8 }).map((parts) => parts.map(([t, sep]) => t + sep).join("").trim());
+    fc.assert(fc.property(command, (c) => {
+      for (const { pattern, words: w } of guards) if (w && !pattern.ignoreCase && pattern.test(c)) assert.ok(w.some((x) => c.includes(x)), `${JSON.stringify(c)} matches ${pattern} without a guard word`);
+      assert.equal(mutatingByGuards(c), mutatingByJoined(c), JSON.stringify(c));
+    }), { numRuns: 20_000, seed: 35 });
   });
 
   it("recognises waits", () => {

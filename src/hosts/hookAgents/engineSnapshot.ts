@@ -35,7 +35,15 @@ const MADE_LATER: readonly (abstract new (...a: never[]) => object)[] = [ChunkIn
 type Value = string | number | boolean | null | [string, ...(string | number)[]];
 /** A node: ["o", class, key, value, ...] | ["a", value, ...] | ["m", key, value, ...] | ["s", value, ...] | ["t", type, base64 bytes | length, fill, index, value, ...] | ["x", anchor]. */
 type Node = (string | Value)[];
-export interface EngineSnapshot { nodes: Node[] }
+export interface EngineSnapshot {
+  nodes: Node[];
+  /**
+   * The nodes holding a function slot: the reader looks for slots only there, not through every
+   * value of every node (most of a restore's own time in a hook process, issue 35, part 4).
+   * Absent (an older snapshot): every node is looked through.
+   */
+  functionNodes?: number[];
+}
 
 class Unsupported extends Error {}
 
@@ -56,17 +64,21 @@ function anchorsOf(session: LoopSession): Map<unknown, string> {
 }
 
 /**
- * A typed array as its bytes, or, when nearly all of it is one value (a table of a few words, an
- * index sized for thousands of entries), as that value and the entries that differ.
+ * A typed array as its bytes, or, when all of it is one value (an index sized for thousands of
+ * entries, still empty), as that value. Both by native calls, never a loop over the entries: the
+ * hook runs this code cold, once a process, and a loop over tens of thousands of entries got hot
+ * enough for V8 to start optimizing it on a background thread, which the process then waited for
+ * at exit: about 11 ms of each headless call, on top of the scan's own 3 ms (issue 35, part 4).
+ * (The reader still takes the older form, a fill value and the entries that differ.)
  */
 function typedNode(type: string, view: ArrayLike<number> & { buffer: ArrayBufferLike; byteLength: number }): Node {
-  const fill = view.length > 0 ? view[0] : 0;
-  if (Number.isInteger(fill) && type !== "Float32Array" && type !== "Float64Array") {
-    const diff: number[] = [];
-    for (let k = 0; k < view.length && diff.length < view.length / 2; k++) if (view[k] !== fill) diff.push(k, view[k]);
-    if (diff.length < view.length / 2) return ["t", type, view.length, fill, ...diff];
+  const bytes = Buffer.from(view.buffer, 0, view.byteLength);
+  if (view.length > 0 && type !== "Float32Array" && type !== "Float64Array") {
+    const fill = view[0];
+    const same = new (TYPED[type] as unknown as new (length: number) => Uint32Array)(view.length).fill(fill);
+    if (bytes.equals(Buffer.from(same.buffer, 0, same.byteLength))) return ["t", type, view.length, fill];
   }
-  return ["t", type, Buffer.from(view.buffer, 0, view.byteLength).toString("base64")];
+  return ["t", type, bytes.toString("base64")];
 }
 
 function typedFrom(n: Node): object | undefined {
@@ -102,6 +114,9 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
   const ids = new Map<object, number>();
   const nodes: Node[] = [];
   const pending: object[] = [];
+  const functionNodes = new Set<number>();
+  /** The node being written: a function slot found in it is listed. */
+  let current = 0;
   /** Where each object was first found: its holder and the key there (none inside a Map or Set). */
   const foundAt = new Map<object, [object, string | number] | undefined>();
   const ref = (o: object, holder: object | undefined, key: string | number): Value => {
@@ -129,7 +144,7 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
     const steps: (string | number)[] = [];
     for (let cur = at; cur; cur = foundAt.get(cur[0])) {
       steps.unshift(cur[1]);
-      if (cur[0] === session) return ["f", sourceKey(f), ...steps];
+      if (cur[0] === session) { functionNodes.add(current); return ["f", sourceKey(f), ...steps]; }
     }
     throw new Unsupported("function");
   };
@@ -138,6 +153,7 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
     for (let i = 0; i < pending.length; i++) {
       const o = pending[i];
       const id = ids.get(o)!;
+      current = id;
       const anchor = anchors.get(o);
       if (anchor !== undefined) { nodes[id] = ["x", anchor]; continue; }
       const proto = Object.getPrototypeOf(o) as object | null;
@@ -184,7 +200,7 @@ export function snapshotSession(session: LoopSession): EngineSnapshot | undefine
     if (err instanceof Unsupported) return undefined;
     throw err;
   }
-  return { nodes };
+  return { nodes, functionNodes: [...functionNodes] };
 }
 
 /** Every class reachable from a value's graph, by name (a name two classes share is left out). */
@@ -267,7 +283,9 @@ export function restoreSession(snap: EngineSnapshot, config: EngineConfig): Loop
   try {
     // The functions, from the fresh session before its fields are overwritten.
     const functions = new Map<unknown, unknown>();
-    for (const n of nodes) for (const v of n) if (Array.isArray(v) && v[0] === "f") functions.set(v, functionAt(session, v));
+    const listed = Array.isArray(snap.functionNodes) ? snap.functionNodes.map((i) => nodes[i]).filter(Array.isArray) : nodes;
+    // (A typed array's node holds numbers only: not looked through.)
+    for (const n of listed) if (n[0] !== "t") for (const v of n) if (Array.isArray(v) && v[0] === "f") functions.set(v, functionAt(session, v));
     // First every object (references may point forward), then their contents.
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i];

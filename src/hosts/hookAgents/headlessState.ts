@@ -11,7 +11,6 @@
  */
 import * as fs from "node:fs";
 import { writeFileAtomic } from "../atomicFile";
-import * as path from "node:path";
 import type { EngineConfig } from "../../engine/config";
 import type { TraceEvent } from "../../engine/events";
 import { isRecord } from "../../engine/json";
@@ -20,8 +19,10 @@ import { ensurePrivateDir } from "../cline/hookProtocol";
 import type { AgentCall, Verdict } from "./dialect";
 import { restoreSession, snapshotSession, type EngineSnapshot } from "./engineSnapshot";
 import { decideAgentCall, newSessionState, type AgentSessionState } from "./guard";
+import { sessionsDir, stateFileFor, STATE_VERSION } from "./sessionFiles";
 
-const STATE_VERSION = 2;
+export { sessionsDir, stateFileFor };
+
 /** Events kept per session: enough for every detector's window, small enough to replay in a few ms. */
 export const MAX_LOG_EVENTS = 1200;
 /** Characters kept of one event's text (a stream chunk, a tool's output). */
@@ -38,31 +39,6 @@ interface StateFile {
   state: AgentSessionState;
   /** The engine session after the last call, for the engine build and settings `key` names. */
   engine?: { key: string; snapshot: EngineSnapshot };
-}
-
-/** The folder of session files: beside the hook channel's sockets, private to the user. */
-export function sessionsDir(channel: string): string {
-  return path.join(channel, "agent-sessions");
-}
-
-export function stateFileFor(dir: string, call: Pick<AgentCall, "agent" | "sessionId">): string {
-  return path.join(dir, `${call.agent}-${nameHash(call.sessionId)}.json`);
-}
-
-/**
- * A file name for a session id (any text the agent sends): 96 bits of three FNV-1a hashes. Not
- * node:crypto, whose loading alone costs a headless call milliseconds; a clash is harmless, as
- * the file names its session and one of another session is started afresh (load).
- */
-function nameHash(s: string): string {
-  let a = 0x811c9dc5, b = 0x01000193 ^ s.length, c = 0x9e3779b9;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s.charCodeAt(i);
-    a = Math.imul(a ^ ch, 0x01000193);
-    b = Math.imul(b ^ ch, 0x5bd1e995);
-    c = Math.imul(c ^ ch, 0x85ebca6b) ^ (c >>> 13);
-  }
-  return [a, b, c].map((x) => (x >>> 0).toString(16).padStart(8, "0")).join("");
 }
 
 function cut(text: string): string {
@@ -229,6 +205,7 @@ export function decideHeadless(call: AgentCall, o: HeadlessOptions): Verdict {
     overwriteState(file, JSON.stringify({ v: STATE_VERSION, state, engine: snapshot && { key, snapshot } } satisfies StateFile));
     return verdict;
   } finally {
-    fs.rmSync(`${file}.lock`, { force: true });
+    // unlinkSync, not rmSync: rmSync loads Node's rimraf module first, a fraction of a millisecond of every call.
+    try { fs.unlinkSync(`${file}.lock`); } catch { /* gone already */ }
   }
 }

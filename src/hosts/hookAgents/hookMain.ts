@@ -21,6 +21,7 @@ import { channelDir, ensurePrivateDir, HOOK_DEADLINE_MS } from "../cline/hookPro
 import { agentChannelDir, toChannelQuery } from "./channelQuery";
 import { AGENT_NAMES, agentOutput, parseAgentCall, type AgentName, type Verdict } from "./dialect";
 import type * as HeadlessEntry from "./headlessEntry";
+import { permissionFromState } from "./sessionFiles";
 import { readStdin } from "../hookStdin";
 
 /** The hook answers within this long or lets the call through (the agents wait 30 s and more). */
@@ -100,9 +101,13 @@ export async function runAgentHook(args: HookArgs, stdinText: string, env: NodeJ
   if (reply?.known) verdict = { action: reply.action, message: reply.message };
   else {
     const channel = channelDir(env);
-    ensurePrivateDir(channel); // the code cache is read from there: only from a folder that is the user's alone
-    const { engine, build } = loadEngine(bundle, channel);
-    verdict = engine.decideHeadless(call, { channel, config: engine.configFrom(args.settings), engineBuild: build });
+    ensurePrivateDir(channel); // the code cache and the session state are read from there: only from a folder that is the user's alone
+    // Nothing for the engine to judge (Copilot's permissionRequest with no stop held): answered without loading it.
+    verdict = permissionFromState(call, channel);
+    if (!verdict) {
+      const { engine, build } = loadEngine(bundle, channel);
+      verdict = engine.decideHeadless(call, { channel, config: engine.configFrom(args.settings), engineBuild: build });
+    }
   }
   return agentOutput(call, verdict);
 }
