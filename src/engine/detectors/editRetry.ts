@@ -129,7 +129,7 @@ class EditRetryDetector implements Detector {
     const edit = replacementOf(call.input);
     if (edit === undefined) return this.blindEdits.has(call);
     const lines = r.lines;
-    return lines !== undefined && edit !== undefined && meaningfulLines(edit.target).some((l) => lines.has(l));
+    return lines !== undefined && meaningfulLines(edit.target).some((l) => lines.has(l));
   }
 
   /** Whether a file (named as the read names it: relative or absolute) has a rewrite streak going. */

@@ -192,8 +192,10 @@ function isWordCode(c: number): boolean {
  * start with `/`): where it ends if it is a name, minus that end minus 2 if it is not, -1 if no run
  * starts there. A name is an identifier or a path: a run that starts with a letter, `_` or `/` and
  * holds a `_`, an inner capital, or a `.` or `/` between word characters (`src/core_1.py`,
- * `parseLimit`, `/w/app.ts`). Plain numbers are not names: a counter that climbs ("attempt 4") is no
- * new fact. One pass, no regex: it reads every line of a stream.
+ * `parseLimit`, `/w/app.ts`). Plain numbers are not names: a counter that climbs ("attempt 14") is no
+ * new fact. (words.ts's ContentTokens, the facts near-duplicate compares, counts numbers as names,
+ * rightly for two sentences set side by side; here a number new at every copy is what a loop's own
+ * counter looks like.) One pass, no regex: it reads every line said after a line said again.
  */
 function nameRun(text: string, i: number): number {
   const first = text.charCodeAt(i);
