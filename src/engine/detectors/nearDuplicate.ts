@@ -330,10 +330,9 @@ interface Unit {
   names?: Set<string>;
   /**
    * What it claims, read when a comparison needs it: its content word ids and its verdict and act
-   * meanings (as -1 - meaning), sorted, no repeats; and how many meanings. Forgotten when the table renumbers.
+   * meanings (as -1 - meaning), sorted, no repeats. Forgotten when the table renumbers.
    */
   claims?: Int32Array;
-  claimMeanings?: number;
   /** The verdict and act meanings it makes, a bit each (read first: most units make fewer than two). */
   claimMask?: number;
 }
@@ -512,7 +511,7 @@ class NearDuplicateDetector implements Detector {
     // the label and cluster key, like the unit's words and shingles, wait until a comparison reads them
     // every field set from the start (those read later as undefined): all units share one shape, so
     // reading them in the comparison loop stays fast
-    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined, names: undefined, claims: undefined, claimMeanings: undefined, claimMask: undefined };
+    const unit: Unit = { ids, words: undefined, shingles: undefined, pairs: undefined, distinct: undefined, label: undefined, labelText: "", labelSource: labelSource === text ? stripped : labelSource, labelStrip: labelSource !== text, scope, section, event, channel, cluster: undefined, leads: true, novel: true, text: stripped, facts: undefined, names: undefined, claims: undefined, claimMask: undefined };
     let recentOfChannel = this.recent.get(channel);
     if (!recentOfChannel) { recentOfChannel = { line: [], paragraph: [], sentence: [] }; this.recent.set(channel, recentOfChannel); }
     const recent = recentOfChannel[unitKind];
@@ -799,7 +798,7 @@ class NearDuplicateDetector implements Detector {
     const mb = this.claimMaskOf(b);
     if ((ma & mb & VERDICT_MASK) === 0 || bitCount(ma) < CLAIMS_MIN_MEANINGS || bitCount(mb) < CLAIMS_MIN_MEANINGS) return false;
     const x = this.claimsOf(a), y = this.claimsOf(b);
-    if (a.claimMeanings! < CLAIMS_MIN_MEANINGS || b.claimMeanings! < CLAIMS_MIN_MEANINGS || x.length < CLAIMS_MIN_WORDS || y.length < CLAIMS_MIN_WORDS) return false;
+    if (x.length < CLAIMS_MIN_WORDS || y.length < CLAIMS_MIN_WORDS) return false;
     let common = 0;
     for (let i = 0, j = 0; i < x.length && j < y.length;) {
       if (x[i] === y[j]) { common++; i++; j++; } else if (x[i] < y[j]) i++; else j++;
@@ -832,7 +831,6 @@ class NearDuplicateDetector implements Detector {
   private claimsOf(u: Unit): Int32Array {
     if (u.claims) return u.claims;
     const found: number[] = [];
-    let meanings = 0;
     for (const id of u.ids) {
       const meaning = this.meaningOf(id);
       const w = this.table.word(id);
@@ -844,10 +842,8 @@ class NearDuplicateDetector implements Detector {
     let n = 0;
     for (let k = 0; k < sorted.length; k++) {
       if (k > 0 && sorted[k] === sorted[k - 1]) continue;
-      if (sorted[k] < 0) meanings++;
       sorted[n++] = sorted[k];
     }
-    u.claimMeanings = meanings;
     return (u.claims = sorted.slice(0, n));
   }
 
@@ -859,7 +855,7 @@ class NearDuplicateDetector implements Detector {
   private restartWordTable(): void {
     const live: number[][] = [];
     for (const kinds of this.recent.values()) {
-      for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) { live.push(u.ids); u.claims = undefined; u.claimMask = undefined; }
+      for (const units of [kinds.line, kinds.paragraph, kinds.sentence]) for (const u of units) { live.push(u.ids); u.claims = undefined; }
     }
     this.table.restart(live);
     this.tableWords = Math.min(MAX_TABLE_WORDS, 2 * this.tableWords);
