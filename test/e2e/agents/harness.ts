@@ -8,6 +8,7 @@
  * ../shared/hosts/more-agents.
  */
 import { execFileSync, spawn } from "node:child_process";
+import { runNice } from "../../niceRun";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -210,15 +211,7 @@ export async function runAgent(agent: Agent, name: string, steps: Step[], o: Run
   // A generous deadline: a loaded machine must not make the hook fall back to deciding alone.
   if (o.watch) env.LOOP_SENTINEL_HOOK_DEADLINE_MS = "10000";
   const watch = o.watch ? await startWatch(env) : undefined;
-  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn("nice", ["-n", "10", bin, ...args], { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => { stdout += d; });
-    child.stderr.on("data", (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
-    child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
+  const result = await runNice([bin, ...args], { cwd: ws, env }, 240_000);
   await model.stop();
   const watched = watch ? await watch.stop() : [];
   if (watch) fs.writeFileSync(path.join(dir, "watch.jsonl"), watched.map((r) => JSON.stringify(r)).join("\n"));

@@ -5,6 +5,7 @@
  * `run --json` (stderr), what the provider saw from the fake itself.
  */
 import { spawn } from "node:child_process";
+import { runNice } from "../../niceRun";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -152,16 +153,8 @@ export async function runGuarded(agent: Agent, name: string, o: GuardedOptions =
   const runs: GuardedRun[] = [];
   for (const turn of o.secondTurn ? [1, 2] as const : [1] as const) {
     const t0 = Date.now();
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const command = proxy ? ["-n", "10", ...agentCommand(agent, bin, turn)] : ["-n", "10", process.execPath, CLI, "run", "--json", ...(o.set ?? []).flatMap((kv) => ["--set", kv]), "--", ...agentCommand(agent, bin, turn)];
-      const child = spawn("nice", command, { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d) => { stdout += d; });
-      child.stderr.on("data", (d) => { stderr += d; });
-      const timer = setTimeout(() => child.kill("SIGKILL"), 180_000);
-      child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-    });
+    const command = proxy ? agentCommand(agent, bin, turn) : [process.execPath, CLI, "run", "--json", ...(o.set ?? []).flatMap((kv) => ["--set", kv]), "--", ...agentCommand(agent, bin, turn)];
+    const result = await runNice(command, { cwd: ws, env }, 180_000);
     const records: Record<string, any>[] = [];
     for (const line of result.stderr.split("\n")) {
       if (!line.startsWith("{")) continue;

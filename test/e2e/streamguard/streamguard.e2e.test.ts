@@ -14,7 +14,7 @@ import { runGuarded, type Agent, type GuardedRun } from "./harness";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { spawn } from "node:child_process";
+import { runNice } from "../../niceRun";
 import { LoopingUpstream } from "../../fakeLoopingUpstream";
 import { ensureCli } from "../agents/harness";
 import { StreamGuardHost } from "../../../src/hosts/streamGuard/host";
@@ -221,13 +221,7 @@ describe("stream guard with the real agent CLIs (loop-sentinel run)", function (
           : [[bin, "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", "List the files here"], [bin, "exec", "resume", "--last", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", "Please continue"]];
         const runs: Array<{ code: number | null; stdout: string }> = [];
         for (const command of turns) {
-          runs.push(await new Promise((resolve) => {
-            const child = spawn("nice", ["-n", "10", ...command], { cwd: ws, env, stdio: ["ignore", "pipe", "pipe"] });
-            let stdout = "";
-            child.stdout.on("data", (d) => { stdout += d; });
-            const timer = setTimeout(() => child.kill("SIGKILL"), 180_000);
-            child.on("close", (code) => { clearTimeout(timer); resolve({ code, stdout }); });
-          }));
+          runs.push(await runNice(command, { cwd: ws, env }, 180_000));
         }
         const main = up.main();
         const info = `exit ${runs.map((x) => x.code).join("/")}; requests ${main.map((q) => `${q.answer}${q.clientGone ? " cut" : ""}`).join(", ")}`;
